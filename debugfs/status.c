@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/vmlat/: what vmlat shows to users.
+ *
+ * status: one row per hook: whether it is attached, how often its probe
+ * ran, and its confirmed prototype or why it is detached. The format is
+ * documented in Documentation/vmlat.rst; tests parse it, so columns only
+ * ever get added at the end.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/utsname.h>
+
+#include "vmlat.h"
+
+static struct dentry *vmlat_debugfs_dir;
+
+static int status_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_hook_state st;
+	char hook[48];
+	int id;
+
+	seq_printf(m, "# vmlat %s on %s\n", VMLAT_VERSION, init_utsname()->release);
+	seq_printf(m, "# %-30s %-9s %-20s %s\n", "hook", "state", "hits", "detail");
+	for (id = 0; id < VMLAT_NR_HOOKS; id++) {
+		vmlat_hooks_get_state(id, &st);
+		snprintf(hook, sizeof(hook), "%s:%s", vmlat_hook_descs[id].system,
+			 vmlat_hook_descs[id].name);
+		seq_printf(m, "%-32s %-9s %-20llu %s\n", hook,
+			   st.attached ? "attached" : "detached", st.hits,
+			   st.detail);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(status);
+
+/**
+ * vmlat_debugfs_init() - create /sys/kernel/debug/vmlat/
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -ENODEV if debugfs is not available.
+ */
+int vmlat_debugfs_init(void)
+{
+	struct dentry *dir;
+
+	dir = debugfs_create_dir("vmlat", NULL);
+	if (IS_ERR(dir)) {
+		pr_err("debugfs is not available (error %ld): build with CONFIG_DEBUG_FS=y and boot without debugfs=off\n",
+		       PTR_ERR(dir));
+		return -ENODEV;
+	}
+	vmlat_debugfs_dir = dir;
+	debugfs_create_file("status", 0444, dir, NULL, &status_fops);
+	return 0;
+}
+
+/**
+ * vmlat_debugfs_exit() - remove /sys/kernel/debug/vmlat/
+ *
+ * Waits for readers to leave the files.
+ *
+ * Context: process context, may sleep.
+ */
+void vmlat_debugfs_exit(void)
+{
+	debugfs_remove(vmlat_debugfs_dir);
+	vmlat_debugfs_dir = NULL;
+}

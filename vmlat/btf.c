@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading tracepoint prototypes from BTF (pure logic, see btf.h).
+ *
+ * Only what vmlat needs: validate a blob, index its types, find the
+ * typedef btf_trace_<tp> and render its parameter types the way C
+ * declares them. The format is Documentation/bpf/btf.rst.
+ */
+#include "btf.h"
+
+/* Deepest chain of pointer/qualifier/typedef links we follow. */
+#define VMLAT_BTF_MAX_DEPTH	32
+
+static const struct btf_header *btf_header_of(const void *data, size_t size)
+{
+	const struct btf_header *hdr = data;
+	u64 body;
+
+	if (!data || size < sizeof(*hdr))
+		return NULL;
+	if (hdr->magic != BTF_MAGIC || hdr->version != BTF_VERSION)
+		return NULL;
+	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > size)
+		return NULL;
+	body = size - hdr->hdr_len;
+	if ((u64)hdr->type_off + hdr->type_len > body ||
+	    (u64)hdr->str_off + hdr->str_len > body)
+		return NULL;
+	/* Types are 4-byte records; the string section must end in NUL. */
+	if (hdr->type_off % 4 || hdr->type_len % 4)
+		return NULL;
+	if (hdr->str_len &&
+	    ((const char *)data)[hdr->hdr_len + hdr->str_off + hdr->str_len - 1])
+		return NULL;
+	return hdr;
+}
+
+/* Size of one type record including its kind-specific tail, or 0 if bad. */
+static u32 btf_type_size(const struct btf_type *t)
+{
+	u32 vlen = BTF_INFO_VLEN(t->info);
+	u32 base = sizeof(*t);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return base + sizeof(u32);
+	case BTF_KIND_ARRAY:
+		return base + sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return base + vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return base + vlen * sizeof(struct btf_enum);
+	case BTF_KIND_ENUM64:
+		return base + vlen * sizeof(struct btf_enum64);
+	case BTF_KIND_FUNC_PROTO:
+		return base + vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return base + vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return base;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Walk the type section once. With @offs, record each type's offset.
+ * Return the number of types, or -EINVAL if a record is unknown or runs
+ * past the section, or -ENOSPC if @offs is too small.
+ */
+static int btf_walk(const u8 *types, u32 len, u32 *offs, u32 nr_offs)
+{
+	u32 pos = 0, n = 0, sz;
+
+	while (pos < len) {
+		if (len - pos < sizeof(struct btf_type))
+			return -EINVAL;
+		sz = btf_type_size((const struct btf_type *)(types + pos));
+		if (!sz || sz > len - pos)
+			return -EINVAL;
+		if (offs) {
+			if (n >= nr_offs)
+				return -ENOSPC;
+			offs[n] = pos;
+		}
+		pos += sz;
+		if (++n >= (1U << 30))
+			return -EINVAL;
+	}
+	return n;
+}
+
+/**
+ * vmlat_btf_count() - validate a BTF blob and count its types
+ * @data:	the blob (e.g. /sys/kernel/btf/vmlinux)
+ * @size:	its size in bytes
+ * @nr_types:	on success, the number of types (the index size to allocate)
+ *
+ * Return: 0, or -EINVAL if the blob is not valid native-endian BTF.
+ */
+int vmlat_btf_count(const void *data, size_t size, u32 *nr_types)
+{
+	const struct btf_header *hdr = btf_header_of(data, size);
+	int n;
+
+	if (!hdr)
+		return -EINVAL;
+	n = btf_walk((const u8 *)data + hdr->hdr_len + hdr->type_off,
+		     hdr->type_len, NULL, 0);
+	if (n < 0)
+		return n;
+	*nr_types = n;
+	return 0;
+}
+
+/**
+ * vmlat_btf_init() - index a BTF blob
+ * @btf:	filled in on success
+ * @data:	the blob; must stay valid while @btf is used
+ * @size:	its size in bytes
+ * @base:	the base BTF when @data is split (module) BTF, else NULL
+ * @offs:	storage for the index, @nr_offs entries
+ * @nr_offs:	at least the count vmlat_btf_count() returned
+ *
+ * Return: 0, -EINVAL for an invalid blob, -ENOSPC if @offs is too small.
+ */
+int vmlat_btf_init(struct vmlat_btf *btf, const void *data, size_t size,
+		   const struct vmlat_btf *base, u32 *offs, u32 nr_offs)
+{
+	const struct btf_header *hdr = btf_header_of(data, size);
+	const u8 *body;
+	int n;
+
+	if (!hdr)
+		return -EINVAL;
+	body = (const u8 *)data + hdr->hdr_len;
+	n = btf_walk(body + hdr->type_off, hdr->type_len, offs, nr_offs);
+	if (n < 0)
+		return n;
+
+	btf->types = body + hdr->type_off;
+	btf->types_len = hdr->type_len;
+	btf->strs = (const char *)body + hdr->str_off;
+	btf->strs_len = hdr->str_len;
+	btf->offs = offs;
+	btf->nr_types = n;
+	btf->base = base;
+	btf->start_id = base ? base->start_id + base->nr_types : 1;
+	btf->start_str = base ? base->start_str + base->strs_len : 0;
+	return 0;
+}
+
+/* The type with @id, looked up in @btf or its base; NULL if none. */
+static const struct btf_type *btf_type(const struct vmlat_btf *btf, u32 id)
+{
+	for (; btf; btf = btf->base) {
+		if (id >= btf->start_id && id - btf->start_id < btf->nr_types)
+			return (const void *)(btf->types +
+					      btf->offs[id - btf->start_id]);
+	}
+	return NULL;
+}
+
+/* The string at @off, looked up in @btf or its base; NULL if out of range. */
+static const char *btf_str(const struct vmlat_btf *btf, u32 off)
+{
+	for (; btf; btf = btf->base) {
+		/* The section ends in NUL (checked), so strings terminate. */
+		if (off >= btf->start_str && off - btf->start_str < btf->strs_len)
+			return btf->strs + (off - btf->start_str);
+	}
+	return NULL;
+}
+
+/* Find a type of @kind named @name; return its id or -ENOENT. */
+static s32 btf_find(const struct vmlat_btf *btf, const char *name, u32 kind)
+{
+	const struct btf_type *t;
+	const char *s;
+	u32 i;
+
+	for (; btf; btf = btf->base) {
+		for (i = 0; i < btf->nr_types; i++) {
+			t = (const void *)(btf->types + btf->offs[i]);
+			if (BTF_INFO_KIND(t->info) != kind)
+				continue;
+			s = btf_str(btf, t->name_off);
+			if (s && !strcmp(s, name))
+				return btf->start_id + i;
+		}
+	}
+	return -ENOENT;
+}
+
+/* A bounded string builder: output is truncated, never overrun. */
+struct btf_out {
+	char *buf;
+	size_t size;
+	size_t len;	/* what the full output would need, minus the NUL */
+};
+
+static void out_str(struct btf_out *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (o->len < o->size) {
+		size_t room = o->size - o->len - 1;
+
+		memcpy(o->buf + o->len, s, n < room ? n : room);
+		o->buf[o->len + (n < room ? n : room)] = '\0';
+	}
+	o->len += n;
+}
+
+/*
+ * Render the C spelling of type @id: "struct kvm_vcpu *", "bool",
+ * "const char *". Pointers render their target first, so "char **"
+ * comes out right. Return 0, or a negative errno for ids that do not
+ * resolve, names that are missing, chains that are too deep (a cycle in a
+ * hostile blob) and kinds a tracepoint argument cannot have.
+ */
+static int btf_render(const struct vmlat_btf *btf, u32 id, struct btf_out *o,
+		      int depth)
+{
+	const struct btf_type *t;
+	const char *name, *prefix = "";
+	int err;
+
+	if (depth > VMLAT_BTF_MAX_DEPTH)
+		return -ELOOP;
+	if (id == 0) {
+		out_str(o, "void");
+		return 0;
+	}
+	t = btf_type(btf, id);
+	if (!t)
+		return -EINVAL;
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_PTR:
+		err = btf_render(btf, t->type, o, depth + 1);
+		if (!err)
+			out_str(o, " *");
+		return err;
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+		out_str(o, BTF_INFO_KIND(t->info) == BTF_KIND_CONST ?
+			   "const " : "volatile ");
+		return btf_render(btf, t->type, o, depth + 1);
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		/* Neither changes how a caller passes the argument. */
+		return btf_render(btf, t->type, o, depth + 1);
+	case BTF_KIND_STRUCT:
+		prefix = "struct ";
+		break;
+	case BTF_KIND_UNION:
+		prefix = "union ";
+		break;
+	case BTF_KIND_FWD:
+		prefix = BTF_INFO_KFLAG(t->info) ? "union " : "struct ";
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		prefix = "enum ";
+		break;
+	case BTF_KIND_INT:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPEDEF:
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	name = btf_str(btf, t->name_off);
+	if (!name || !*name)
+		return -EINVAL;	/* anonymous types never name an argument */
+	out_str(o, prefix);
+	out_str(o, name);
+	return 0;
+}
+
+static bool btf_is_void_ptr(const struct vmlat_btf *btf, u32 id)
+{
+	const struct btf_type *t = btf_type(btf, id);
+
+	return t && BTF_INFO_KIND(t->info) == BTF_KIND_PTR && t->type == 0;
+}
+
+/**
+ * vmlat_btf_tp_proto() - render a tracepoint's prototype from BTF
+ * @btf:	indexed BTF holding the tracepoint (module BTF with its base)
+ * @tp_name:	tracepoint name, e.g. "kvm_entry"
+ * @buf:	output, e.g. "(struct kvm_vcpu *, bool)"; "(void)" if none
+ * @size:	size of @buf
+ *
+ * Return: 0; -ENOENT if BTF has no btf_trace_@tp_name; -EINVAL if it is
+ * not a pointer to a function whose first parameter is void *; -ELOOP for
+ * a cyclic type chain; -ENAMETOOLONG if @buf is too small (it then holds a
+ * truncated, NUL-terminated string).
+ */
+int vmlat_btf_tp_proto(const struct vmlat_btf *btf, const char *tp_name,
+		       char *buf, size_t size)
+{
+	static const char prefix[] = "btf_trace_";
+	const struct btf_param *p;
+	const struct btf_type *t;
+	struct btf_out o = { .buf = buf, .size = size };
+	char name[128];
+	u32 i, vlen;
+	s32 id;
+	int err;
+
+	if (!size)
+		return -ENAMETOOLONG;
+	buf[0] = '\0';
+	if (strlen(tp_name) >= sizeof(name) - sizeof(prefix))
+		return -ENAMETOOLONG;
+	memcpy(name, prefix, sizeof(prefix) - 1);
+	memcpy(name + sizeof(prefix) - 1, tp_name, strlen(tp_name) + 1);
+
+	id = btf_find(btf, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return id;
+
+	/* typedef -> pointer -> function prototype (void *__data, ...) */
+	t = btf_type(btf, btf_type(btf, id)->type);
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+		return -EINVAL;
+	t = btf_type(btf, t->type);
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO)
+		return -EINVAL;
+	vlen = BTF_INFO_VLEN(t->info);
+	p = (const struct btf_param *)(t + 1);
+	if (vlen < 1)
+		return -EINVAL;
+	if (!btf_is_void_ptr(btf, p[0].type))
+		return -EINVAL;
+
+	out_str(&o, "(");
+	if (vlen == 1)
+		out_str(&o, "void");
+	for (i = 1; i < vlen; i++) {
+		if (i > 1)
+			out_str(&o, ", ");
+		err = btf_render(btf, p[i].type, &o, 0);
+		if (err) {
+			buf[0] = '\0';
+			return err;
+		}
+	}
+	out_str(&o, ")");
+	return o.len < size ? 0 : -ENAMETOOLONG;
+}

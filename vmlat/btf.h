@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading tracepoint prototypes from BTF (pure logic).
+ *
+ * vmlat must never call a probe with the wrong prototype: kvm_entry gained
+ * an argument inside 6.1.y, so a version check cannot tell. The kernel's
+ * own record of a tracepoint's prototype is the BTF typedef
+ * "btf_trace_<name>" that include/trace/bpf_probe.h emits for every
+ * tracepoint (BPF's tp_btf programs rely on it):
+ *
+ *	typedef void (*btf_trace_kvm_entry)(void *__data,
+ *					    struct kvm_vcpu *vcpu, bool f);
+ *
+ * vmlat_btf_tp_proto() renders its parameters after __data as
+ * "(struct kvm_vcpu *, bool)", the string the hook table compares with.
+ *
+ * Module BTF is "split" BTF: its type ids continue after the base
+ * (vmlinux) ids and its string offsets after the base string section, so a
+ * module's struct vmlat_btf points at the vmlinux one as its base.
+ *
+ * Everything read from a blob is bounds-checked: a corrupt or hostile blob
+ * makes these functions fail, never read out of bounds or loop forever.
+ */
+#ifndef _VMLAT_BTF_H
+#define _VMLAT_BTF_H
+
+#include "pure.h"
+
+/**
+ * struct vmlat_btf - an indexed, validated BTF blob
+ * @types:	start of the type section
+ * @types_len:	its length in bytes
+ * @strs:	start of the string section
+ * @strs_len:	its length in bytes
+ * @offs:	caller's storage: byte offset in @types of each type
+ * @nr_types:	number of types in this blob
+ * @start_id:	id of the first type (1, or after the base's last id)
+ * @start_str:	string offset of @strs[0] (0, or after the base's strings)
+ * @base:	base BTF for split (module) BTF, else NULL
+ */
+struct vmlat_btf {
+	const u8 *types;
+	u32 types_len;
+	const char *strs;
+	u32 strs_len;
+	const u32 *offs;
+	u32 nr_types;
+	u32 start_id;
+	u32 start_str;
+	const struct vmlat_btf *base;
+};
+
+int vmlat_btf_count(const void *data, size_t size, u32 *nr_types);
+int vmlat_btf_init(struct vmlat_btf *btf, const void *data, size_t size,
+		   const struct vmlat_btf *base, u32 *offs, u32 nr_offs);
+int vmlat_btf_tp_proto(const struct vmlat_btf *btf, const char *tp_name,
+		       char *buf, size_t size);
+
+#endif /* _VMLAT_BTF_H */

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attaching vmlat's probes to tracepoints by name.
+ *
+ * Only kvm's tracepoint symbols are exported, and the scheduler's are not,
+ * so vmlat finds every tracepoint by name instead: built-in ones with
+ * for_each_kernel_tracepoint(), those of modules (kvm.ko) through the
+ * tracepoint module notifier, which also reports modules already loaded
+ * and tells when they go away. vmlat thus needs no symbol from kvm, loads
+ * before or after it, survives "rmmod kvm_amd kvm" and re-attaches when kvm
+ * comes back.
+ *
+ * A probe is attached only after its prototype has been read from the
+ * running kernel's BTF (btf.c) and found equal to one vmlat has a probe
+ * for; otherwise the hook stays detached and debugfs says why.
+ *
+ * Locking: vmlat_hooks_lock serialises everything here. The module
+ * notifier runs under tracepoint_module_list_mutex, so the order is
+ * tracepoint_module_list_mutex -> vmlat_hooks_lock -> tracepoints_mutex
+ * (inside tracepoint_probe_register()), everywhere.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel_read_file.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+
+#include "btf.h"
+#include "compat.h"
+#include "vmlat.h"
+
+/* BTF of vmlinux is a few MiB; refuse anything absurd. */
+#define VMLAT_BTF_MAX_SIZE	(64 << 20)
+
+/**
+ * struct vmlat_hook - runtime state of one hook (under vmlat_hooks_lock)
+ * @tp:		the tracepoint the probe is registered on; NULL: detached
+ * @probe:	the registered probe
+ * @mod:	the module providing @tp; NULL for vmlinux
+ * @detail:	confirmed prototype, or why the hook is detached
+ */
+struct vmlat_hook {
+	struct tracepoint *tp;
+	void *probe;
+	struct module *mod;
+	char detail[VMLAT_DETAIL_LEN];
+};
+
+static struct vmlat_hook vmlat_hooks[VMLAT_NR_HOOKS];
+static DEFINE_MUTEX(vmlat_hooks_lock);
+
+/*
+ * The task in which register_tracepoint_module_notifier() replays
+ * MODULE_STATE_COMING for modules loaded before vmlat. A real COMING
+ * notification runs in the loading task instead, which tells the two apart
+ * even when they race.
+ */
+static struct task_struct *vmlat_replay_task;
+
+/* BTF read for one attach pass: vmlinux, plus a module's split BTF. */
+struct vmlat_btf_set {
+	void *vmlinux_data;
+	u32 *vmlinux_offs;
+	struct vmlat_btf vmlinux;
+	void *mod_file;		/* module BTF read from sysfs (vfree) */
+	u32 *mod_offs;
+	struct vmlat_btf mod;
+	const struct vmlat_btf *top;	/* what to look tracepoints up in */
+	char why[112];		/* why @top is NULL */
+};
+
+static int vmlat_btf_index(struct vmlat_btf *btf, const void *data,
+			   size_t size, const struct vmlat_btf *base,
+			   u32 **offs)
+{
+	u32 nr;
+	int err;
+
+	err = vmlat_btf_count(data, size, &nr);
+	if (err)
+		return err;
+	*offs = kvmalloc_array(nr ? nr : 1, sizeof(u32), GFP_KERNEL);
+	if (!*offs)
+		return -ENOMEM;
+	return vmlat_btf_init(btf, data, size, base, *offs, nr);
+}
+
+static ssize_t vmlat_read_sysfs_btf(const char *name, void **data)
+{
+	char path[MODULE_NAME_LEN + 32];
+
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", name);
+	*data = NULL;
+	/* initns: the path must resolve even if modprobe runs in a chroot. */
+	return kernel_read_file_from_path_initns(path, 0, data,
+						 VMLAT_BTF_MAX_SIZE, NULL,
+						 READING_UNKNOWN);
+}
+
+static void vmlat_btf_set_free(struct vmlat_btf_set *set)
+{
+	kvfree(set->mod_offs);
+	vfree(set->mod_file);
+	kvfree(set->vmlinux_offs);
+	vfree(set->vmlinux_data);
+	memset(set, 0, sizeof(*set));
+}
+
+/*
+ * Load the BTF that describes tracepoints of @mod (NULL: vmlinux). On
+ * failure set->top stays NULL and set->why says what is missing; the hooks
+ * concerned then stay detached with that reason.
+ */
+static void vmlat_btf_set_load(struct vmlat_btf_set *set, struct module *mod)
+{
+	const void *mod_data = NULL;
+	size_t mod_size = 0;
+	ssize_t n;
+	int err;
+
+	memset(set, 0, sizeof(*set));
+	n = vmlat_read_sysfs_btf("vmlinux", &set->vmlinux_data);
+	if (n < 0) {
+		snprintf(set->why, sizeof(set->why),
+			 "no vmlinux BTF (%zd)", n);
+		return;
+	}
+	err = vmlat_btf_index(&set->vmlinux, set->vmlinux_data, n, NULL,
+			      &set->vmlinux_offs);
+	if (err) {
+		snprintf(set->why, sizeof(set->why),
+			 "bad vmlinux BTF (%d)", err);
+		return;
+	}
+	if (!mod) {
+		set->top = &set->vmlinux;
+		return;
+	}
+
+	/*
+	 * During a real load the raw section is at hand; when replaying
+	 * modules loaded earlier it is gone (or, mid-load, about to be), and
+	 * the BPF core's copy in sysfs is the one to read.
+	 */
+	if (current != READ_ONCE(vmlat_replay_task))
+		mod_data = vmlat_module_btf(mod, &mod_size);
+	if (!mod_data) {
+		n = vmlat_read_sysfs_btf(mod->name, &set->mod_file);
+		if (n < 0) {
+			snprintf(set->why, sizeof(set->why),
+				 "no BTF for module %s (%zd)", mod->name, n);
+			return;
+		}
+		mod_data = set->mod_file;
+		mod_size = n;
+	}
+	err = vmlat_btf_index(&set->mod, mod_data, mod_size, &set->vmlinux,
+			      &set->mod_offs);
+	if (err) {
+		snprintf(set->why, sizeof(set->why),
+			 "bad BTF for module %s (%d)", mod->name, err);
+		return;
+	}
+	set->top = &set->mod;
+}
+
+/* Confirm the prototype of @tp and register the matching probe. */
+static void vmlat_hook_attach(enum vmlat_hook_id id, struct tracepoint *tp,
+			      struct module *mod, struct vmlat_btf_set *set)
+{
+	const struct vmlat_hook_desc *desc = &vmlat_hook_descs[id];
+	struct vmlat_hook *hook = &vmlat_hooks[id];
+	char proto[VMLAT_DETAIL_LEN - 32];
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&vmlat_hooks_lock);
+	if (hook->tp)
+		return;
+
+	if (!set->top) {
+		snprintf(hook->detail, sizeof(hook->detail),
+			 "cannot confirm prototype: %s", set->why);
+		return;
+	}
+	err = vmlat_btf_tp_proto(set->top, desc->name, proto, sizeof(proto));
+	if (err) {
+		snprintf(hook->detail, sizeof(hook->detail),
+			 "cannot confirm prototype: btf_trace_%s: error %d",
+			 desc->name, err);
+		return;
+	}
+	for (i = 0; i < desc->nr_variants; i++) {
+		if (!strcmp(desc->variants[i].proto, proto))
+			break;
+	}
+	if (i == desc->nr_variants) {
+		snprintf(hook->detail, sizeof(hook->detail),
+			 "unsupported prototype %s", proto);
+		return;
+	}
+	err = tracepoint_probe_register(tp, desc->variants[i].probe, NULL);
+	if (err) {
+		snprintf(hook->detail, sizeof(hook->detail),
+			 "tracepoint_probe_register: error %d", err);
+		return;
+	}
+	hook->tp = tp;
+	hook->probe = desc->variants[i].probe;
+	hook->mod = mod;
+	strscpy(hook->detail, proto, sizeof(hook->detail));
+}
+
+static void vmlat_hook_detach(enum vmlat_hook_id id, const char *why)
+{
+	struct vmlat_hook *hook = &vmlat_hooks[id];
+
+	lockdep_assert_held(&vmlat_hooks_lock);
+	if (!hook->tp)
+		return;
+	/* Fails only if the probe is not registered: our bug, not the user's. */
+	WARN_ON_ONCE(tracepoint_probe_unregister(hook->tp, hook->probe, NULL));
+	hook->tp = NULL;
+	hook->probe = NULL;
+	hook->mod = NULL;
+	strscpy(hook->detail, why, sizeof(hook->detail));
+}
+
+static int vmlat_hook_lookup(const char *tp_name)
+{
+	int id;
+
+	for (id = 0; id < VMLAT_NR_HOOKS; id++) {
+		if (!strcmp(vmlat_hook_descs[id].name, tp_name))
+			return id;
+	}
+	return -1;
+}
+
+/* Tracepoints found in one pass, before any BTF is read. */
+struct vmlat_found {
+	struct tracepoint *tp[VMLAT_NR_HOOKS];
+	unsigned int nr;
+};
+
+static void vmlat_found_add(struct vmlat_found *found, struct tracepoint *tp)
+{
+	int id = vmlat_hook_lookup(tp->name);
+
+	if (id >= 0 && !found->tp[id]) {
+		found->tp[id] = tp;
+		found->nr++;
+	}
+}
+
+/*
+ * Attach the hooks whose tracepoints were found in @mod (NULL: vmlinux).
+ * Return 0, or -EOPNOTSUPP if there was no BTF to confirm them with.
+ */
+static int vmlat_attach_found(struct vmlat_found *found, struct module *mod)
+{
+	struct vmlat_btf_set set;
+	int id, ret;
+
+	if (!found->nr)
+		return 0;
+	vmlat_btf_set_load(&set, mod);
+	for (id = 0; id < VMLAT_NR_HOOKS; id++) {
+		if (found->tp[id])
+			vmlat_hook_attach(id, found->tp[id], mod, &set);
+	}
+	if (!set.top)
+		pr_warn("cannot confirm tracepoint prototypes: %s\n", set.why);
+	ret = set.top ? 0 : -EOPNOTSUPP;
+	vmlat_btf_set_free(&set);
+	return ret;
+}
+
+static void vmlat_collect_builtin(struct tracepoint *tp, void *priv)
+{
+	vmlat_found_add(priv, tp);
+}
+
+static void vmlat_module_coming(struct module *mod)
+{
+	struct vmlat_found found = {};
+	unsigned int i;
+
+	for (i = 0; i < mod->num_tracepoints; i++)
+		vmlat_found_add(&found,
+				tracepoint_ptr_deref(mod->tracepoints_ptrs + i));
+	vmlat_attach_found(&found, mod);
+}
+
+static void vmlat_module_going(struct module *mod)
+{
+	char why[VMLAT_DETAIL_LEN];
+	int id;
+
+	snprintf(why, sizeof(why), "module %s unloaded", mod->name);
+	for (id = 0; id < VMLAT_NR_HOOKS; id++) {
+		if (vmlat_hooks[id].tp && vmlat_hooks[id].mod == mod)
+			vmlat_hook_detach(id, why);
+	}
+}
+
+static int vmlat_tp_module_notify(struct notifier_block *nb,
+				  unsigned long state, void *data)
+{
+	struct tp_module *tp_mod = data;
+
+	mutex_lock(&vmlat_hooks_lock);
+	if (state == MODULE_STATE_COMING)
+		vmlat_module_coming(tp_mod->mod);
+	else if (state == MODULE_STATE_GOING)
+		vmlat_module_going(tp_mod->mod);
+	mutex_unlock(&vmlat_hooks_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block vmlat_tp_module_nb = {
+	.notifier_call = vmlat_tp_module_notify,
+};
+
+static void vmlat_hooks_set_initial_detail(void)
+{
+	const struct vmlat_hook_desc *desc;
+	int id;
+
+	for (id = 0; id < VMLAT_NR_HOOKS; id++) {
+		desc = &vmlat_hook_descs[id];
+		if (desc->provider)
+			snprintf(vmlat_hooks[id].detail, VMLAT_DETAIL_LEN,
+				 "module %s not loaded", desc->provider);
+		else
+			strscpy(vmlat_hooks[id].detail,
+				"no such tracepoint in this kernel",
+				VMLAT_DETAIL_LEN);
+	}
+}
+
+/**
+ * vmlat_hooks_init() - attach every hook that can be confirmed
+ *
+ * Hooks of modules not loaded yet attach when the module loads.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or a negative errno if vmlat cannot work on this kernel at
+ * all (no vmlinux BTF to confirm prototypes with).
+ */
+int vmlat_hooks_init(void)
+{
+	struct vmlat_found found = {};
+	int err, id;
+
+	mutex_lock(&vmlat_hooks_lock);
+	vmlat_hooks_set_initial_detail();
+	for_each_kernel_tracepoint(vmlat_collect_builtin, &found);
+	err = vmlat_attach_found(&found, NULL);
+	mutex_unlock(&vmlat_hooks_lock);
+	if (err) {
+		pr_err("needs a kernel with CONFIG_DEBUG_INFO_BTF=y and /sys/kernel/btf/vmlinux readable\n");
+		goto err_detach;
+	}
+
+	/* Replays MODULE_STATE_COMING for modules already loaded (kvm). */
+	WRITE_ONCE(vmlat_replay_task, current);
+	err = register_tracepoint_module_notifier(&vmlat_tp_module_nb);
+	WRITE_ONCE(vmlat_replay_task, NULL);
+	if (err) {
+		pr_err("cannot watch modules for tracepoints (error %d)\n", err);
+		goto err_detach;
+	}
+	if (!vmlat_hooks[VMLAT_HOOK_KVM_EXIT].tp &&
+	    !vmlat_hooks[VMLAT_HOOK_KVM_EXIT].mod)
+		pr_info("kvm is not loaded: its hooks attach when it is (modprobe kvm_amd or kvm_intel)\n");
+	return 0;
+
+err_detach:
+	mutex_lock(&vmlat_hooks_lock);
+	for (id = 0; id < VMLAT_NR_HOOKS; id++)
+		vmlat_hook_detach(id, "vmlat failed to load");
+	mutex_unlock(&vmlat_hooks_lock);
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
+/**
+ * vmlat_hooks_exit() - detach every hook; no probe runs after this returns
+ *
+ * Context: process context, may sleep.
+ */
+void vmlat_hooks_exit(void)
+{
+	int id;
+
+	/* Replays MODULE_STATE_GOING for loaded modules: detaches kvm hooks. */
+	unregister_tracepoint_module_notifier(&vmlat_tp_module_nb);
+
+	mutex_lock(&vmlat_hooks_lock);
+	for (id = 0; id < VMLAT_NR_HOOKS; id++)
+		vmlat_hook_detach(id, "vmlat unloading");
+	mutex_unlock(&vmlat_hooks_lock);
+
+	/* Probes may still run on other CPUs until this returns. */
+	tracepoint_synchronize_unregister();
+}
+
+/**
+ * vmlat_hooks_get_state() - snapshot one hook for display
+ * @id:		the hook
+ * @st:		filled in
+ *
+ * Context: process context, may sleep.
+ */
+void vmlat_hooks_get_state(enum vmlat_hook_id id, struct vmlat_hook_state *st)
+{
+	int cpu;
+
+	st->hits = 0;
+	for_each_possible_cpu(cpu)
+		st->hits += per_cpu(vmlat_pcpu.hits[id], cpu);
+
+	mutex_lock(&vmlat_hooks_lock);
+	st->attached = vmlat_hooks[id].tp != NULL;
+	strscpy(st->detail, vmlat_hooks[id].detail, sizeof(st->detail));
+	mutex_unlock(&vmlat_hooks_lock);
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracepoint probes of vmlat and the table that says which tracepoint
+ * each serves, for which prototype.
+ *
+ * Probes run in KVM's and the scheduler's hot paths with preemption off,
+ * often under the runqueue lock: they must not sleep, allocate, take
+ * sleeping locks or print. Each probe's prototype is written out exactly
+ * as the tracepoint declares it, argument type names included, and is
+ * attached only after hooks.c has read the same prototype from the running
+ * kernel's BTF: on kCFI kernels a mismatch would be fatal, elsewhere it
+ * would silently read garbage.
+ */
+#include <linux/kvm_host.h>
+#include <linux/sched.h>
+
+#include "vmlat.h"
+
+DEFINE_PER_CPU(struct vmlat_pcpu, vmlat_pcpu);
+
+struct kvm_mmu_page;
+
+static void vmlat_probe_kvm_entry(void *data, struct kvm_vcpu *vcpu,
+				  bool force_immediate_exit)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
+}
+
+/* kvm_entry before "force_immediate_exit" (upstream 6.9, 6.1.y in 2025). */
+static void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
+}
+
+static void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
+}
+
+static void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_USERSPACE_EXIT);
+}
+
+static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
+				      unsigned long a0, unsigned long a1,
+				      unsigned long a2, unsigned long a3)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_HYPERCALL);
+}
+
+static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
+					   __u64 nested_rip, __u32 int_ctl,
+					   __u32 event_inj, bool tdp_enabled,
+					   __u64 guest_tdp_pgd,
+					   __u64 guest_cr3, __u32 isa)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMENTER);
+}
+
+static void vmlat_probe_kvm_nested_vmexit_inject(void *data, __u32 exit_code,
+						 __u64 exit_info1,
+						 __u64 exit_info2,
+						 __u32 exit_int_info,
+						 __u32 exit_int_info_err,
+						 __u32 isa)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT);
+}
+
+static void vmlat_probe_kvm_mmu_get_page(void *data, struct kvm_mmu_page *sp,
+					 bool created)
+{
+	vmlat_hit(VMLAT_HOOK_KVM_MMU_GET_PAGE);
+}
+
+static void vmlat_probe_sched_switch(void *data, bool preempt,
+				     struct task_struct *prev,
+				     struct task_struct *next,
+				     unsigned int prev_state)
+{
+	vmlat_hit(VMLAT_HOOK_SCHED_SWITCH);
+}
+
+static void vmlat_probe_sched_waking(void *data, struct task_struct *p)
+{
+	vmlat_hit(VMLAT_HOOK_SCHED_WAKING);
+}
+
+static void vmlat_probe_sched_wakeup(void *data, struct task_struct *p)
+{
+	vmlat_hit(VMLAT_HOOK_SCHED_WAKEUP);
+}
+
+static void vmlat_probe_sched_wakeup_new(void *data, struct task_struct *p)
+{
+	vmlat_hit(VMLAT_HOOK_SCHED_WAKEUP_NEW);
+}
+
+static void vmlat_probe_sched_migrate_task(void *data, struct task_struct *p,
+					   int dest_cpu)
+{
+	vmlat_hit(VMLAT_HOOK_SCHED_MIGRATE_TASK);
+}
+
+static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
+{
+	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
+}
+
+/* sched_process_exit gained "bool group_dead" after 6.12. */
+static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
+					      bool group_dead)
+{
+	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
+}
+
+#define VARIANT(proto_str, fn)	{ .proto = proto_str, .probe = (void *)fn }
+#define HOOK(id, sys, tp, prov, ...)					\
+	[id] = {							\
+		.system = sys,						\
+		.name = tp,						\
+		.provider = prov,					\
+		.variants = (const struct vmlat_probe_variant[]){	\
+			__VA_ARGS__					\
+		},							\
+		.nr_variants = sizeof((const struct vmlat_probe_variant[]){ \
+			__VA_ARGS__ }) / sizeof(struct vmlat_probe_variant), \
+	}
+
+#define P_TASK	"struct task_struct *"
+#define P_VCPU	"struct kvm_vcpu *"
+#define P_UL	"long unsigned int"
+
+const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
+	HOOK(VMLAT_HOOK_KVM_ENTRY, "kvm", "kvm_entry", "kvm",
+	     VARIANT("(" P_VCPU ", bool)", vmlat_probe_kvm_entry),
+	     VARIANT("(" P_VCPU ")", vmlat_probe_kvm_entry_v1)),
+	HOOK(VMLAT_HOOK_KVM_EXIT, "kvm", "kvm_exit", "kvm",
+	     VARIANT("(" P_VCPU ", u32)", vmlat_probe_kvm_exit)),
+	HOOK(VMLAT_HOOK_KVM_USERSPACE_EXIT, "kvm", "kvm_userspace_exit", "kvm",
+	     VARIANT("(__u32, int)", vmlat_probe_kvm_userspace_exit)),
+	HOOK(VMLAT_HOOK_KVM_HYPERCALL, "kvm", "kvm_hypercall", "kvm",
+	     VARIANT("(" P_UL ", " P_UL ", " P_UL ", " P_UL ", " P_UL ")",
+		     vmlat_probe_kvm_hypercall)),
+	HOOK(VMLAT_HOOK_KVM_NESTED_VMENTER, "kvm", "kvm_nested_vmenter", "kvm",
+	     VARIANT("(__u64, __u64, __u64, __u32, __u32, bool, __u64, __u64, __u32)",
+		     vmlat_probe_kvm_nested_vmenter)),
+	HOOK(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT, "kvm",
+	     "kvm_nested_vmexit_inject", "kvm",
+	     VARIANT("(__u32, __u64, __u64, __u32, __u32, __u32)",
+		     vmlat_probe_kvm_nested_vmexit_inject)),
+	HOOK(VMLAT_HOOK_KVM_MMU_GET_PAGE, "kvmmmu", "kvm_mmu_get_page", "kvm",
+	     VARIANT("(struct kvm_mmu_page *, bool)",
+		     vmlat_probe_kvm_mmu_get_page)),
+	HOOK(VMLAT_HOOK_SCHED_SWITCH, "sched", "sched_switch", NULL,
+	     VARIANT("(bool, " P_TASK ", " P_TASK ", unsigned int)",
+		     vmlat_probe_sched_switch)),
+	HOOK(VMLAT_HOOK_SCHED_WAKING, "sched", "sched_waking", NULL,
+	     VARIANT("(" P_TASK ")", vmlat_probe_sched_waking)),
+	HOOK(VMLAT_HOOK_SCHED_WAKEUP, "sched", "sched_wakeup", NULL,
+	     VARIANT("(" P_TASK ")", vmlat_probe_sched_wakeup)),
+	HOOK(VMLAT_HOOK_SCHED_WAKEUP_NEW, "sched", "sched_wakeup_new", NULL,
+	     VARIANT("(" P_TASK ")", vmlat_probe_sched_wakeup_new)),
+	HOOK(VMLAT_HOOK_SCHED_MIGRATE_TASK, "sched", "sched_migrate_task", NULL,
+	     VARIANT("(" P_TASK ", int)", vmlat_probe_sched_migrate_task)),
+	HOOK(VMLAT_HOOK_SCHED_PROCESS_EXIT, "sched", "sched_process_exit", NULL,
+	     VARIANT("(" P_TASK ")", vmlat_probe_sched_process_exit),
+	     VARIANT("(" P_TASK ", bool)", vmlat_probe_sched_process_exit_v2)),
+};
