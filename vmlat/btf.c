@@ -183,6 +183,14 @@ static const char *btf_str(const struct vmlat_btf *btf, u32 off)
 	return NULL;
 }
 
+/* Kind of type @id, or -1 if it does not exist (0 is void, not a kind). */
+static int btf_kind_of(const struct vmlat_btf *btf, u32 id)
+{
+	const struct btf_type *t = id ? btf_type(btf, id) : NULL;
+
+	return t ? (int)BTF_INFO_KIND(t->info) : -1;
+}
+
 /* Find a type of @kind named @name; return its id or -ENOENT. */
 static s32 btf_find(const struct vmlat_btf *btf, const char *name, u32 kind)
 {
@@ -208,6 +216,7 @@ struct btf_out {
 	char *buf;
 	size_t size;
 	size_t len;	/* what the full output would need, minus the NUL */
+	char last;	/* last character written, for "char **" */
 };
 
 static void out_str(struct btf_out *o, const char *s)
@@ -221,6 +230,8 @@ static void out_str(struct btf_out *o, const char *s)
 		o->buf[o->len + (n < room ? n : room)] = '\0';
 	}
 	o->len += n;
+	if (n)
+		o->last = s[n - 1];
 }
 
 /*
@@ -234,7 +245,7 @@ static int btf_render(const struct vmlat_btf *btf, u32 id, struct btf_out *o,
 		      int depth)
 {
 	const struct btf_type *t;
-	const char *name, *prefix = "";
+	const char *name, *qual, *prefix = "";
 	int err;
 
 	if (depth > VMLAT_BTF_MAX_DEPTH)
@@ -251,12 +262,23 @@ static int btf_render(const struct vmlat_btf *btf, u32 id, struct btf_out *o,
 	case BTF_KIND_PTR:
 		err = btf_render(btf, t->type, o, depth + 1);
 		if (!err)
-			out_str(o, " *");
+			out_str(o, o->last == '*' ? "*" : " *");
 		return err;
 	case BTF_KIND_CONST:
 	case BTF_KIND_VOLATILE:
-		out_str(o, BTF_INFO_KIND(t->info) == BTF_KIND_CONST ?
-			   "const " : "volatile ");
+		qual = BTF_INFO_KIND(t->info) == BTF_KIND_CONST ?
+		       "const" : "volatile";
+		/* "char *const p": the qualifier follows what it qualifies */
+		if (btf_kind_of(btf, t->type) == BTF_KIND_PTR) {
+			err = btf_render(btf, t->type, o, depth + 1);
+			if (!err) {
+				out_str(o, " ");
+				out_str(o, qual);
+			}
+			return err;
+		}
+		out_str(o, qual);
+		out_str(o, " ");
 		return btf_render(btf, t->type, o, depth + 1);
 	case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:

@@ -425,7 +425,7 @@ void vmlat_hooks_get_state(enum vmlat_hook_id id, struct vmlat_hook_state *st)
 		st->hits += per_cpu(vmlat_pcpu.hits[id], cpu);
 
 	mutex_lock(&vmlat_hooks_lock);
-	st->attached = vmlat_hooks[id].tp != NULL;
+	st->attached = !!vmlat_hooks[id].tp;
 	strscpy(st->detail, vmlat_hooks[id].detail, sizeof(st->detail));
 	mutex_unlock(&vmlat_hooks_lock);
 }

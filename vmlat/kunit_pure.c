@@ -4,8 +4,8 @@
  *
  * The pure sources are compiled into this module a second time (not linked
  * from vmlat.ko), so the tests need vmlat.ko neither loaded nor built for
- * the same kernel. The suites themselves are in vmlat/*_test.c, which also
- * build in userspace (selftests/unit).
+ * the same kernel. The suites themselves are in the vmlat/ files named
+ * *_test.c, which also build in userspace (selftests/unit).
  */
 #include <linux/module.h>
 
