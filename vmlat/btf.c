@@ -234,6 +234,50 @@ static void out_str(struct btf_out *o, const char *s)
 		o->last = s[n - 1];
 }
 
+static int btf_render(const struct vmlat_btf *btf, u32 id, struct btf_out *o,
+		      int depth);
+
+/* Render parameter types of @proto from index @first on: "int, char *". */
+static int btf_render_params(const struct vmlat_btf *btf,
+			     const struct btf_type *proto, u32 first,
+			     struct btf_out *o, int depth)
+{
+	const struct btf_param *p = (const struct btf_param *)(proto + 1);
+	u32 i, vlen = BTF_INFO_VLEN(proto->info);
+	int err;
+
+	if (first >= vlen) {
+		out_str(o, "void");
+		return 0;
+	}
+	for (i = first; i < vlen; i++) {
+		if (i > first)
+			out_str(o, ", ");
+		/* type 0 in the last slot is "...": not in tracepoints */
+		if (!p[i].type)
+			return -EINVAL;
+		err = btf_render(btf, p[i].type, o, depth);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A pointer to a function: "int (*)(unsigned int)", as bpftool has it. */
+static int btf_render_func_ptr(const struct vmlat_btf *btf,
+			       const struct btf_type *proto, struct btf_out *o,
+			       int depth)
+{
+	int err = btf_render(btf, proto->type, o, depth);
+
+	if (err)
+		return err;
+	out_str(o, " (*)(");
+	err = btf_render_params(btf, proto, 0, o, depth);
+	out_str(o, ")");
+	return err;
+}
+
 /*
  * Render the C spelling of type @id: "struct kvm_vcpu *", "bool",
  * "const char *". Pointers render their target first, so "char **"
@@ -260,6 +304,9 @@ static int btf_render(const struct vmlat_btf *btf, u32 id, struct btf_out *o,
 
 	switch (BTF_INFO_KIND(t->info)) {
 	case BTF_KIND_PTR:
+		if (btf_kind_of(btf, t->type) == BTF_KIND_FUNC_PROTO)
+			return btf_render_func_ptr(btf, btf_type(btf, t->type),
+						   o, depth + 1);
 		err = btf_render(btf, t->type, o, depth + 1);
 		if (!err)
 			out_str(o, o->last == '*' ? "*" : " *");
@@ -328,7 +375,7 @@ static bool btf_is_void_ptr(const struct vmlat_btf *btf, u32 id)
  * @size:	size of @buf
  *
  * Return: 0; -ENOENT if BTF has no btf_trace_@tp_name; -EINVAL if it is
- * not a pointer to a function whose first parameter is void *; -ELOOP for
+ * not a pointer to a void function whose first parameter is void *; -ELOOP for
  * a cyclic type chain; -ENAMETOOLONG if @buf is too small (it then holds a
  * truncated, NUL-terminated string).
  */
@@ -340,7 +387,7 @@ int vmlat_btf_tp_proto(const struct vmlat_btf *btf, const char *tp_name,
 	const struct btf_type *t;
 	struct btf_out o = { .buf = buf, .size = size };
 	char name[128];
-	u32 i, vlen;
+	u32 vlen;
 	s32 id;
 	int err;
 
@@ -361,7 +408,7 @@ int vmlat_btf_tp_proto(const struct vmlat_btf *btf, const char *tp_name,
 	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
 		return -EINVAL;
 	t = btf_type(btf, t->type);
-	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO)
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_FUNC_PROTO || t->type)
 		return -EINVAL;
 	vlen = BTF_INFO_VLEN(t->info);
 	p = (const struct btf_param *)(t + 1);
@@ -371,16 +418,10 @@ int vmlat_btf_tp_proto(const struct vmlat_btf *btf, const char *tp_name,
 		return -EINVAL;
 
 	out_str(&o, "(");
-	if (vlen == 1)
-		out_str(&o, "void");
-	for (i = 1; i < vlen; i++) {
-		if (i > 1)
-			out_str(&o, ", ");
-		err = btf_render(btf, p[i].type, &o, 0);
-		if (err) {
-			buf[0] = '\0';
-			return err;
-		}
+	err = btf_render_params(btf, t, 1, &o, 0);
+	if (err) {
+		buf[0] = '\0';
+		return err;
 	}
 	out_str(&o, ")");
 	return o.len < size ? 0 : -ENAMETOOLONG;

@@ -236,6 +236,7 @@ static void vmlat_btf_tp_proto_renders_c_spellings(struct kunit *test)
 	struct btf_builder *b = bb_kernel_base(test, &id);
 	struct vmlat_btf btf;
 	u32 cchar, cchar_ptr, char_ptr_ptr, e, u, fwd_u, vol, restr, cptr;
+	u32 fn, fn_ptr, int_t;
 	char buf[256];
 
 	cchar = bb_type(b, BTF_KIND_CONST, 0, "", id.char_t);
@@ -252,17 +253,28 @@ static void vmlat_btf_tp_proto_renders_c_spellings(struct kunit *test)
 	restr = bb_type(b, BTF_KIND_RESTRICT, 0, "", id.task_ptr);
 	cptr = bb_type(b, BTF_KIND_CONST, 0, "",
 		       bb_type(b, BTF_KIND_PTR, 0, "", id.char_t));
+	/* int (*)(unsigned int, struct task_struct *) */
+	int_t = bb_int(b, "int", 4);
+	fn = bb_type(b, BTF_KIND_FUNC_PROTO, 2, "", int_t);
+	bb_u32(b, 0);
+	bb_u32(b, id.uint);
+	bb_u32(b, 0);
+	bb_u32(b, id.task_ptr);
+	fn_ptr = bb_type(b, BTF_KIND_PTR, 0, "", fn);
 	bb_tracepoint(b, "many", id.void_ptr,
 		      (u32[]){ cchar_ptr, char_ptr_ptr, e, u, fwd_u, vol,
-			       restr, id.u32_t, cptr },
-		      9);
+			       restr, id.u32_t, cptr, fn_ptr },
+		      10);
 	bb_tracepoint(b, "none", id.void_ptr, NULL, 0);
 	KUNIT_ASSERT_EQ(test, bb_index(test, b, &btf, NULL), 0);
 
 	KUNIT_EXPECT_EQ(test, vmlat_btf_tp_proto(&btf, "many", buf,
 						 sizeof(buf)), 0);
 	KUNIT_EXPECT_STREQ(test, buf,
-			   "(const char *, char **, enum rq_state, union ktime_u, union fwd_u, volatile unsigned int, struct task_struct *, u32, char * const)");
+			   "(const char *, char **, enum rq_state, union ktime_u, "
+			   "union fwd_u, volatile unsigned int, "
+			   "struct task_struct *, u32, char * const, "
+			   "int (*)(unsigned int, struct task_struct *))");
 	KUNIT_EXPECT_EQ(test, vmlat_btf_tp_proto(&btf, "none", buf,
 						 sizeof(buf)), 0);
 	KUNIT_EXPECT_STREQ(test, buf, "(void)");
