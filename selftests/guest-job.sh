@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test host (see selftests/run and tools/testhost/boot.sh).
+# Writes one TAP file per test program into $VMLAT_OUT (*.tap; *.ktap for
+# KUnit), which selftests/run counts. Every test runs under a timeout: one
+# hung test must not eat the whole run.
+#
+# Env: VMLAT_OUT, VMLAT_KO, VMLAT_KUNIT_KO, SELFTESTS_BIN, KVM_SELFTESTS.
+set -u
+
+OUT=$VMLAT_OUT
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+KMEMLEAK=/sys/kernel/debug/kmemleak
+STATUS=/sys/kernel/debug/vmlat/status
+
+echo "test host: $(uname -r), $(nproc) CPUs"
+
+# Only leaks of objects allocated from now on are of interest.
+[ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
+
+# KVM with nested SVM, as every test expects it.
+if ! modprobe kvm_amd nested=1; then
+	echo "modprobe kvm_amd nested=1 failed"
+fi
+
+tap_one() {	# tap_one FILE NUM STATUS NAME [DIRECTIVE]
+	echo "${3} ${2} ${4}${5:+ # $5}" >>"$1"
+}
+
+hits() {	# hits HOOK: the hook's hit count in vmlat's status
+	awk -v h="$1" '$1 == h { print $3 }' $STATUS 2>/dev/null
+}
+
+# 1. vmlat's own selftests (kselftest_harness TAP).
+for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t" .sh)
+	echo "--- $name"
+	VMLAT_KO=$VMLAT_KO timeout -k 10 "$TEST_TIMEOUT" "$t" >"$OUT/$name.tap" 2>&1
+	echo "exit status $?" >>"$OUT/$name.log"
+done
+
+# 2. Upstream KVM selftests with vmlat loaded: they must still pass, and
+#    vmlat must really have been watching (its kvm_exit count rose).
+f=$OUT/kvm_selftests_with_vmlat.tap
+echo "TAP version 13" >"$f"
+n=0
+if insmod "$VMLAT_KO"; then
+	for t in svm_vmcall_test svm_int_ctl_test userspace_io_test kvm_clock_test; do
+		n=$((n + 1))
+		echo "--- $t"
+		before=$(hits kvm:kvm_exit)
+		timeout -k 10 "$TEST_TIMEOUT" "$KVM_SELFTESTS/$t" >"$OUT/$t.log" 2>&1
+		rc=$?
+		after=$(hits kvm:kvm_exit)
+		if [ $rc -eq 4 ]; then
+			tap_one "$f" $n ok "$t" "SKIP $(tail -n 1 "$OUT/$t.log")"
+		elif [ $rc -ne 0 ]; then
+			tap_one "$f" $n "not ok" "$t" "exit status $rc"
+		elif [ -z "$before" ] || [ -z "$after" ] || [ "$after" -le "$before" ]; then
+			tap_one "$f" $n "not ok" "$t" "vmlat saw no kvm_exit ($before -> $after)"
+		else
+			tap_one "$f" $n ok "$t"
+		fi
+	done
+	cp $STATUS "$OUT/status_after_kvm_selftests.txt"
+	rmmod vmlat || tap_one "$f" $((n + 1)) "not ok" "rmmod_vmlat"
+else
+	tap_one "$f" 1 "not ok" "insmod_vmlat"
+fi
+
+# 3. KUnit suites (debug kernel only: stock kernels have no KUnit).
+if [ -d /sys/kernel/debug/kunit ] || grep -q '^CONFIG_KUNIT=y' \
+	"/lib/modules/$(uname -r)/build/.config" 2>/dev/null; then
+	if [ -f "$VMLAT_KUNIT_KO" ] && insmod "$VMLAT_KUNIT_KO"; then
+		for d in /sys/kernel/debug/kunit/vmlat_*; do
+			[ -f "$d/results" ] && cp "$d/results" "$OUT/kunit_$(basename "$d").ktap"
+		done
+		rmmod vmlat_kunit
+	else
+		echo "KTAP version 1" >"$OUT/kunit.ktap"
+		echo "    not ok 1 insmod_vmlat_kunit" >>"$OUT/kunit.ktap"
+	fi
+fi
+
+# 4. kmemleak: report what leaked during the run.
+if [ -w $KMEMLEAK ]; then
+	echo scan >$KMEMLEAK
+	sleep 5
+	echo scan >$KMEMLEAK
+	cat $KMEMLEAK >"$OUT/kmemleak.txt"
+fi
+exit 0

@@ -1,0 +1,42 @@
+# shellcheck shell=bash disable=SC2034 # sets variables for the scripts that source it
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the test-host harness (tools/testhost/*.sh).
+# Sourced, never run. Everything heavy lives in the cache, never in the
+# checkout; progress and errors go to stderr so that stdout stays free for
+# the one value a script returns (e.g. the kernel dir printed by kernel.sh).
+
+# set -e also inside $(...): a failing step there must not go unnoticed.
+shopt -s inherit_errexit
+
+VMLAT_CACHE=${VMLAT_CACHE:-/var/cache/vmlat}
+TESTHOST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+TH_PROG=${TH_PROG:-$(basename "$0")}
+
+log() {
+	printf '%s: %s\n' "$TH_PROG" "$*" >&2
+}
+
+die() {
+	log "error: $*"
+	exit 1
+}
+
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || die "'$c' not found (install it)"
+	done
+}
+
+# Run "$@" with an exclusive lock on $1's lock file, so that two jobs that
+# prepare the same cache entry at the same time do not race (one waits).
+with_lock() {
+	local lockfile=$1
+	shift
+	mkdir -p "$(dirname "$lockfile")"
+	(
+		flock 9
+		"$@"
+	) 9>"$lockfile"
+}

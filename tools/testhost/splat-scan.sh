@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# splat-scan.sh <file>...
+#
+# Prints every kernel "splat" line found in the given logs (console.log,
+# dmesg.txt...) as <file>:<line>: <text>, with the frames that follow each
+# "Call Trace:" as context. Exit status: 0 if none, 1 if any, 2 if a file
+# cannot be read. The patterns are case-sensitive on purpose: the kernel
+# spells these in capitals, while benign lines such as QEMU's "warning: TCG
+# doesn't support..." or "kasan: KernelAddressSanitizer initialized" do not.
+
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# One extended regular expression per kind of splat.
+SPLAT_PATTERNS=(
+	'BUG:'                            # BUG: KASAN/KFENCE/soft lockup/sleeping...
+	'kernel BUG at'
+	'WARNING:'                        # WARN*(), lockdep, refcount_t...
+	'possible [a-z ]*(locking|dependency|deadlock|inversion)'
+	'inconsistent lock state'
+	'suspicious RCU usage'
+	'bad unlock balance'
+	'KASAN:'
+	'UBSAN:'
+	'scheduling while atomic'
+	'unreferenced object 0x'          # kmemleak (verbose or debugfs dump)
+	'new suspected memory leaks'
+	'(^|[^A-Za-z])Oops([^A-Za-z]|$)'
+	'general protection fault'
+	'detected stalls? on CPU'         # RCU stall
+	'self-detected stall'
+	'rcu: INFO:'
+	'hard LOCKUP'
+	'blocked for more than [0-9]+ seconds' # hung task
+	'list_(add|del) corruption'
+	'Kernel panic'
+	'Call Trace:'
+)
+
+# Lines that match a pattern above but are no splat. Keep this short and
+# specific: each entry hides a real message of a stock kernel.
+BENIGN_PATTERNS=(
+	# Printed at boot on any CPU without SRSO microcode (every TCG "EPYC").
+	'Speculative Return Stack Overflow: WARNING: See'
+)
+
+usage() {
+	echo "usage: $0 <file>..." >&2
+	exit 2
+}
+
+# After "Call Trace:", keep printing while lines look like stack frames
+# ("func+0x1a/0x30", "<TASK>", "</IRQ>"...).
+scan() {
+	local re benign
+	re=$(IFS='|'; printf '%s' "${SPLAT_PATTERNS[*]}")
+	benign=$(IFS='|'; printf '%s' "${BENIGN_PATTERNS[*]}")
+	awk -v re="$re" -v benign="$benign" '
+		FNR == 1 { ctx = 0 }
+		$0 ~ re && $0 !~ benign {
+			print FILENAME ":" FNR ": " $0
+			found = 1
+			ctx = /Call Trace:/ ? 64 : 0
+			next
+		}
+		ctx > 0 && /\+0x[0-9a-f]+\/0x[0-9a-f]+|<\/?(TASK|IRQ|NMI|SOFTIRQ|EOI)>/ {
+			print FILENAME ":" FNR ": " $0
+			ctx--
+			next
+		}
+		{ ctx = 0 }
+		END { exit found ? 1 : 0 }
+	' "$@"
+}
+
+main() {
+	local f
+	[[ $# -ge 1 ]] || usage
+	for f in "$@"; do
+		[[ -r $f ]] || { log "cannot read $f"; exit 2; }
+	done
+	scan "$@"
+}
+
+main "$@"
