@@ -4,21 +4,21 @@
 #   make demo               boot a KVM test host and show vmlat at work
 #   make check              the full test suite, on every supported kernel
 #   make unit               the pure-logic unit tests, in userspace (ASan/UBSan)
+#
+# Without KDIR, tools/kdir.sh picks the running kernel's build dir or the
+# newest installed Debian headers, and says which.
 
-ifeq ($(origin KDIR),undefined)
-KDIR := $(shell $(CURDIR)/tools/kdir.sh)
-endif
+FIND_KDIR = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$($(CURDIR)/tools/kdir.sh) || exit 1
 
 .PHONY: all modules clean demo check unit
 
 all: modules
 
 modules:
-	@test -n "$(KDIR)" || { echo "vmlat: set KDIR=/path/to/kernel/build" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@$(FIND_KDIR); $(MAKE) -C "$$kdir" M=$(CURDIR) modules
 
 clean:
-	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	@$(FIND_KDIR); $(MAKE) -C "$$kdir" M=$(CURDIR) clean
 	$(MAKE) -C selftests/unit clean
 
 demo:
