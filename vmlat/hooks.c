@@ -21,7 +21,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kernel_read_file.h>
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -88,16 +88,50 @@ static int vmlat_btf_index(struct vmlat_btf *btf, const void *data,
 	return vmlat_btf_init(btf, data, size, base, *offs, nr);
 }
 
+/*
+ * Read /sys/kernel/btf/@name into a vmalloc buffer. This deliberately does
+ * not use kernel_read_file(): that is an LSM hook meant for firmware, kexec
+ * images and policies, and LSMs such as IPE warn on an unknown read type.
+ * Plain VFS reads of a sysfs binary attribute need no policy decision.
+ */
 static ssize_t vmlat_read_sysfs_btf(const char *name, void **data)
 {
 	char path[MODULE_NAME_LEN + 32];
+	struct file *file;
+	loff_t size, pos = 0;
+	ssize_t n = 0;
+	void *buf;
 
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", name);
 	*data = NULL;
-	/* initns: the path must resolve even if modprobe runs in a chroot. */
-	return kernel_read_file_from_path_initns(path, 0, data,
-						 VMLAT_BTF_MAX_SIZE, NULL,
-						 READING_UNKNOWN);
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", name);
+	file = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	size = i_size_read(file_inode(file));
+	if (size <= 0 || size > VMLAT_BTF_MAX_SIZE) {
+		n = size <= 0 ? -ENODATA : -EFBIG;
+		goto out;
+	}
+	buf = vmalloc(size);
+	if (!buf) {
+		n = -ENOMEM;
+		goto out;
+	}
+	while (pos < size) {
+		n = kernel_read(file, buf + pos, size - pos, &pos);
+		if (n <= 0)
+			break;
+	}
+	if (n < 0 || pos != size) {
+		vfree(buf);
+		n = n < 0 ? n : -EIO;
+		goto out;
+	}
+	*data = buf;
+	n = size;
+out:
+	filp_close(file, NULL);
+	return n;
 }
 
 static void vmlat_btf_set_free(struct vmlat_btf_set *set)

@@ -10,13 +10,16 @@
 # overlay) and <outdir> is shared read-write at the same path, so paths are
 # identical inside and outside. Results in <outdir>: console.log (serial
 # console and QEMU's messages), job.log, job.done (job exit status),
-# dmesg.txt. Extra kernel command line arguments: env VMLAT_CMDLINE.
+# dmesg.txt. Extra kernel command line arguments: <kernel-dir>/cmdline (if
+# present) and env VMLAT_CMDLINE, in that order.
 #
 # Exit status: 0 if the job ran to its end (job.done exists, whatever the
 # job's own status), 124 if QEMU was killed by the timeout, 1 otherwise
 # (crash, panic, failed boot: see console.log), 2 for bad arguments.
 
 set -euo pipefail
+# set -e also inside $(...): a failing step there must not go unnoticed.
+shopt -s inherit_errexit
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -76,6 +79,11 @@ main() {
 	cmdline="console=ttyS0 panic=-1 loglevel=6"
 	cmdline+=" testhost.out=$out testhost.job=$job testhost.kdir=$kdir"
 	cmdline+=" testhost.stage2=$stage2 testhost.timeout=$timeout_s"
+	# Arguments this kernel needs in the test host (optional file, written
+	# by kernel.sh; e.g. acpi=noirq for the debug kernel).
+	if [[ -f $kdir/cmdline ]]; then
+		cmdline+=" $(<"$kdir/cmdline")"
+	fi
 	cmdline+=${VMLAT_CMDLINE:+ $VMLAT_CMDLINE}
 
 	log "booting $(<"$kdir/release") for $job (timeout ${timeout_s}s)"

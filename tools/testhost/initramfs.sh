@@ -15,6 +15,8 @@
 # forces a rebuild.
 
 set -euo pipefail
+# set -e also inside $(...): a failing step there must not go unnoticed.
+shopt -s inherit_errexit
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -133,7 +135,7 @@ main() {
 		log "reusing $kdir/initrd.gz"
 		return 0
 	fi
-	log "building $kdir/initrd.gz (${#mods[@]} modules: $(printf '%s ' "${mods[@]##*/}"))"
+	log "building $kdir/initrd.gz; modules: ${mods[*]##*/}"
 	build_image "$kdir" "$kdir/initrd.gz" "${mods[@]}"
 	printf '%s\n' "$key" >"$kdir/initrd.key"
 }

@@ -10,6 +10,8 @@
 # debug-kernel.sh. Idempotent: a complete, up-to-date dir is reused as is.
 
 set -euo pipefail
+# set -e also inside $(...): a failing step there must not go unnoticed.
+shopt -s inherit_errexit
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -158,12 +160,21 @@ prepare_stock() {
 	printf '%s\n' "$dir"
 }
 
+# Kernel arguments the debug kernel needs in the test host, read by boot.sh
+# from <kernel-dir>/cmdline. acpi=noirq: under TCG, KASAN + lockdep make
+# the ACPI interpreter so slow that QEMU's _PRT method (a While loop) hits
+# the 30 s AML loop timeout; the virtio-pci devices then get no INTx line
+# and the 9p root mount hangs forever. The MP-table/$PIR routing the
+# firmware also provides works.
+DEBUG_CMDLINE="acpi=noirq"
+
 prepare_debug_locked() {
 	local dir=$1 release
 	release=$(<"$dir/release")
 	if [[ ! -f $dir/lib/modules/$release/modules.dep ]]; then
 		depmod -b "$dir" "$release"
 	fi
+	printf '%s\n' "$DEBUG_CMDLINE" >"$dir/cmdline"
 	"$TESTHOST_DIR/initramfs.sh" "$dir" >&2
 }
 

@@ -6,12 +6,13 @@
 # checkout; progress and errors go to stderr so that stdout stays free for
 # the one value a script returns (e.g. the kernel dir printed by kernel.sh).
 
-# set -e also inside $(...): a failing step there must not go unnoticed.
-shopt -s inherit_errexit
-
 VMLAT_CACHE=${VMLAT_CACHE:-/var/cache/vmlat}
-TESTHOST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-TH_PROG=${TH_PROG:-$(basename "$0")}
+# No dirname/basename: stage2.sh sources this inside the test host, where
+# every exec is slow (see stage2.sh).
+TESTHOST_DIR=${BASH_SOURCE[0]%/*}
+[[ $TESTHOST_DIR != "${BASH_SOURCE[0]}" ]] || TESTHOST_DIR=.
+TESTHOST_DIR=$(cd "$TESTHOST_DIR" && pwd -P)
+TH_PROG=${TH_PROG:-${0##*/}}
 
 log() {
 	printf '%s: %s\n' "$TH_PROG" "$*" >&2

@@ -11,6 +11,8 @@
 # doesn't support..." or "kasan: KernelAddressSanitizer initialized" do not.
 
 set -euo pipefail
+# set -e also inside $(...): a failing step there must not go unnoticed.
+shopt -s inherit_errexit
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -12,12 +12,29 @@
 # instead, the kernel would panic (and reboot, which QEMU turns into exit).
 
 set -euo pipefail
+# set -e also inside $(...): a failing step there must not go unnoticed.
+shopt -s inherit_errexit
 TH_PROG=testhost-stage2
+# stage 1 runs us by absolute path.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "${BASH_SOURCE[0]%/*}/lib.sh"
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 out=
+
+# Everything here runs before the job on every boot. util-linux's mount and
+# friends are dynamically linked, and loading them over 9p costs ~1 s per
+# exec on the debug kernel (KASAN + lockdep under TCG); the static busybox
+# of the shared root costs a fraction of that.
+bb() {
+	busybox "$@"
+}
+
+uptime_s() {
+	local up _
+	read -r up _ </proc/uptime
+	printf '%s\n' "$up"
+}
 
 param() {
 	local a words
@@ -32,17 +49,17 @@ param() {
 }
 
 mount_pseudo_fs() {
-	mount -t proc proc /proc
-	mount -t sysfs sysfs /sys
+	bb mount -t proc proc /proc
+	bb mount -t sysfs sysfs /sys
 	# devtmpfs creates /dev/kvm by itself when kvm loads: no udev needed.
-	mount -t devtmpfs devtmpfs /dev
-	mkdir -p /dev/pts /dev/shm
+	bb mount -t devtmpfs devtmpfs /dev
+	bb mkdir -p /dev/pts /dev/shm
 	# Nice to have (ptys, POSIX shm); a minimal debug kernel may lack them.
-	mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts ||
+	bb mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts ||
 		log "warning: no devpts"
-	mount -t tmpfs tmpfs /dev/shm || log "warning: no tmpfs on /dev/shm"
-	mount -t debugfs debugfs /sys/kernel/debug
-	mount -t tracefs tracefs /sys/kernel/tracing
+	bb mount -t tmpfs tmpfs /dev/shm || log "warning: no tmpfs on /dev/shm"
+	bb mount -t debugfs debugfs /sys/kernel/debug
+	bb mount -t tracefs tracefs /sys/kernel/tracing
 }
 
 # modprobe (kmod, from the shared root) looks in /lib/modules/<uname -r>;
@@ -50,21 +67,21 @@ mount_pseudo_fs() {
 bind_modules() {
 	local kdir=$1
 	[[ -d $kdir/lib/modules ]] || die "$kdir/lib/modules missing"
-	mkdir -p /lib/modules
-	mount --bind "$kdir/lib/modules" /lib/modules
+	bb mkdir -p /lib/modules
+	bb mount -o bind "$kdir/lib/modules" /lib/modules
 }
 
 setup_misc() {
 	echo testhost >/proc/sys/kernel/hostname
-	ip link set lo up 2>/dev/null || true
+	bb ip link set lo up 2>/dev/null || true
 }
 
 # Runs the job with a clean, documented environment and the cwd in the
 # output dir; job.done records its exit status (124: timed out).
 run_job() {
 	local job=$1 kdir=$2 timeout_s=$3 rc=0 start=$SECONDS
-	log "running $job (timeout ${timeout_s}s) on $(uname -r)," \
-		"uptime $(cut -d' ' -f1 /proc/uptime)s"
+	log "running $job (timeout ${timeout_s}s) on $(</proc/sys/kernel/osrelease)," \
+		"uptime $(uptime_s)s"
 	(
 		cd "$out"
 		exec env -i PATH="$PATH" HOME=/root TERM=dumb LC_ALL=C \
@@ -80,9 +97,9 @@ run_job() {
 # grace and dmesg+sync+poweroff. Its own timeout then fires before QEMU's,
 # so job.done, job.log and dmesg.txt are still written.
 job_timeout() {
-	local total_s=$1 uptime_s reserve_s=25 left_s
-	uptime_s=$(cut -d. -f1 /proc/uptime)
-	left_s=$((total_s - uptime_s - reserve_s))
+	local total_s=$1 up_s reserve_s=25 left_s
+	up_s=$(uptime_s)
+	left_s=$((total_s - ${up_s%.*} - reserve_s))
 	((left_s >= 5)) || left_s=5
 	echo "$left_s"
 }
