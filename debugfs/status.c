@@ -55,6 +55,7 @@ int vmlat_debugfs_init(void)
 	}
 	vmlat_debugfs_dir = dir;
 	debugfs_create_file("status", 0444, dir, NULL, &status_fops);
+	vmlat_debugfs_tables_create(dir);
 	return 0;
 }
 

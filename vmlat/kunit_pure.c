@@ -10,6 +10,9 @@
 #include <linux/module.h>
 
 #include "btf.c"
+#include "hist.c"
+#include "state.c"
+#include "exits.c"
 
 MODULE_DESCRIPTION("KUnit tests for vmlat's pure logic");
 MODULE_LICENSE("GPL");

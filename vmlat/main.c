@@ -13,15 +13,20 @@
 
 #include <linux/module.h>
 
+#include "analyzer.h"
 #include "vmlat.h"
 
 static int __init vmlat_init(void)
 {
 	int err;
 
-	err = vmlat_hooks_init();
+	err = vmlat_analyzer_init();
 	if (err)
 		return err;
+
+	err = vmlat_hooks_init();
+	if (err)
+		goto err_free_analyzer;
 
 	err = vmlat_debugfs_init();
 	if (err)
@@ -32,13 +37,16 @@ static int __init vmlat_init(void)
 
 err_unhook:
 	vmlat_hooks_exit();
+err_free_analyzer:
+	vmlat_analyzer_exit();
 	return err;
 }
 
 static void __exit vmlat_exit(void)
 {
 	vmlat_debugfs_exit();
-	vmlat_hooks_exit();
+	vmlat_hooks_exit();	/* no probe runs after this */
+	vmlat_analyzer_exit();
 }
 
 module_init(vmlat_init);

@@ -5,7 +5,8 @@
  *
  * Probes run in KVM's and the scheduler's hot paths with preemption off,
  * often under the runqueue lock: they must not sleep, allocate, take
- * sleeping locks or print. Each probe's prototype is written out exactly
+ * sleeping locks or print. They count their hits and hand the event to
+ * the analyzer (analyzer.c). Each probe's prototype is written out exactly
  * as the tracepoint declares it, argument type names included, and is
  * attached only after hooks.c has read the same prototype from the running
  * kernel's BTF: on kCFI kernels a mismatch would be fatal, elsewhere it
@@ -14,6 +15,7 @@
 #include <linux/kvm_host.h>
 #include <linux/sched.h>
 
+#include "analyzer.h"
 #include "vmlat.h"
 
 DEFINE_PER_CPU(struct vmlat_pcpu, vmlat_pcpu);
@@ -24,22 +26,26 @@ static void vmlat_probe_kvm_entry(void *data, struct kvm_vcpu *vcpu,
 				  bool force_immediate_exit)
 {
 	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
+	vmlat_on_kvm_entry(vcpu);
 }
 
 /* kvm_entry before "force_immediate_exit" (upstream 6.9, 6.1.y in 2025). */
 static void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu)
 {
 	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
+	vmlat_on_kvm_entry(vcpu);
 }
 
 static void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
 {
 	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
+	vmlat_on_kvm_exit(vcpu, isa);
 }
 
 static void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
 {
 	vmlat_hit(VMLAT_HOOK_KVM_USERSPACE_EXIT);
+	vmlat_on_userspace_exit();
 }
 
 static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
@@ -80,16 +86,19 @@ static void vmlat_probe_sched_switch(void *data, bool preempt,
 				     unsigned int prev_state)
 {
 	vmlat_hit(VMLAT_HOOK_SCHED_SWITCH);
+	vmlat_on_sched_switch(preempt, prev, next, prev_state);
 }
 
 static void vmlat_probe_sched_waking(void *data, struct task_struct *p)
 {
 	vmlat_hit(VMLAT_HOOK_SCHED_WAKING);
+	vmlat_on_sched_waking(p);
 }
 
 static void vmlat_probe_sched_wakeup(void *data, struct task_struct *p)
 {
 	vmlat_hit(VMLAT_HOOK_SCHED_WAKEUP);
+	vmlat_on_sched_wakeup(p);
 }
 
 static void vmlat_probe_sched_wakeup_new(void *data, struct task_struct *p)
@@ -101,11 +110,13 @@ static void vmlat_probe_sched_migrate_task(void *data, struct task_struct *p,
 					   int dest_cpu)
 {
 	vmlat_hit(VMLAT_HOOK_SCHED_MIGRATE_TASK);
+	vmlat_on_sched_migrate(p, dest_cpu);
 }
 
 static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
 {
 	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
+	vmlat_on_sched_exit(p);
 }
 
 /* sched_process_exit gained "bool group_dead" after 6.12. */
@@ -113,6 +124,7 @@ static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 					      bool group_dead)
 {
 	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
+	vmlat_on_sched_exit(p);
 }
 
 #define VARIANT(proto_str, fn)	{ .proto = proto_str, .probe = (void *)fn }

@@ -19,7 +19,14 @@
 #include <linux/kernel.h>
 #include <linux/compiler.h>
 #include <uapi/linux/btf.h>
+
+/* fls64(): 1-based index of the most significant set bit, 0 for 0. */
+static inline unsigned int vmlat_fls64(u64 x)
+{
+	return fls64(x);
+}
 #else
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +49,14 @@ typedef int64_t s64;
 #ifndef __maybe_unused
 #define __maybe_unused __attribute__((__unused__))
 #endif
+#ifndef U64_MAX
+#define U64_MAX UINT64_MAX
+#endif
+
+static inline unsigned int vmlat_fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
 #endif /* __KERNEL__ */
 
 #endif /* _VMLAT_PURE_H */

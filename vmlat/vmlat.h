@@ -86,7 +86,10 @@ int vmlat_hooks_init(void);
 void vmlat_hooks_exit(void);
 void vmlat_hooks_get_state(enum vmlat_hook_id id, struct vmlat_hook_state *st);
 
+struct dentry;
+
 int vmlat_debugfs_init(void);
 void vmlat_debugfs_exit(void);
+void vmlat_debugfs_tables_create(struct dentry *dir);
 
 #endif /* _VMLAT_H */

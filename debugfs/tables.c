@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The analyzer's tables in /sys/kernel/debug/vmlat/: one table per file,
+ * a '#' header naming the columns (times in ns), fixed column order; the
+ * same data as one JSON document in "json"; "reset" zeroes the statistics.
+ * Formats are documented in Documentation/vmlat.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kstrtox.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "analyzer.h"
+#include "vmlat.h"
+
+/*
+ * A task name in a whitespace-separated table: blanks and backslashes are
+ * escaped in octal, as /proc/mounts does ("CPU 0/KVM" -> "CPU\0400/KVM").
+ */
+static void seq_comm(struct seq_file *m, const char *comm)
+{
+	seq_escape(m, comm, " \t\n\\");
+}
+
+/* A consistent copy of one vCPU, taken under its lock. */
+struct vcpu_snap {
+	pid_t vm_pid;
+	pid_t tid;
+	int idx;
+	bool live;
+	u8 state;
+	u64 observed_ns;
+	u64 time_ns[VMLAT_NR_STATES];
+	u64 exits;
+	struct vmlat_vm *vm;
+};
+
+static bool vcpu_snapshot(struct vmlat_vcpu *vc, u64 now, struct vcpu_snap *s)
+{
+	unsigned long flags;
+
+	if (!vmlat_vcpu_in_use(vc))
+		return false;
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	s->vm = vc->vm;
+	s->vm_pid = vc->vm ? vc->vm->pid : 0;
+	s->tid = vc->tid;
+	s->idx = vc->idx;
+	s->live = vc->task;
+	s->state = vc->acct.state;
+	s->exits = vc->acct.exits;
+	vmlat_acct_snapshot(&vc->acct, now, s->time_ns, &s->observed_ns);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	return s->vm;
+}
+
+#define for_each_vm(vm, i)						\
+	for (i = 0, vm = vmlat_vms; i < VMLAT_MAX_VMS; i++, vm++)	\
+		if (vmlat_vm_in_use(vm))
+
+/* Sum of a VM's vCPUs' state times. */
+static void vm_totals(struct vmlat_vm *vm, u64 now, u64 time_ns[VMLAT_NR_STATES],
+		      u64 *observed_ns, u64 *exits, int *nr_vcpus)
+{
+	struct vcpu_snap s;
+	int i, j;
+
+	memset(time_ns, 0, VMLAT_NR_STATES * sizeof(u64));
+	*observed_ns = 0;
+	*exits = 0;
+	*nr_vcpus = 0;
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s) || s.vm != vm)
+			continue;
+		for (j = 0; j < VMLAT_NR_STATES; j++)
+			time_ns[j] += s.time_ns[j];
+		*observed_ns += s.observed_ns;
+		*exits += s.exits;
+		(*nr_vcpus)++;
+	}
+}
+
+static void print_state_header(struct seq_file *m)
+{
+	int i;
+
+	seq_puts(m, " observed_ns");
+	for (i = 0; i < VMLAT_NR_STATES; i++)
+		seq_printf(m, " %s_ns", vmlat_state_names[i]);
+	seq_puts(m, " exits\n");
+}
+
+static void print_state_times(struct seq_file *m, u64 observed,
+			      const u64 *time_ns, u64 exits)
+{
+	int i;
+
+	seq_printf(m, " %llu", observed);
+	for (i = 0; i < VMLAT_NR_STATES; i++)
+		seq_printf(m, " %llu", time_ns[i]);
+	seq_printf(m, " %llu\n", exits);
+}
+
+static int vcpus_show(struct seq_file *m, void *unused)
+{
+	u64 now = vmlat_now_ns();
+	struct vcpu_snap s;
+	int i;
+
+	seq_puts(m, "# vm_pid vcpu tid state");
+	print_state_header(m);
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s))
+			continue;
+		seq_printf(m, "%d %d %d %s", s.vm_pid, s.idx, s.tid,
+			   s.live ? vmlat_state_names[s.state] : "exited");
+		print_state_times(m, s.observed_ns, s.time_ns, s.exits);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vcpus);
+
+static int vms_show(struct seq_file *m, void *unused)
+{
+	u64 now = vmlat_now_ns(), time_ns[VMLAT_NR_STATES], observed, exits;
+	struct vmlat_vm *vm;
+	int i, nr;
+
+	seq_puts(m, "# vm_pid comm vcpus");
+	print_state_header(m);
+	for_each_vm(vm, i) {
+		vm_totals(vm, now, time_ns, &observed, &exits, &nr);
+		seq_printf(m, "%d ", vm->pid);
+		seq_comm(m, vm->comm);
+		seq_printf(m, " %d", nr);
+		print_state_times(m, observed, time_ns, exits);
+	}
+	seq_printf(m, "# dropped: vms %lld vcpus %lld victims %lld\n",
+		   atomic64_read(&vmlat_stats.dropped_vms),
+		   atomic64_read(&vmlat_stats.dropped_vcpus),
+		   atomic64_read(&vmlat_stats.dropped_victims));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vms);
+
+/* The reason histogram of @slot in @vm, if it has one. */
+static const struct vmlat_ahist *reason_hist(struct vmlat_vm *vm, int slot)
+{
+	int i;
+
+	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
+		if (atomic_read(&vm->reason_slot[i]) == slot)
+			return &vm->reason_hist[i];
+	}
+	return NULL;
+}
+
+static int exits_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_hist_snap *h;
+	const struct vmlat_ahist *rh;
+	struct vmlat_vm *vm;
+	u64 count, total;
+	int i, slot;
+
+	h = kmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid isa code name count total_ns min_ns p50_ns p99_ns max_ns\n");
+	for_each_vm(vm, i) {
+		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
+			count = atomic64_read(&vm->exit_count[slot]);
+			if (!count)
+				continue;
+			total = atomic64_read(&vm->exit_ns[slot]);
+			seq_printf(m, "%d %s 0x%llx %s %llu %llu", vm->pid,
+				   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
+				   vmlat_exit_slot_code(slot),
+				   vmlat_exit_slot_name(slot), count, total);
+			rh = reason_hist(vm, slot);
+			if (rh) {
+				vmlat_ahist_read(rh, h);
+				seq_printf(m, " %llu %llu %llu %llu\n", h->min_ns,
+					   vmlat_hist_quantile(h->buckets, h->count,
+							       h->max_ns, 500000),
+					   vmlat_hist_quantile(h->buckets, h->count,
+							       h->max_ns, 990000),
+					   h->max_ns);
+			} else {
+				seq_puts(m, " - - - -\n");
+			}
+		}
+		count = atomic64_read(&vm->exit_undecoded);
+		if (count)
+			seq_printf(m, "%d - - undecoded %llu - - - - -\n",
+				   vm->pid, count);
+	}
+	kfree(h);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(exits);
+
+static const u32 hist_ppm[] = { 500000, 900000, 990000, 999000 };
+
+static void print_hist(struct seq_file *m, pid_t pid, const char *kind,
+		       const char *reason, const struct vmlat_ahist *ah,
+		       struct vmlat_hist_snap *h)
+{
+	int i;
+
+	vmlat_ahist_read(ah, h);
+	seq_printf(m, "%d %s%s%s %llu %llu", pid, kind, reason ? ":" : "",
+		   reason ?: "", h->count, h->min_ns);
+	for (i = 0; i < ARRAY_SIZE(hist_ppm); i++)
+		seq_printf(m, " %llu", vmlat_hist_quantile(h->buckets, h->count,
+							   h->max_ns,
+							   hist_ppm[i]));
+	seq_printf(m, " %llu %llu\n", h->max_ns, h->sum_ns);
+}
+
+static int histograms_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_hist_snap *h;
+	struct vmlat_vm *vm;
+	int i, k, slot;
+
+	h = kmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid kind count min_ns p50_ns p90_ns p99_ns p99.9_ns max_ns sum_ns\n");
+	for_each_vm(vm, i) {
+		for (k = 0; k < VMLAT_NR_HIST_KINDS; k++)
+			print_hist(m, vm->pid, vmlat_hist_kind_names[k], NULL,
+				   &vm->hist[k], h);
+		for (k = 0; k < VMLAT_REASON_HISTS; k++) {
+			slot = atomic_read(&vm->reason_slot[k]);
+			if (slot >= 0)
+				print_hist(m, vm->pid, "exit",
+					   vmlat_exit_slot_name(slot),
+					   &vm->reason_hist[k], h);
+		}
+	}
+	kfree(h);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(histograms);
+
+static const char *const preemptor_kinds[] = {
+	[VMLAT_BY_HOST] = "host",
+	[VMLAT_BY_VM] = "vm",
+	[VMLAT_BY_SAME_VM] = "same_vm",
+};
+
+/* The VM's preemptors, most stolen time first. */
+static int preemptors_sorted(struct vmlat_vm *vm, struct vmlat_preemptor *out,
+			     u64 *other_ns)
+{
+	unsigned long flags;
+	int i, j, n = 0;
+
+	raw_spin_lock_irqsave(&vm->lock, flags);
+	for (i = 0; i < VMLAT_TOP_PREEMPTORS; i++) {
+		if (vm->preemptors[i].slices)
+			out[n++] = vm->preemptors[i];
+	}
+	*other_ns = vm->other_ns;
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	for (i = 1; i < n; i++) {
+		for (j = i; j > 0 && out[j].stolen_ns > out[j - 1].stolen_ns; j--)
+			swap(out[j], out[j - 1]);
+	}
+	return n;
+}
+
+static int preemptors_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_preemptor p[VMLAT_TOP_PREEMPTORS];
+	struct vmlat_vm *vm;
+	u64 other;
+	int i, j, n;
+
+	seq_puts(m, "# vm_pid rank kind pid comm vm vcpu stolen_ns slices\n");
+	for_each_vm(vm, i) {
+		n = preemptors_sorted(vm, p, &other);
+		for (j = 0; j < n; j++) {
+			seq_printf(m, "%d %d %s %d ", vm->pid, j + 1,
+				   preemptor_kinds[p[j].kind], p[j].pid);
+			seq_comm(m, p[j].comm);
+			seq_putc(m, ' ');
+			if (p[j].kind == VMLAT_BY_HOST)
+				seq_puts(m, "- -");
+			else
+				seq_printf(m, "%d %d", p[j].vm_pid, p[j].vcpu);
+			seq_printf(m, " %llu %llu\n", p[j].stolen_ns,
+				   p[j].slices);
+		}
+		if (other)
+			seq_printf(m, "%d - other - - - - %llu -\n", vm->pid,
+				   other);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(preemptors);
+
+static u64 stolen_by(struct vmlat_vm *victim, int row)
+{
+	unsigned long flags;
+	u64 ns;
+
+	raw_spin_lock_irqsave(&victim->lock, flags);
+	ns = victim->stolen_by[row];
+	raw_spin_unlock_irqrestore(&victim->lock, flags);
+	return ns;
+}
+
+static int matrix_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_vm *vm, *victim;
+	int i, j;
+
+	seq_puts(m, "# preemptor");
+	for_each_vm(victim, j)
+		seq_printf(m, " %d", victim->pid);
+	seq_puts(m, "\n");
+
+	seq_puts(m, "host");
+	for_each_vm(victim, j)
+		seq_printf(m, " %llu", stolen_by(victim, 0));
+	seq_puts(m, "\n");
+	for_each_vm(vm, i) {
+		seq_printf(m, "vm:%d", vm->pid);
+		for_each_vm(victim, j)
+			seq_printf(m, " %llu", stolen_by(victim, 1 + i));
+		seq_puts(m, "\n");
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(matrix);
+
+static int steal_show(struct seq_file *m, void *unused)
+{
+	u64 now = vmlat_now_ns(), t[VMLAT_NR_STATES], observed, exits;
+	struct vmlat_vm *vm;
+	int i, nr;
+
+	seq_puts(m, "# vm_pid observed_ns type1_ns preempted_ns wait_ns type2_ns kernel_ns user_ns\n");
+	for_each_vm(vm, i) {
+		vm_totals(vm, now, t, &observed, &exits, &nr);
+		seq_printf(m, "%d %llu %llu %llu %llu %llu %llu %llu\n", vm->pid,
+			   observed, t[VMLAT_PREEMPTED] + t[VMLAT_WAIT],
+			   t[VMLAT_PREEMPTED], t[VMLAT_WAIT],
+			   t[VMLAT_KERNEL] + t[VMLAT_USER], t[VMLAT_KERNEL],
+			   t[VMLAT_USER]);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(steal);
+
+/* ---- json ------------------------------------------------------------ */
+
+/* A task name as a JSON string: comm is any bytes a task chose. */
+static void json_str(struct seq_file *m, const char *s)
+{
+	seq_putc(m, '"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f)
+			seq_printf(m, "\\u%04x", c);
+		else
+			seq_putc(m, c);
+	}
+	seq_putc(m, '"');
+}
+
+static void json_states(struct seq_file *m, u64 observed, const u64 *t,
+			u64 exits)
+{
+	int i;
+
+	seq_printf(m, "\"observed_ns\":%llu", observed);
+	for (i = 0; i < VMLAT_NR_STATES; i++)
+		seq_printf(m, ",\"%s_ns\":%llu", vmlat_state_names[i], t[i]);
+	seq_printf(m, ",\"exits\":%llu", exits);
+}
+
+static void json_hist(struct seq_file *m, const struct vmlat_ahist *ah,
+		      struct vmlat_hist_snap *h)
+{
+	int i;
+	bool first = true;
+
+	vmlat_ahist_read(ah, h);
+	seq_printf(m, "{\"count\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"sum_ns\":%llu",
+		   h->count, h->min_ns, h->max_ns, h->sum_ns);
+	for (i = 0; i < ARRAY_SIZE(hist_ppm); i++)
+		seq_printf(m, ",\"p%u\":%llu", hist_ppm[i] / 1000,
+			   vmlat_hist_quantile(h->buckets, h->count, h->max_ns,
+					       hist_ppm[i]));
+	seq_puts(m, ",\"buckets\":[");
+	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		seq_printf(m, "%s[%llu,%llu,%llu]", first ? "" : ",",
+			   vmlat_hist_bucket_lo(i), vmlat_hist_bucket_hi(i),
+			   h->buckets[i]);
+		first = false;
+	}
+	seq_puts(m, "]}");
+}
+
+static void json_vm(struct seq_file *m, struct vmlat_vm *vm, u64 now,
+		    struct vmlat_hist_snap *h)
+{
+	struct vmlat_preemptor p[VMLAT_TOP_PREEMPTORS];
+	u64 t[VMLAT_NR_STATES], observed, exits, other, count;
+	const struct vmlat_ahist *rh;
+	struct vcpu_snap s;
+	struct vmlat_vm *v;
+	int i, n, nr;
+	bool first;
+
+	vm_totals(vm, now, t, &observed, &exits, &nr);
+	seq_printf(m, "{\"pid\":%d,\"comm\":", vm->pid);
+	json_str(m, vm->comm);
+	seq_printf(m, ",\"exited\":%s,",
+		   READ_ONCE(vm->exited) ? "true" : "false");
+	json_states(m, observed, t, exits);
+
+	seq_puts(m, ",\"vcpus\":[");
+	for (first = true, i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s) || s.vm != vm)
+			continue;
+		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"state\":\"%s\",",
+			   first ? "" : ",", s.idx, s.tid,
+			   s.live ? vmlat_state_names[s.state] : "exited");
+		json_states(m, s.observed_ns, s.time_ns, s.exits);
+		seq_puts(m, "}");
+		first = false;
+	}
+
+	seq_puts(m, "],\"exits\":[");
+	for (first = true, i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
+		count = atomic64_read(&vm->exit_count[i]);
+		if (!count)
+			continue;
+		seq_printf(m, "%s{\"isa\":\"%s\",\"code\":%llu,\"name\":\"%s\",\"count\":%llu,\"total_ns\":%llu",
+			   first ? "" : ",", vmlat_exit_isa_name(vmlat_exit_slot_isa(i)),
+			   vmlat_exit_slot_code(i), vmlat_exit_slot_name(i),
+			   count, (u64)atomic64_read(&vm->exit_ns[i]));
+		rh = reason_hist(vm, i);
+		if (rh) {
+			seq_puts(m, ",\"histogram\":");
+			json_hist(m, rh, h);
+		}
+		seq_puts(m, "}");
+		first = false;
+	}
+	seq_printf(m, "],\"exits_undecoded\":%lld,\"histograms\":{",
+		   atomic64_read(&vm->exit_undecoded));
+	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++) {
+		seq_printf(m, "%s\"%s\":", i ? "," : "", vmlat_hist_kind_names[i]);
+		json_hist(m, &vm->hist[i], h);
+	}
+
+	seq_puts(m, "},\"preemptors\":[");
+	n = preemptors_sorted(vm, p, &other);
+	for (i = 0; i < n; i++) {
+		seq_printf(m, "%s{\"kind\":\"%s\",\"pid\":%d,\"comm\":",
+			   i ? "," : "", preemptor_kinds[p[i].kind], p[i].pid);
+		json_str(m, p[i].comm);
+		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d,\"stolen_ns\":%llu,\"slices\":%llu}",
+			   p[i].vm_pid, p[i].vcpu, p[i].stolen_ns, p[i].slices);
+	}
+	seq_printf(m, "],\"preemptors_other_ns\":%llu,\"stolen_by\":{\"host\":%llu",
+		   other, stolen_by(vm, 0));
+	for_each_vm(v, i)
+		seq_printf(m, ",\"%d\":%llu", v->pid, stolen_by(vm, 1 + i));
+	seq_printf(m, "},\"steal\":{\"type1_ns\":%llu,\"type2_ns\":%llu}}",
+		   t[VMLAT_PREEMPTED] + t[VMLAT_WAIT],
+		   t[VMLAT_KERNEL] + t[VMLAT_USER]);
+}
+
+static int json_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_hist_snap *h;
+	u64 now = vmlat_now_ns();
+	struct vmlat_vm *vm;
+	bool first = true;
+	int i;
+
+	h = kmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	seq_printf(m, "{\"version\":\"%s\",\"now_ns\":%llu,\"vms\":[",
+		   VMLAT_VERSION, now);
+	for_each_vm(vm, i) {
+		if (!first)
+			seq_puts(m, ",");
+		json_vm(m, vm, now, h);
+		first = false;
+	}
+	seq_printf(m, "],\"dropped\":{\"vms\":%lld,\"vcpus\":%lld,\"victims\":%lld}}\n",
+		   atomic64_read(&vmlat_stats.dropped_vms),
+		   atomic64_read(&vmlat_stats.dropped_vcpus),
+		   atomic64_read(&vmlat_stats.dropped_victims));
+	kfree(h);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(json);
+
+/* ---- reset ------------------------------------------------------------ */
+
+static ssize_t reset_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, count, 0, &val);
+	if (err || val != 1) {
+		pr_warn_ratelimited("reset: write 1 to zero the statistics\n");
+		return -EINVAL;
+	}
+	vmlat_analyzer_reset();
+	return count;
+}
+
+/* Reading says how to use it: "cat" of every file reads cleanly. */
+static int reset_show(struct seq_file *m, void *unused)
+{
+	seq_puts(m, "# write 1 to reset: zero every statistic (VMs and vCPUs stay known)\n");
+	return 0;
+}
+
+static int reset_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, reset_show, NULL);
+}
+
+static const struct file_operations reset_fops = {
+	.owner = THIS_MODULE,
+	.open = reset_open,
+	.read = seq_read,
+	.write = reset_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/**
+ * vmlat_debugfs_tables_create() - create the analyzer's files in @dir
+ * @dir:	/sys/kernel/debug/vmlat
+ */
+void vmlat_debugfs_tables_create(struct dentry *dir)
+{
+	debugfs_create_file("vms", 0444, dir, NULL, &vms_fops);
+	debugfs_create_file("vcpus", 0444, dir, NULL, &vcpus_fops);
+	debugfs_create_file("exits", 0444, dir, NULL, &exits_fops);
+	debugfs_create_file("histograms", 0444, dir, NULL, &histograms_fops);
+	debugfs_create_file("preemptors", 0444, dir, NULL, &preemptors_fops);
+	debugfs_create_file("matrix", 0444, dir, NULL, &matrix_fops);
+	debugfs_create_file("steal", 0444, dir, NULL, &steal_fops);
+	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
+	debugfs_create_file("reset", 0600, dir, NULL, &reset_fops);
+}

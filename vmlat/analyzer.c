@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live analyzer: per-vCPU state machines, per-VM exit statistics and
+ * histograms, and who ran while a vCPU waited for its CPU.
+ *
+ * Everything here runs in tracepoint probes: KVM's entry/exit path and the
+ * scheduler (runqueue lock held). Hence: no allocation (all tables are
+ * allocated at load and bounded, with counters of what did not fit), no
+ * sleeping locks (raw spinlocks, taken briefly and never nested except
+ * CPU victim list -> VM), no printing.
+ *
+ * Finding a task's vCPU record must cost next to nothing for the many
+ * tasks that are not vCPUs: an open-addressing table keyed by the
+ * task_struct pointer, looked up without a lock. A thread inserts and
+ * removes only its own key (in its kvm_entry/kvm_exit and process-exit
+ * probes), so a lookup from another CPU can at worst miss one event,
+ * which the state machine notices and resyncs from.
+ *
+ * Who preempted whom ([P0] Algorithms 1-2, online as in the digest's
+ * §6.2): while a vCPU is preempted or woken-but-waiting, it is a "victim"
+ * on the CPU whose queue holds it; at every context switch on that CPU,
+ * the task that just ran is charged the time it ran since the victim
+ * started waiting.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/hash.h>
+#include <linux/kvm_host.h>
+#include <linux/percpu.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+
+#include "analyzer.h"
+#include "exit_reason.h"
+
+#define VMLAT_TASK_SLOTS	(4 * VMLAT_MAX_VCPUS)	/* power of two */
+#define VMLAT_TASK_PROBES	32
+#define VMLAT_MAX_VICTIMS	16
+
+#define TASK_FREE	((const struct task_struct *)0)
+#define TASK_TOMB	((const struct task_struct *)1)
+#define TASK_CLAIMED	((const struct task_struct *)2)
+
+const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS] = {
+	[VMLAT_HIST_PREEMPT]	= "preempt",
+	[VMLAT_HIST_WAIT]	= "wait",
+	[VMLAT_HIST_EXIT]	= "exit",
+};
+
+struct vmlat_task_slot {
+	const struct task_struct *task;
+	u32 idx;
+};
+
+/* The CPU's queue: vCPUs waiting on it, and when it last switched. */
+struct vmlat_cpu {
+	raw_spinlock_t lock;
+	u64 last_switch_ns;
+	unsigned int nr_victims;
+	struct vmlat_vcpu *victims[VMLAT_MAX_VICTIMS];
+};
+
+struct vmlat_vm *vmlat_vms;
+struct vmlat_vcpu *vmlat_vcpus;
+struct vmlat_stats vmlat_stats;
+
+static struct vmlat_task_slot *vmlat_tasks;
+static unsigned long vmlat_vm_used[BITS_TO_LONGS(VMLAT_MAX_VMS)];
+static unsigned long vmlat_vcpu_used[BITS_TO_LONGS(VMLAT_MAX_VCPUS)];
+static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
+static DEFINE_PER_CPU(struct vmlat_cpu, vmlat_cpus);
+/* Live vCPU threads: the scheduler probes do nothing while it is 0. */
+static atomic_t vmlat_live_vcpus = ATOMIC_INIT(0);
+
+/* The clock of ftrace's "mono" trace clock, safe in any context. */
+u64 vmlat_now_ns(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* ---- histograms --------------------------------------------------- */
+
+static void vmlat_ahist_init(struct vmlat_ahist *h)
+{
+	int i;
+
+	atomic64_set(&h->count, 0);
+	atomic64_set(&h->sum_ns, 0);
+	atomic64_set(&h->min_ns, U64_MAX);
+	atomic64_set(&h->max_ns, 0);
+	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++)
+		atomic64_set(&h->buckets[i], 0);
+}
+
+static void vmlat_ahist_add(struct vmlat_ahist *h, u64 ns)
+{
+	s64 old;
+
+	atomic64_inc(&h->buckets[vmlat_hist_bucket(ns)]);
+	atomic64_inc(&h->count);
+	atomic64_add(ns, &h->sum_ns);
+	old = atomic64_read(&h->min_ns);
+	while ((u64)old > ns && !atomic64_try_cmpxchg(&h->min_ns, &old, ns))
+		;
+	old = atomic64_read(&h->max_ns);
+	while ((u64)old < ns && !atomic64_try_cmpxchg(&h->max_ns, &old, ns))
+		;
+}
+
+/**
+ * vmlat_ahist_read() - copy a histogram (each field is read atomically;
+ * a concurrent update may be half-seen, which a reader of live data
+ * accepts)
+ * @h:	the histogram
+ * @s:	the copy
+ */
+void vmlat_ahist_read(const struct vmlat_ahist *h, struct vmlat_hist_snap *s)
+{
+	int i;
+
+	s->count = atomic64_read(&h->count);
+	s->sum_ns = atomic64_read(&h->sum_ns);
+	s->min_ns = atomic64_read(&h->min_ns);
+	s->max_ns = atomic64_read(&h->max_ns);
+	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++)
+		s->buckets[i] = atomic64_read(&h->buckets[i]);
+	if (!s->count)
+		s->min_ns = 0;
+}
+
+/* ---- task -> vCPU ------------------------------------------------- */
+
+static u32 vmlat_task_hash(const struct task_struct *p)
+{
+	return hash_ptr((void *)p, ilog2(VMLAT_TASK_SLOTS));
+}
+
+static struct vmlat_vcpu *vmlat_vcpu_of(const struct task_struct *p)
+{
+	u32 h = vmlat_task_hash(p), i;
+	const struct task_struct *k;
+	struct vmlat_vcpu *vc;
+
+	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
+		struct vmlat_task_slot *s =
+			&vmlat_tasks[(h + i) & (VMLAT_TASK_SLOTS - 1)];
+
+		/* Pairs with the release in vmlat_task_insert(): idx is set. */
+		k = smp_load_acquire(&s->task);
+		if (k == TASK_FREE)
+			return NULL;
+		if (k != p)
+			continue;
+		vc = &vmlat_vcpus[READ_ONCE(s->idx)];
+		return READ_ONCE(vc->task) == p ? vc : NULL;
+	}
+	return NULL;
+}
+
+/* Only the thread @p itself inserts or removes its key. */
+static bool vmlat_task_insert(const struct task_struct *p, u32 idx)
+{
+	u32 h = vmlat_task_hash(p), i;
+
+	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
+		struct vmlat_task_slot *s =
+			&vmlat_tasks[(h + i) & (VMLAT_TASK_SLOTS - 1)];
+		const struct task_struct *k = READ_ONCE(s->task);
+
+		if (k != TASK_FREE && k != TASK_TOMB)
+			continue;
+		if (cmpxchg(&s->task, k, TASK_CLAIMED) != k)
+			continue;
+		WRITE_ONCE(s->idx, idx);
+		/* Publish idx before the key: see vmlat_vcpu_of(). */
+		smp_store_release(&s->task, p);
+		return true;
+	}
+	return false;
+}
+
+static void vmlat_task_remove(const struct task_struct *p)
+{
+	u32 h = vmlat_task_hash(p), i;
+
+	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
+		struct vmlat_task_slot *s =
+			&vmlat_tasks[(h + i) & (VMLAT_TASK_SLOTS - 1)];
+		const struct task_struct *k = READ_ONCE(s->task);
+
+		if (k == TASK_FREE)
+			return;
+		if (k == p) {
+			WRITE_ONCE(s->task, TASK_TOMB);
+			return;
+		}
+	}
+}
+
+/* ---- VM and vCPU records ------------------------------------------ */
+
+bool vmlat_vm_in_use(const struct vmlat_vm *vm)
+{
+	return test_bit(vm - vmlat_vms, vmlat_vm_used);
+}
+
+bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc)
+{
+	return test_bit(vc - vmlat_vcpus, vmlat_vcpu_used);
+}
+
+static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
+{
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
+		atomic64_set(&vm->exit_count[i], 0);
+		atomic64_set(&vm->exit_ns[i], 0);
+	}
+	atomic64_set(&vm->exit_undecoded, 0);
+	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++)
+		vmlat_ahist_init(&vm->hist[i]);
+	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
+		atomic_set(&vm->reason_slot[i], -1);
+		vmlat_ahist_init(&vm->reason_hist[i]);
+	}
+	raw_spin_lock_irqsave(&vm->lock, flags);
+	memset(vm->preemptors, 0, sizeof(vm->preemptors));
+	vm->other_ns = 0;
+	memset(vm->stolen_by, 0, sizeof(vm->stolen_by));
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
+}
+
+/* Free (or reclaim an exited) VM slot. Context: vmlat_alloc_lock held. */
+static struct vmlat_vm *vmlat_vm_new(const void *kvm)
+{
+	struct vmlat_vm *vm;
+	int i, slot;
+
+	slot = find_first_zero_bit(vmlat_vm_used, VMLAT_MAX_VMS);
+	if (slot >= VMLAT_MAX_VMS) {
+		for (slot = 0; slot < VMLAT_MAX_VMS; slot++) {
+			if (READ_ONCE(vmlat_vms[slot].exited))
+				break;
+		}
+		if (slot >= VMLAT_MAX_VMS)
+			return NULL;
+		/* Its exited vCPU records go with it. */
+		for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+			if (test_bit(i, vmlat_vcpu_used) &&
+			    vmlat_vcpus[i].vm == &vmlat_vms[slot])
+				clear_bit(i, vmlat_vcpu_used);
+		}
+	}
+	vm = &vmlat_vms[slot];
+	vmlat_vm_clear_stats(vm);
+	vm->kvm = kvm;
+	vm->pid = current->tgid;
+	get_task_comm(vm->comm, current->group_leader);
+	atomic_set(&vm->live_vcpus, 0);
+	WRITE_ONCE(vm->exited, false);
+	/* Nobody was stolen from by an earlier VM of this slot. */
+	for (i = 0; i < VMLAT_MAX_VMS; i++) {
+		raw_spin_lock(&vmlat_vms[i].lock);
+		vmlat_vms[i].stolen_by[1 + slot] = 0;
+		raw_spin_unlock(&vmlat_vms[i].lock);
+	}
+	set_bit(slot, vmlat_vm_used);
+	return vm;
+}
+
+static struct vmlat_vm *vmlat_vm_find(const void *kvm)
+{
+	int i;
+
+	for_each_set_bit(i, vmlat_vm_used, VMLAT_MAX_VMS) {
+		if (vmlat_vms[i].kvm == kvm && !READ_ONCE(vmlat_vms[i].exited))
+			return &vmlat_vms[i];
+	}
+	return NULL;
+}
+
+/* Context: vmlat_alloc_lock held. */
+static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
+{
+	struct vmlat_vm *vm = vc->vm;
+
+	raw_spin_lock(&vc->lock);
+	WRITE_ONCE(vc->task, NULL);
+	vmlat_acct_end(&vc->acct, vmlat_now_ns());
+	raw_spin_unlock(&vc->lock);
+	atomic_dec(&vmlat_live_vcpus);
+	if (atomic_dec_and_test(&vm->live_vcpus))
+		WRITE_ONCE(vm->exited, true);
+}
+
+/* Context: vmlat_alloc_lock held. */
+static int vmlat_vcpu_slot(void)
+{
+	int i = find_first_zero_bit(vmlat_vcpu_used, VMLAT_MAX_VCPUS);
+
+	if (i < VMLAT_MAX_VCPUS)
+		return i;
+	/* Reclaim an exited vCPU of a VM that still runs. */
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!READ_ONCE(vmlat_vcpus[i].task))
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * The vCPU record of the current thread for @vcpu, created on its first
+ * KVM event. A thread that now runs another vCPU (a VMM that destroyed a
+ * VM and made another) retires its old record first.
+ */
+static struct vmlat_vcpu *vmlat_vcpu_get(struct kvm_vcpu *vcpu,
+					 enum vmlat_event ev, u64 now)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_of(current);
+	struct vmlat_vm *vm;
+	unsigned long flags;
+	bool inserted;
+	int idx;
+
+	if (likely(vc && vc->kvm_vcpu == vcpu))
+		return vc;
+
+	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
+	if (vc) {
+		vmlat_task_remove(current);
+		vmlat_vcpu_retire(vc);
+	}
+	vm = vmlat_vm_find(vcpu->kvm);
+	if (!vm)
+		vm = vmlat_vm_new(vcpu->kvm);
+	if (!vm) {
+		atomic64_inc(&vmlat_stats.dropped_vms);
+		vc = NULL;
+		goto out;
+	}
+	idx = vmlat_vcpu_slot();
+	if (idx < 0) {
+		atomic64_inc(&vmlat_stats.dropped_vcpus);
+		vc = NULL;
+		goto out;
+	}
+	vc = &vmlat_vcpus[idx];
+	raw_spin_lock(&vc->lock);
+	vc->kvm_vcpu = vcpu;
+	vc->vm = vm;
+	vc->tid = current->pid;
+	vc->idx = vcpu->vcpu_idx;
+	vc->exit_slot = -1;
+	vc->victim_cpu = -1;
+	vmlat_acct_init(&vc->acct, ev, now);
+	WRITE_ONCE(vc->task, current);
+	raw_spin_unlock(&vc->lock);
+	set_bit(idx, vmlat_vcpu_used);
+	inserted = vmlat_task_insert(current, idx);
+	if (!inserted) {
+		atomic64_inc(&vmlat_stats.dropped_vcpus);
+		WRITE_ONCE(vc->task, NULL);
+		clear_bit(idx, vmlat_vcpu_used);
+		vc = NULL;
+		goto out;
+	}
+	atomic_inc(&vm->live_vcpus);
+	atomic_inc(&vmlat_live_vcpus);
+	vc = NULL;	/* created at @ev: nothing more to account */
+out:
+	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+	return vc;
+}
+
+/* ---- state machine ------------------------------------------------ */
+
+static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
+{
+	int i, s;
+
+	vmlat_ahist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
+	if (slot < 0)
+		return;
+	atomic64_add(ns, &vm->exit_ns[slot]);
+	/* Reason histograms go to the first reasons seen, lock-free. */
+	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
+		s = atomic_read(&vm->reason_slot[i]);
+		if (s == -1 && atomic_try_cmpxchg(&vm->reason_slot[i], &s, slot))
+			s = slot;
+		if (s == slot) {
+			vmlat_ahist_add(&vm->reason_hist[i], ns);
+			return;
+		}
+	}
+}
+
+static void vmlat_vcpu_event(struct vmlat_vcpu *vc, enum vmlat_event ev,
+			     bool hlt, u64 now)
+{
+	struct vmlat_done done;
+	unsigned long flags;
+	int slot;
+
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	slot = vc->exit_slot;
+	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+
+	switch (done.kind) {
+	case VMLAT_DONE_PREEMPT:
+		vmlat_ahist_add(&vc->vm->hist[VMLAT_HIST_PREEMPT], done.ns);
+		break;
+	case VMLAT_DONE_WAIT:
+		vmlat_ahist_add(&vc->vm->hist[VMLAT_HIST_WAIT], done.ns);
+		break;
+	case VMLAT_DONE_EXIT:
+		vmlat_vm_exit_done(vc->vm, slot, done.ns);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * vmlat_on_kvm_entry() - a vCPU enters guest mode
+ * @vcpu:	the vCPU; current is its thread
+ *
+ * Context: kvm_entry tracepoint, preemption disabled.
+ */
+void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
+{
+	u64 now = vmlat_now_ns();
+	struct vmlat_vcpu *vc = vmlat_vcpu_get(vcpu, VMLAT_EV_ENTRY, now);
+
+	if (vc)
+		vmlat_vcpu_event(vc, VMLAT_EV_ENTRY, false, now);
+}
+
+/**
+ * vmlat_on_kvm_exit() - a vCPU leaves guest mode
+ * @vcpu:	the vCPU; current is its thread
+ * @isa:	KVM_ISA_SVM or KVM_ISA_VMX
+ *
+ * Context: kvm_exit tracepoint, on the vCPU's CPU, preemption disabled.
+ */
+void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
+{
+	u64 now = vmlat_now_ns(), code;
+	struct vmlat_vcpu *vc;
+	int slot = -1;
+
+	bool hlt = false;
+
+	if (!vmlat_read_exit_code(vcpu, isa, &code)) {
+		slot = vmlat_exit_slot(isa, code);
+		hlt = vmlat_exit_is_hlt(isa, code);
+	}
+
+	vc = vmlat_vcpu_get(vcpu, VMLAT_EV_EXIT, now);
+	if (!vc) {
+		/* just created at this exit, or not tracked */
+		vc = vmlat_vcpu_of(current);
+		if (!vc)
+			return;
+		vc->acct.halted = hlt;
+	} else {
+		vmlat_vcpu_event(vc, VMLAT_EV_EXIT, hlt, now);
+	}
+	WRITE_ONCE(vc->exit_slot, slot);
+	if (slot >= 0)
+		atomic64_inc(&vc->vm->exit_count[slot]);
+	else
+		atomic64_inc(&vc->vm->exit_undecoded);
+}
+
+/**
+ * vmlat_on_userspace_exit() - the current vCPU thread returns to its VMM
+ *
+ * Context: kvm_userspace_exit tracepoint.
+ */
+void vmlat_on_userspace_exit(void)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_of(current);
+
+	if (vc)
+		vmlat_vcpu_event(vc, VMLAT_EV_USER_EXIT, false, vmlat_now_ns());
+}
+
+/* ---- preemptors --------------------------------------------------- */
+
+static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
+			 u64 ns)
+{
+	struct vmlat_vm *vm = victim->vm;
+	struct vmlat_vcpu *byvc = vmlat_vcpu_of(by);
+	struct vmlat_preemptor *p, *free = NULL;
+	u8 kind = VMLAT_BY_HOST;
+	int i;
+
+	if (byvc)
+		kind = byvc->vm == vm ? VMLAT_BY_SAME_VM : VMLAT_BY_VM;
+
+	raw_spin_lock(&vm->lock);
+	vm->stolen_by[byvc ? 1 + (byvc->vm - vmlat_vms) : 0] += ns;
+	for (i = 0; i < VMLAT_TOP_PREEMPTORS; i++) {
+		p = &vm->preemptors[i];
+		if (!p->slices) {
+			free = free ?: p;
+			continue;
+		}
+		if (p->pid == by->pid && p->kind == kind)
+			goto found;
+	}
+	if (!free) {
+		vm->other_ns += ns;
+		goto out;
+	}
+	p = free;
+	p->kind = kind;
+	p->pid = by->pid;
+	memcpy(p->comm, by->comm, sizeof(p->comm));
+	p->vm_pid = byvc ? byvc->vm->pid : 0;
+	p->vcpu = byvc ? byvc->idx : -1;
+found:
+	p->stolen_ns += ns;
+	p->slices++;
+out:
+	raw_spin_unlock(&vm->lock);
+}
+
+/* Context: @c->lock held. */
+static void vmlat_victim_add(struct vmlat_cpu *c, int cpu,
+			     struct vmlat_vcpu *vc, u64 now)
+{
+	if (vc->victim_cpu >= 0)
+		return;
+	if (c->nr_victims >= VMLAT_MAX_VICTIMS) {
+		atomic64_inc(&vmlat_stats.dropped_victims);
+		return;
+	}
+	c->victims[c->nr_victims++] = vc;
+	vc->victim_cpu = cpu;
+	vc->victim_since_ns = now;
+}
+
+/* Context: @c->lock held. */
+static void vmlat_victim_del(struct vmlat_cpu *c, struct vmlat_vcpu *vc)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_victims; i++) {
+		if (c->victims[i] == vc) {
+			c->victims[i] = c->victims[--c->nr_victims];
+			break;
+		}
+	}
+	vc->victim_cpu = -1;
+}
+
+/* Remove @vc from whatever CPU it waits on. */
+static void vmlat_victim_leave(struct vmlat_vcpu *vc)
+{
+	int cpu = READ_ONCE(vc->victim_cpu);
+	unsigned long flags;
+	struct vmlat_cpu *c;
+
+	if (cpu < 0)
+		return;
+	/* Wake-ups take these locks in hard IRQ context. */
+	c = per_cpu_ptr(&vmlat_cpus, cpu);
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (vc->victim_cpu == cpu)
+		vmlat_victim_del(c, vc);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/**
+ * vmlat_on_sched_switch() - a context switch
+ * @preempt:	prev was preempted
+ * @prev:	the task leaving the CPU
+ * @next:	the task taking it
+ * @prev_state:	prev's state as the scheduler saw it
+ *
+ * Context: sched_switch tracepoint, runqueue lock held, IRQs off.
+ */
+void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state)
+{
+	struct vmlat_cpu *c;
+	struct vmlat_vcpu *pv, *nv;
+	bool runnable;
+	unsigned int i;
+	u64 now, from;
+	int cpu;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+
+	now = vmlat_now_ns();
+	cpu = smp_processor_id();
+	c = this_cpu_ptr(&vmlat_cpus);
+	pv = vmlat_vcpu_of(prev);
+	nv = vmlat_vcpu_of(next);
+	/* As __schedule(): a preempted task stays on the runqueue. */
+	runnable = preempt || prev_state == TASK_RUNNING;
+
+	if (pv)
+		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
+				 VMLAT_EV_OUT_SLEEP, false, now);
+
+	/*
+	 * Charge prev for its time on this CPU to every vCPU that waited here
+	 * meanwhile, next included: so before next leaves the victim list.
+	 */
+	raw_spin_lock(&c->lock);
+	for (i = 0; i < c->nr_victims; i++) {
+		from = max(c->last_switch_ns, c->victims[i]->victim_since_ns);
+		if (now > from)
+			vmlat_charge(c->victims[i], prev, now - from);
+	}
+	c->last_switch_ns = now;
+	if (pv && runnable)
+		vmlat_victim_add(c, cpu, pv, now);
+	raw_spin_unlock(&c->lock);
+
+	if (nv) {
+		vmlat_victim_leave(nv);
+		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now);
+	}
+}
+
+/**
+ * vmlat_on_sched_waking() - a task is being woken
+ * @p:	the task
+ *
+ * Context: sched_waking tracepoint, on the waker's CPU.
+ */
+void vmlat_on_sched_waking(struct task_struct *p)
+{
+	struct vmlat_vcpu *vc;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	vc = vmlat_vcpu_of(p);
+	if (vc)
+		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns());
+}
+
+/**
+ * vmlat_on_sched_wakeup() - a woken task is on a runqueue
+ * @p:	the task; task_cpu(@p) is the CPU whose queue holds it
+ *
+ * Context: sched_wakeup tracepoint, that runqueue's lock held.
+ */
+void vmlat_on_sched_wakeup(struct task_struct *p)
+{
+	struct vmlat_vcpu *vc;
+	struct vmlat_cpu *c;
+	int cpu;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	vc = vmlat_vcpu_of(p);
+	if (!vc || READ_ONCE(vc->acct.state) != VMLAT_WAIT)
+		return;
+	cpu = task_cpu(p);
+	c = per_cpu_ptr(&vmlat_cpus, cpu);
+	raw_spin_lock(&c->lock);
+	vmlat_victim_add(c, cpu, vc, vmlat_now_ns());
+	raw_spin_unlock(&c->lock);
+}
+
+/**
+ * vmlat_on_sched_migrate() - a task moves to another CPU's queue
+ * @p:		the task
+ * @dest_cpu:	where it goes
+ *
+ * Context: sched_migrate_task tracepoint, runqueue locks held.
+ */
+void vmlat_on_sched_migrate(struct task_struct *p, int dest_cpu)
+{
+	struct vmlat_vcpu *vc;
+	struct vmlat_cpu *c;
+	u64 since;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	vc = vmlat_vcpu_of(p);
+	if (!vc || READ_ONCE(vc->victim_cpu) < 0)
+		return;
+	since = READ_ONCE(vc->victim_since_ns);
+	vmlat_victim_leave(vc);
+	c = per_cpu_ptr(&vmlat_cpus, dest_cpu);
+	raw_spin_lock(&c->lock);
+	vmlat_victim_add(c, dest_cpu, vc, max(since, vmlat_now_ns()));
+	raw_spin_unlock(&c->lock);
+}
+
+/**
+ * vmlat_on_sched_exit() - a thread exits
+ * @p:	the thread (current)
+ *
+ * Context: sched_process_exit tracepoint, process context.
+ */
+void vmlat_on_sched_exit(struct task_struct *p)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_of(p);
+	unsigned long flags;
+
+	if (!vc)
+		return;
+	vmlat_victim_leave(vc);
+	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
+	vmlat_task_remove(p);
+	vmlat_vcpu_retire(vc);
+	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+}
+
+/* ---- lifetime ------------------------------------------------------ */
+
+/**
+ * vmlat_analyzer_reset() - zero every statistic; VMs and vCPUs stay known
+ *
+ * Context: process context.
+ */
+void vmlat_analyzer_reset(void)
+{
+	u64 now = vmlat_now_ns();
+	struct vmlat_vcpu_acct *a;
+	int i;
+
+	for (i = 0; i < VMLAT_MAX_VMS; i++)
+		vmlat_vm_clear_stats(&vmlat_vms[i]);
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		raw_spin_lock_irq(&vmlat_vcpus[i].lock);
+		a = &vmlat_vcpus[i].acct;
+		memset(a->time_ns, 0, sizeof(a->time_ns));
+		memset(a->enters, 0, sizeof(a->enters));
+		a->exits = 0;
+		a->unexpected = 0;
+		a->first_ns = now;
+		a->since_ns = now;
+		raw_spin_unlock_irq(&vmlat_vcpus[i].lock);
+	}
+	atomic64_set(&vmlat_stats.dropped_vms, 0);
+	atomic64_set(&vmlat_stats.dropped_vcpus, 0);
+	atomic64_set(&vmlat_stats.dropped_victims, 0);
+}
+
+/**
+ * vmlat_analyzer_init() - allocate the bounded tables
+ *
+ * Context: process context, before any probe is attached.
+ * Return: 0 or -ENOMEM.
+ */
+int vmlat_analyzer_init(void)
+{
+	int i, cpu;
+
+	vmlat_vms = vzalloc(array_size(VMLAT_MAX_VMS, sizeof(*vmlat_vms)));
+	vmlat_vcpus = vzalloc(array_size(VMLAT_MAX_VCPUS,
+					 sizeof(*vmlat_vcpus)));
+	vmlat_tasks = vzalloc(array_size(VMLAT_TASK_SLOTS,
+					 sizeof(*vmlat_tasks)));
+	if (!vmlat_vms || !vmlat_vcpus || !vmlat_tasks) {
+		vmlat_analyzer_exit();
+		return -ENOMEM;
+	}
+	for (i = 0; i < VMLAT_MAX_VMS; i++) {
+		raw_spin_lock_init(&vmlat_vms[i].lock);
+		vmlat_vm_clear_stats(&vmlat_vms[i]);
+	}
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		raw_spin_lock_init(&vmlat_vcpus[i].lock);
+		vmlat_vcpus[i].victim_cpu = -1;
+	}
+	for_each_possible_cpu(cpu)
+		raw_spin_lock_init(&per_cpu_ptr(&vmlat_cpus, cpu)->lock);
+	return 0;
+}
+
+/**
+ * vmlat_analyzer_exit() - free the tables
+ *
+ * Context: process context, after every probe is detached and
+ * tracepoint_synchronize_unregister() returned.
+ */
+void vmlat_analyzer_exit(void)
+{
+	vfree(vmlat_tasks);
+	vfree(vmlat_vcpus);
+	vfree(vmlat_vms);
+	vmlat_tasks = NULL;
+	vmlat_vcpus = NULL;
+	vmlat_vms = NULL;
+}

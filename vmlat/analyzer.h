@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vmlat's live analyzer: VMs, vCPUs, their states, exits, histograms and
+ * preemptors, fed by the probes and read by debugfs.
+ */
+#ifndef _VMLAT_ANALYZER_H
+#define _VMLAT_ANALYZER_H
+
+#include <linux/atomic.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+#include "exits.h"
+#include "hist.h"
+#include "state.h"
+
+#define VMLAT_MAX_VMS		64
+#define VMLAT_MAX_VCPUS		512
+#define VMLAT_TOP_PREEMPTORS	8
+#define VMLAT_REASON_HISTS	8	/* per VM: the first reasons seen */
+
+enum vmlat_hist_kind {
+	VMLAT_HIST_PREEMPT,
+	VMLAT_HIST_WAIT,
+	VMLAT_HIST_EXIT,
+	VMLAT_NR_HIST_KINDS
+};
+
+extern const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS];
+
+/* A histogram that probes on several CPUs update without a lock. */
+struct vmlat_ahist {
+	atomic64_t count;
+	atomic64_t sum_ns;
+	atomic64_t min_ns;	/* U64_MAX while empty */
+	atomic64_t max_ns;
+	atomic64_t buckets[VMLAT_HIST_NR_BUCKETS];
+};
+
+enum vmlat_preemptor_kind {
+	VMLAT_BY_HOST,		/* a host task */
+	VMLAT_BY_VM,		/* a vCPU of another VM */
+	VMLAT_BY_SAME_VM,	/* a vCPU of the same VM */
+};
+
+/**
+ * struct vmlat_preemptor - who ran while a vCPU of a VM waited for its CPU
+ * @kind:	enum vmlat_preemptor_kind
+ * @pid:	the task (for vCPUs: the vCPU thread)
+ * @comm:	its name
+ * @vm_pid:	for vCPUs: the pid of their VM, else 0
+ * @vcpu:	for vCPUs: their index, else -1
+ * @stolen_ns:	time it ran there
+ * @slices:	how many times it was charged
+ */
+struct vmlat_preemptor {
+	u8 kind;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	pid_t vm_pid;
+	int vcpu;
+	u64 stolen_ns;
+	u64 slices;
+};
+
+/**
+ * struct vmlat_vm - one VM, named by its VMM process
+ * @lock:	protects @preemptors, @other_ns and @stolen_by
+ * @kvm:	the struct kvm, as a key only: never dereferenced
+ * @pid:	tgid of the VMM process
+ * @comm:	its name
+ * @live_vcpus:	vCPU threads not exited; 0 and @exited: the VM is gone
+ * @exited:	all its vCPU threads exited (kept for display until reused)
+ * @exit_count:	exits per reason slot (exits.h)
+ * @exit_ns:	handling time per reason slot
+ * @exit_undecoded: exits whose reason could not be read or is unknown
+ * @hist:	preemption, wait and exit-handling durations
+ * @reason_slot: which exit reason slot each of @reason_hist serves (-1)
+ * @reason_hist: exit-handling durations of the first reasons seen
+ * @preemptors:	top preemptors by stolen time (a bounded table)
+ * @other_ns:	stolen time of preemptors that did not fit in the table
+ * @stolen_by:	stolen time by host tasks ([0]) and by each VM ([1 + slot])
+ */
+struct vmlat_vm {
+	raw_spinlock_t lock;
+	const void *kvm;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	atomic_t live_vcpus;
+	bool exited;
+	atomic64_t exit_count[VMLAT_EXIT_NR_SLOTS];
+	atomic64_t exit_ns[VMLAT_EXIT_NR_SLOTS];
+	atomic64_t exit_undecoded;
+	struct vmlat_ahist hist[VMLAT_NR_HIST_KINDS];
+	atomic_t reason_slot[VMLAT_REASON_HISTS];
+	struct vmlat_ahist reason_hist[VMLAT_REASON_HISTS];
+	struct vmlat_preemptor preemptors[VMLAT_TOP_PREEMPTORS];
+	u64 other_ns;
+	u64 stolen_by[1 + VMLAT_MAX_VMS];
+};
+
+/**
+ * struct vmlat_vcpu - one vCPU thread
+ * @lock:	serialises its state machine (its own events, and wake-ups
+ *		from other CPUs)
+ * @task:	the thread, as a key; NULL once it exited
+ * @kvm_vcpu:	the struct kvm_vcpu it runs, as a key only
+ * @vm:		its VM
+ * @tid:	thread id
+ * @idx:	vCPU index in its VM
+ * @exit_slot:	reason slot of the exit being handled, or -1
+ * @acct:	state accounting
+ * @victim_cpu:	CPU whose queue it waits on while preempted/woken, or -1
+ *		(under that CPU's lock)
+ * @victim_since_ns: since when it waits there
+ */
+struct vmlat_vcpu {
+	raw_spinlock_t lock;
+	const struct task_struct *task;
+	const void *kvm_vcpu;
+	struct vmlat_vm *vm;
+	pid_t tid;
+	int idx;
+	int exit_slot;
+	struct vmlat_vcpu_acct acct;
+	int victim_cpu;
+	u64 victim_since_ns;
+};
+
+/**
+ * struct vmlat_stats - how the analyzer's bounded tables are doing
+ * @dropped_vms: VMs not tracked because all VM slots were in use
+ * @dropped_vcpus: vCPU threads not tracked (slots or task table full)
+ * @dropped_victims: waits not attributed (per-CPU victim list full)
+ */
+struct vmlat_stats {
+	atomic64_t dropped_vms;
+	atomic64_t dropped_vcpus;
+	atomic64_t dropped_victims;
+};
+
+struct kvm_vcpu;
+
+int vmlat_analyzer_init(void);
+void vmlat_analyzer_exit(void);
+void vmlat_analyzer_reset(void);
+
+void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
+void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
+void vmlat_on_userspace_exit(void);
+void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state);
+void vmlat_on_sched_waking(struct task_struct *p);
+void vmlat_on_sched_wakeup(struct task_struct *p);
+void vmlat_on_sched_migrate(struct task_struct *p, int dest_cpu);
+void vmlat_on_sched_exit(struct task_struct *p);
+
+/* For debugfs: the tables, to walk under vmlat_analyzer_lock(). */
+extern struct vmlat_vm *vmlat_vms;
+extern struct vmlat_vcpu *vmlat_vcpus;
+extern struct vmlat_stats vmlat_stats;
+
+bool vmlat_vm_in_use(const struct vmlat_vm *vm);
+bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc);
+void vmlat_analyzer_lock(void);
+void vmlat_analyzer_unlock(void);
+u64 vmlat_now_ns(void);
+
+struct vmlat_hist_snap {
+	u64 count, sum_ns, min_ns, max_ns;
+	u64 buckets[VMLAT_HIST_NR_BUCKETS];
+};
+
+void vmlat_ahist_read(const struct vmlat_ahist *h, struct vmlat_hist_snap *s);
+
+#endif /* _VMLAT_ANALYZER_H */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading the raw exit code inside the kvm_exit probe (kernel glue).
+ *
+ * kvm_exit passes only (vcpu, isa); the reason is in KVM's vendor state,
+ * and kvm_x86_ops (get_exit_info) is not exported in 6.1. What public
+ * headers allow:
+ *  - SVM: struct vcpu_svm begins with the vCPU and the current VMCB
+ *    pointer, so a mirror of those two members reaches the VMCB, whose
+ *    control.exit_code (public <asm/svm.h>) is what KVM's kvm_exit event
+ *    records.
+ *  - VMX: kvm_exit fires in vmx_vcpu_run() right after the VM exit, on the
+ *    vCPU's CPU with its VMCS current and preemption off, so a VMREAD of
+ *    VM_EXIT_REASON (public <asm/vmx.h>) reads what KVM just read.
+ * Decode the result with vmlat_exit_slot() (exits.h).
+ *
+ * This header also checks, at build time, exits.h's tables against the
+ * uapi exit lists of the kernel being built for: every code equals the
+ * macro it stands for, and the lists have as many entries as the tables.
+ */
+#ifndef _VMLAT_EXIT_REASON_H
+#define _VMLAT_EXIT_REASON_H
+
+#include <linux/build_bug.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/kvm_host.h>
+#include <linux/mm.h>
+#include <linux/smp.h>
+#include <asm/asm.h>
+#include <asm/svm.h>
+#include <asm/vmx.h>
+
+#include "exits.h"
+
+/*
+ * The first two members of KVM's private struct vcpu_svm
+ * (arch/x86/kvm/svm/svm.h). Verified identical in Debian's
+ * linux-source-6.1 (6.1.192) and linux-source-6.12 (6.12.117):
+ *
+ *	struct vcpu_svm {
+ *		struct kvm_vcpu vcpu;
+ *		// vmcb always points at current_vmcb->ptr, ...
+ *		struct vmcb *vmcb;
+ *		struct kvm_vmcb_info vmcb01;
+ *		...
+ *
+ * to_svm() is container_of(vcpu, struct vcpu_svm, vcpu) in both, and
+ * neither struct is __randomize_layout. struct kvm_vcpu comes from the
+ * same headers KVM was built with, so @vmcb has the same offset here.
+ * The pointer is vmcb01's or, while L2 runs, vmcb02's: the one the exit
+ * was written to. It is checked for plausibility before use all the same.
+ */
+struct vmlat_vcpu_svm {
+	struct kvm_vcpu vcpu;
+	struct vmcb *vmcb;
+};
+
+/* ---- build-time checks of exits.h against this kernel's uapi lists ---- */
+
+struct vmlat_uapi_exit_name {
+	u64 code;
+	const char *name;
+};
+
+#define VMLAT_UAPI_LIST_LEN_(...)					\
+	(sizeof((const struct vmlat_uapi_exit_name[]){ __VA_ARGS__ }) /	\
+	 sizeof(struct vmlat_uapi_exit_name))
+
+static_assert(VMLAT_UAPI_LIST_LEN_(VMX_EXIT_REASONS) == VMLAT_EXIT_VMX_NR,
+	      "exits.h: VMX list length differs from VMX_EXIT_REASONS");
+static_assert(VMLAT_UAPI_LIST_LEN_(SVM_EXIT_REASONS) == VMLAT_EXIT_SVM_NR,
+	      "exits.h: SVM list length differs from SVM_EXIT_REASONS");
+static_assert(VMLAT_VMX_FAILED_VMENTRY == VMX_EXIT_REASONS_FAILED_VMENTRY);
+
+#define VMLAT_VMX_UAPI_CHECK_(name, code, ftrace, uapi)		\
+	static_assert(((code) & 0xffff) == (uapi),			\
+		      "exits.h: VMX " #name " is not " #uapi);
+#define VMLAT_SVM_UAPI_CHECK_(name, code, ftrace, uapi)		\
+	static_assert((u32)(code) == (u32)(uapi),			\
+		      "exits.h: SVM " #name " is not " #uapi);
+
+VMLAT_VMX_EXITS(VMLAT_VMX_UAPI_CHECK_)
+VMLAT_SVM_EXITS(VMLAT_SVM_UAPI_CHECK_)
+
+#undef VMLAT_VMX_UAPI_CHECK_
+#undef VMLAT_SVM_UAPI_CHECK_
+#undef VMLAT_UAPI_LIST_LEN_
+
+/* ---- the reader ------------------------------------------------------- */
+
+static __always_inline int vmlat_read_svm_exit_code(struct kvm_vcpu *vcpu,
+						    u64 *code)
+{
+	struct vmlat_vcpu_svm *svm =
+		container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
+	const struct vmcb *vmcb = READ_ONCE(svm->vmcb);
+
+	/* A VMCB is a page of its own (alloc_page()), in the direct map. */
+	if (!vmcb || !PAGE_ALIGNED(vmcb) || !virt_addr_valid(vmcb))
+		return -EOPNOTSUPP;
+	*code = READ_ONCE(vmcb->control.exit_code);
+	return 0;
+}
+
+static __always_inline int vmlat_read_vmx_exit_code(struct kvm_vcpu *vcpu,
+						    u64 *code)
+{
+	unsigned long value = 0;
+	u8 failed = 1;
+
+	/* Another CPU's current VMCS would be another vCPU's (or none). */
+	if (READ_ONCE(vcpu->cpu) != smp_processor_id())
+		return -EOPNOTSUPP;
+
+	/*
+	 * VMREAD: CF=1 (VMfailInvalid: no current VMCS, e.g. Hyper-V's
+	 * enlightened VMCS) or ZF=1 (VMfailValid) is a failure, "setna"
+	 * records it. A fault (#UD: VMX off) skips to 2: via the exception
+	 * table and leaves failed = 1.
+	 */
+	asm volatile("1: vmread %[field], %[value]\n\t"
+		     "setna %[failed]\n\t"
+		     "2:\n\t"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [value] "+r" (value), [failed] "+qm" (failed)
+		     : [field] "r" ((unsigned long)VM_EXIT_REASON)
+		     : "cc");
+	if (failed)
+		return -EOPNOTSUPP;
+	*code = (u32)value;
+	return 0;
+}
+
+/**
+ * vmlat_read_exit_code() - the raw code of the VM exit being traced
+ * @vcpu:	kvm_exit's vcpu argument
+ * @isa:	kvm_exit's isa argument (VMLAT_ISA_VMX or VMLAT_ISA_SVM)
+ * @code:	set to the raw exit code on success, for vmlat_exit_slot()
+ *
+ * SVM: the VMCB's EXITCODE field (32 bits, as KVM and ftrace use it; an
+ * SVM_EXIT_ERR reads as 0xffffffff). VMX: the 32-bit VM_EXIT_REASON
+ * field of the current VMCS, flag bits included. No locks, no sleeping,
+ * no printing: a few loads, or one VMREAD.
+ *
+ * Context: the kvm_exit tracepoint probe only, which runs with preemption
+ * off on the vCPU's CPU right after the VM exit. For VMX nowhere else:
+ * the VMREAD reads whatever VMCS is current on this CPU. For SVM the VMCB
+ * holds the last exit's code until the next VMRUN, but only kvm_exit
+ * guarantees it is the exit being traced.
+ * Return: 0, or -EOPNOTSUPP if @isa is neither, the VMCB pointer is not
+ * plausible, @vcpu is not on this CPU, or the VMREAD failed or faulted:
+ * count the exit as undecoded.
+ */
+static __always_inline int vmlat_read_exit_code(struct kvm_vcpu *vcpu, u32 isa,
+						u64 *code)
+{
+	switch (isa) {
+	case VMLAT_ISA_SVM:
+		return vmlat_read_svm_exit_code(vcpu, code);
+	case VMLAT_ISA_VMX:
+		return vmlat_read_vmx_exit_code(vcpu, code);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+#endif /* _VMLAT_EXIT_REASON_H */

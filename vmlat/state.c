@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-vCPU state machine (pure logic, see state.h).
+ *
+ * The transitions are one table indexed by state and event. An event that
+ * makes no sense in the current state (vmlat attached while the vCPU was
+ * somewhere else, or an event it could not see) is counted as unexpected
+ * and the machine resyncs to where the event says the vCPU is: the state
+ * times stay a partition of the observed time whatever comes in.
+ */
+#include "state.h"
+
+const char *const vmlat_state_names[VMLAT_NR_STATES] = {
+	[VMLAT_GUEST]		= "guest",
+	[VMLAT_KERNEL]		= "kernel",
+	[VMLAT_USER]		= "user",
+	[VMLAT_PREEMPTED]	= "preempted",
+	[VMLAT_WAIT]		= "wait",
+	[VMLAT_IDLE]		= "idle",
+	[VMLAT_BLOCKED]		= "blocked",
+};
+
+/* Table entries: a target state, or one of these, plus T_BAD. */
+#define T_STAY		0x10	/* no change */
+#define T_RESUME	0x20	/* back on CPU: to user or kernel, where it was */
+#define T_SLEEP		0x30	/* asleep: idle if halted, else blocked */
+#define T_BAD		0x80	/* unexpected here: counted */
+#define T_TARGET(t)	((t) & 0x7f)
+
+#define G	VMLAT_GUEST
+#define K	VMLAT_KERNEL
+#define U	VMLAT_USER
+#define P	VMLAT_PREEMPTED
+#define W	VMLAT_WAIT
+
+static const u8 vmlat_next[VMLAT_NR_STATES][VMLAT_NR_EVENTS] = {
+	/*            ENTRY    EXIT     USER_EXIT OUT_RUNNABLE OUT_SLEEP        WAKEUP  IN */
+	[VMLAT_GUEST] = {
+		T_BAD | G, K,       T_BAD | U, T_BAD | P, T_BAD | T_SLEEP, T_STAY, T_BAD | T_STAY },
+	[VMLAT_KERNEL] = {
+		G,         T_BAD | K, U,      P,         T_SLEEP,         T_STAY, T_BAD | T_STAY },
+	[VMLAT_USER] = {
+		G,         T_BAD | K, T_BAD | U, P,      T_SLEEP,         T_STAY, T_BAD | T_STAY },
+	[VMLAT_PREEMPTED] = {
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | T_STAY, T_BAD | T_SLEEP, T_STAY, T_RESUME },
+	[VMLAT_WAIT] = {
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_SLEEP, T_STAY, T_RESUME },
+	[VMLAT_IDLE] = {
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_STAY, W,   T_BAD | T_RESUME },
+	[VMLAT_BLOCKED] = {
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_STAY, W,   T_BAD | T_RESUME },
+};
+
+#undef G
+#undef K
+#undef U
+#undef P
+#undef W
+
+static u64 delta_ns(u64 from, u64 to)
+{
+	/* Events of one vCPU come from several CPUs: never go negative. */
+	return to > from ? to - from : 0;
+}
+
+/**
+ * vmlat_acct_init() - start accounting a vCPU at its first event
+ * @a:		the accounting to initialise
+ * @first:	the event that made vmlat see this vCPU (kvm_entry/kvm_exit)
+ * @now_ns:	its time
+ */
+void vmlat_acct_init(struct vmlat_vcpu_acct *a, enum vmlat_event first,
+		     u64 now_ns)
+{
+	memset(a, 0, sizeof(*a));
+	a->first_ns = now_ns;
+	a->since_ns = now_ns;
+	a->entered_ns = now_ns;
+	a->state = first == VMLAT_EV_ENTRY ? VMLAT_GUEST : VMLAT_KERNEL;
+	a->enters[a->state] = 1;
+	if (first == VMLAT_EV_EXIT)
+		a->exits = 1;
+}
+
+/**
+ * vmlat_acct_event() - account one event of a vCPU
+ * @a:		the vCPU's accounting
+ * @ev:		the event
+ * @hlt:	for VMLAT_EV_EXIT: the exit reason is HLT
+ * @now_ns:	time of the event
+ * @done:	set to the interval the event completed, if any
+ *
+ * Context: the caller serialises events of one vCPU.
+ */
+void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
+		      bool hlt, u64 now_ns, struct vmlat_done *done)
+{
+	u8 old = a->state, t = vmlat_next[old][ev];
+	u64 d = delta_ns(a->since_ns, now_ns);
+	u8 new;
+
+	done->kind = VMLAT_DONE_NONE;
+	done->ns = 0;
+	if (a->ended)
+		return;
+	if (t & T_BAD)
+		a->unexpected++;
+
+	switch (T_TARGET(t)) {
+	case T_STAY:
+		new = old;
+		break;
+	case T_RESUME:
+		new = a->in_user ? VMLAT_USER : VMLAT_KERNEL;
+		break;
+	case T_SLEEP:
+		new = a->halted ? VMLAT_IDLE : VMLAT_BLOCKED;
+		break;
+	default:
+		new = T_TARGET(t);
+		break;
+	}
+
+	/* Close the current segment at every event, whatever follows. */
+	a->time_ns[old] += d;
+	a->since_ns += d;
+	/* Exit handling counts only the host time on CPU. */
+	if (old == VMLAT_KERNEL || old == VMLAT_USER)
+		a->exit_host_ns += d;
+
+	switch (ev) {
+	case VMLAT_EV_EXIT:
+		a->exits++;
+		a->exit_host_ns = 0;
+		a->halted = hlt;
+		a->in_user = false;
+		break;
+	case VMLAT_EV_ENTRY:
+		if (old == VMLAT_KERNEL || old == VMLAT_USER) {
+			done->kind = VMLAT_DONE_EXIT;
+			done->ns = a->exit_host_ns;
+		}
+		a->halted = false;
+		a->in_user = false;
+		break;
+	case VMLAT_EV_USER_EXIT:
+		a->in_user = true;
+		break;
+	case VMLAT_EV_IN:
+		if (t & T_BAD)
+			break;
+		if (old == VMLAT_PREEMPTED)
+			done->kind = VMLAT_DONE_PREEMPT;
+		else if (old == VMLAT_WAIT)
+			done->kind = VMLAT_DONE_WAIT;
+		done->ns = a->since_ns - a->entered_ns;
+		break;
+	default:
+		break;
+	}
+
+	if (new == old)
+		return;
+	a->enters[new]++;
+	a->state = new;
+	a->entered_ns = a->since_ns;
+}
+
+/**
+ * vmlat_acct_end() - the vCPU's thread exited: stop its clock
+ * @a:		the vCPU's accounting
+ * @now_ns:	the time of the exit
+ *
+ * The time up to @now_ns goes to the current state; later events and
+ * snapshots add nothing, so an exited vCPU's times stay what they were.
+ */
+void vmlat_acct_end(struct vmlat_vcpu_acct *a, u64 now_ns)
+{
+	u64 d;
+
+	if (a->ended)
+		return;
+	d = delta_ns(a->since_ns, now_ns);
+	a->time_ns[a->state] += d;
+	a->since_ns += d;
+	a->ended = true;
+}
+
+/**
+ * vmlat_acct_snapshot() - state times up to @now_ns, current state included
+ * @a:		the vCPU's accounting
+ * @now_ns:	the time of the snapshot
+ * @time_ns:	set to the time in each state
+ * @observed_ns: set to the time since the first event; the sum of
+ *		@time_ns equals it (the invariant the tests check)
+ */
+void vmlat_acct_snapshot(const struct vmlat_vcpu_acct *a, u64 now_ns,
+			 u64 time_ns[VMLAT_NR_STATES], u64 *observed_ns)
+{
+	u64 d = a->ended ? 0 : delta_ns(a->since_ns, now_ns);
+	int i;
+
+	for (i = 0; i < VMLAT_NR_STATES; i++)
+		time_ns[i] = a->time_ns[i];
+	time_ns[a->state] += d;
+	*observed_ns = a->since_ns + d - a->first_ns;
+}

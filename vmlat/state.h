@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-vCPU state machine (pure logic).
+ *
+ * From host events only, after [P4] Algorithm 1 and [P0] Figure 5, with
+ * what the host knows beyond them: exit handling in the kernel is told
+ * apart from exit handling in the userspace VMM, and sleeping for a reason
+ * other than a guest HLT is "blocked", not "idle".
+ *
+ *   guest      kvm_entry .. kvm_exit
+ *   kernel     on CPU in KVM, handling an exit (halt-polling included)
+ *   user       on CPU in the VMM: kvm_userspace_exit .. kvm_entry
+ *   preempted  switched out while runnable
+ *   wait       woken, runnable, not yet on a CPU
+ *   idle       switched out asleep after a HLT exit (the guest is idle)
+ *   blocked    switched out asleep for any other reason
+ *
+ * Every nanosecond between a vCPU's first event and now is in exactly one
+ * state, so the state times add up to the observed time.
+ */
+#ifndef _VMLAT_STATE_H
+#define _VMLAT_STATE_H
+
+#include "pure.h"
+
+enum vmlat_state {
+	VMLAT_GUEST,
+	VMLAT_KERNEL,
+	VMLAT_USER,
+	VMLAT_PREEMPTED,
+	VMLAT_WAIT,
+	VMLAT_IDLE,
+	VMLAT_BLOCKED,
+	VMLAT_NR_STATES
+};
+
+enum vmlat_event {
+	VMLAT_EV_ENTRY,		/* kvm_entry */
+	VMLAT_EV_EXIT,		/* kvm_exit */
+	VMLAT_EV_USER_EXIT,	/* kvm_userspace_exit */
+	VMLAT_EV_OUT_RUNNABLE,	/* sched_switch out, still runnable */
+	VMLAT_EV_OUT_SLEEP,	/* sched_switch out, asleep */
+	VMLAT_EV_WAKEUP,	/* sched_waking */
+	VMLAT_EV_IN,		/* sched_switch in */
+	VMLAT_NR_EVENTS
+};
+
+/* What an event completed, for the histograms. */
+enum vmlat_done_kind {
+	VMLAT_DONE_NONE,
+	VMLAT_DONE_PREEMPT,	/* preempted .. back on CPU */
+	VMLAT_DONE_WAIT,	/* woken .. on CPU */
+	VMLAT_DONE_EXIT,	/* kvm_exit .. kvm_entry, net of off-CPU time */
+};
+
+struct vmlat_done {
+	enum vmlat_done_kind kind;
+	u64 ns;
+};
+
+/**
+ * struct vmlat_vcpu_acct - time accounting of one vCPU
+ * @first_ns:	time of the first event
+ * @since_ns:	end of what is accounted in @time_ns
+ * @entered_ns:	when the current state was entered
+ * @time_ns:	time spent in each state, current one excluded
+ * @enters:	times each state was entered
+ * @exits:	number of kvm_exit events
+ * @unexpected:	events that made no sense in the state they came in
+ *		(e.g. vmlat attached mid-flight); counted, then resynced
+ * @exit_host_ns: on-CPU host time since the last kvm_exit (exit handling)
+ * @state:	current state (enum vmlat_state)
+ * @in_user:	when on CPU, runs in the VMM (after kvm_userspace_exit)
+ * @halted:	the last exit was a HLT, and no kvm_entry since
+ * @ended:	the thread exited: the clock stopped at @since_ns
+ */
+struct vmlat_vcpu_acct {
+	u64 first_ns;
+	u64 since_ns;
+	u64 entered_ns;
+	u64 time_ns[VMLAT_NR_STATES];
+	u64 enters[VMLAT_NR_STATES];
+	u64 exits;
+	u64 unexpected;
+	u64 exit_host_ns;
+	u8 state;
+	bool in_user;
+	bool halted;
+	bool ended;
+};
+
+extern const char *const vmlat_state_names[VMLAT_NR_STATES];
+
+void vmlat_acct_init(struct vmlat_vcpu_acct *a, enum vmlat_event first,
+		     u64 now_ns);
+void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
+		      bool hlt, u64 now_ns, struct vmlat_done *done);
+void vmlat_acct_end(struct vmlat_vcpu_acct *a, u64 now_ns);
+void vmlat_acct_snapshot(const struct vmlat_vcpu_acct *a, u64 now_ns,
+			 u64 time_ns[VMLAT_NR_STATES], u64 *observed_ns);
+
+#endif /* _VMLAT_STATE_H */

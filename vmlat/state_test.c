@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for vmlat/state.c, the per-vCPU state machine.
+ *
+ * Scenarios are event lists with times, as the probes would feed them,
+ * checked against the state times and intervals worked out by hand in
+ * each case's comment. A random walk over all events checks the
+ * invariant the debugfs numbers rely on: the state times always add up to
+ * the observed time.
+ */
+#include <kunit/test.h>
+
+#include "state.h"
+
+struct ev {
+	enum vmlat_event ev;
+	bool hlt;
+	u64 t;
+	enum vmlat_done_kind done;	/* expected completed interval */
+	u64 done_ns;
+};
+
+struct scenario {
+	const char *desc;
+	enum vmlat_event first;		/* at t = 0 */
+	struct ev evs[12];
+	unsigned int nr;
+	u64 end;			/* snapshot time */
+	u64 time_ns[VMLAT_NR_STATES];	/* expected at @end */
+	enum vmlat_state state;		/* expected at @end */
+	u64 unexpected;
+};
+
+#define E(e, t_)		{ VMLAT_EV_##e, false, t_, VMLAT_DONE_NONE, 0 }
+#define EH(e, t_)		{ VMLAT_EV_##e, true, t_, VMLAT_DONE_NONE, 0 }
+#define ED(e, t_, k, ns)	{ VMLAT_EV_##e, false, t_, VMLAT_DONE_##k, ns }
+
+static const struct scenario scenarios[] = {
+	{
+		/* kernel 0-10, guest 10-25, kernel 25-30, user 30-50, guest */
+		.desc = "exit handled in kernel, then in the VMM",
+		.first = VMLAT_EV_EXIT,
+		.evs = { ED(ENTRY, 10, EXIT, 10), E(EXIT, 25), E(USER_EXIT, 30),
+			 ED(ENTRY, 50, EXIT, 25) },
+		.nr = 4, .end = 60, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_GUEST] = 25, [VMLAT_KERNEL] = 15,
+			     [VMLAT_USER] = 20 },
+	},
+	{
+		/*
+		 * preempted 10-40 (a spurious wake-up changes nothing), the
+		 * exit then took 10 + 5 on CPU, net of the preemption
+		 */
+		.desc = "preempted during exit handling",
+		.first = VMLAT_EV_EXIT,
+		.evs = { E(OUT_RUNNABLE, 10), E(WAKEUP, 15),
+			 ED(IN, 40, PREEMPT, 30), ED(ENTRY, 45, EXIT, 15) },
+		.nr = 4, .end = 45, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_KERNEL] = 15, [VMLAT_PREEMPTED] = 30 },
+	},
+	{
+		/* HLT exit, asleep 5-100 (idle), waits 100-130 for a CPU */
+		.desc = "guest halts, wakes, waits for a CPU",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { EH(EXIT, 0), E(OUT_SLEEP, 5), E(WAKEUP, 100),
+			 ED(IN, 130, WAIT, 30), ED(ENTRY, 132, EXIT, 7) },
+		.nr = 5, .end = 140, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_GUEST] = 8, [VMLAT_KERNEL] = 7,
+			     [VMLAT_IDLE] = 95, [VMLAT_WAIT] = 30 },
+	},
+	{
+		/* HLT handed to the VMM, which sleeps: still idle */
+		.desc = "HLT exit to userspace, VMM sleeps",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { EH(EXIT, 10), E(USER_EXIT, 11), E(OUT_SLEEP, 12),
+			 E(WAKEUP, 50), ED(IN, 51, WAIT, 1) },
+		.nr = 5, .end = 53, .state = VMLAT_USER,
+		.time_ns = { [VMLAT_GUEST] = 10, [VMLAT_KERNEL] = 1,
+			     [VMLAT_USER] = 3, [VMLAT_IDLE] = 38,
+			     [VMLAT_WAIT] = 1 },
+	},
+	{
+		/* the VMM sleeps on I/O: blocked, not idle; back in user */
+		.desc = "VMM blocks on I/O after a port-I/O exit",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { E(EXIT, 4), E(USER_EXIT, 6), E(OUT_SLEEP, 9),
+			 E(WAKEUP, 29), ED(IN, 30, WAIT, 1),
+			 ED(ENTRY, 35, EXIT, 10) },
+		.nr = 6, .end = 35, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_GUEST] = 4, [VMLAT_KERNEL] = 2,
+			     [VMLAT_USER] = 8, [VMLAT_BLOCKED] = 20,
+			     [VMLAT_WAIT] = 1 },
+	},
+	{
+		/*
+		 * vmlat attached while the vCPU was in guest mode and saw
+		 * a switch-out it could not have: counted, then followed
+		 */
+		.desc = "impossible switch-out from guest mode",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { E(OUT_RUNNABLE, 5), ED(IN, 9, PREEMPT, 4) },
+		.nr = 2, .end = 10, .state = VMLAT_KERNEL,
+		.time_ns = { [VMLAT_GUEST] = 5, [VMLAT_PREEMPTED] = 4,
+			     [VMLAT_KERNEL] = 1 },
+		.unexpected = 1,
+	},
+	{
+		/* switched in without the wake-up being seen */
+		.desc = "switch-in from idle without a wake-up",
+		.first = VMLAT_EV_EXIT,
+		.evs = { E(OUT_SLEEP, 2), E(IN, 7) },
+		.nr = 2, .end = 8, .state = VMLAT_KERNEL,
+		.time_ns = { [VMLAT_KERNEL] = 3, [VMLAT_BLOCKED] = 5 },
+		.unexpected = 1,
+	},
+	{
+		/* timestamps of two CPUs slightly out of order */
+		.desc = "time going backwards across CPUs",
+		.first = VMLAT_EV_EXIT,
+		.evs = { E(OUT_RUNNABLE, 10), ED(IN, 8, PREEMPT, 0),
+			 ED(ENTRY, 12, EXIT, 12) },
+		.nr = 3, .end = 12, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_KERNEL] = 12 },
+	},
+};
+
+static void scenario_desc(const struct scenario *s, char *desc)
+{
+	strscpy(desc, s->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(scenario, scenarios, scenario_desc);
+
+static void vmlat_acct_event_scenarios(struct kunit *test)
+{
+	const struct scenario *s = test->param_value;
+	struct vmlat_vcpu_acct a;
+	u64 times[VMLAT_NR_STATES], observed, sum = 0;
+	struct vmlat_done done;
+	unsigned int i;
+
+	vmlat_acct_init(&a, s->first, 0);
+	for (i = 0; i < s->nr; i++) {
+		const struct ev *e = &s->evs[i];
+
+		vmlat_acct_event(&a, e->ev, e->hlt, e->t, &done);
+		KUNIT_EXPECT_EQ_MSG(test, done.kind, e->done,
+				    "event %u: completed interval kind", i);
+		KUNIT_EXPECT_EQ_MSG(test, done.ns, e->done_ns,
+				    "event %u: completed interval length", i);
+	}
+	vmlat_acct_snapshot(&a, s->end, times, &observed);
+	for (i = 0; i < VMLAT_NR_STATES; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, times[i], s->time_ns[i],
+				    "time in %s", vmlat_state_names[i]);
+		sum += times[i];
+	}
+	KUNIT_EXPECT_EQ(test, a.state, (u8)s->state);
+	KUNIT_EXPECT_EQ(test, a.unexpected, s->unexpected);
+	KUNIT_EXPECT_EQ(test, sum, observed);
+}
+
+/* Every state entered is counted, and exits once per kvm_exit. */
+static void vmlat_acct_event_counts_entries_and_exits(struct kunit *test)
+{
+	struct vmlat_vcpu_acct a;
+	struct vmlat_done done;
+	int i;
+
+	vmlat_acct_init(&a, VMLAT_EV_ENTRY, 0);
+	for (i = 0; i < 100; i++) {
+		vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 10 * i + 3, &done);
+		vmlat_acct_event(&a, VMLAT_EV_ENTRY, false, 10 * i + 5, &done);
+		KUNIT_ASSERT_EQ(test, done.kind, VMLAT_DONE_EXIT);
+		KUNIT_ASSERT_EQ(test, done.ns, 2ULL);
+	}
+	KUNIT_EXPECT_EQ(test, a.exits, 100ULL);
+	KUNIT_EXPECT_EQ(test, a.enters[VMLAT_GUEST], 101ULL);
+	KUNIT_EXPECT_EQ(test, a.enters[VMLAT_KERNEL], 100ULL);
+	KUNIT_EXPECT_EQ(test, a.time_ns[VMLAT_KERNEL], 200ULL);
+}
+
+/*
+ * Any event, in any state, at any (even earlier) time: the state times
+ * stay a partition of the observed time and every state stays valid.
+ */
+static void vmlat_acct_event_random_walk_keeps_partition(struct kunit *test)
+{
+	struct vmlat_vcpu_acct a;
+	struct vmlat_done done;
+	u64 times[VMLAT_NR_STATES], observed, sum, t = 1000;
+	u32 seed = 42;
+	int i, j;
+
+	vmlat_acct_init(&a, VMLAT_EV_EXIT, t);
+	for (i = 0; i < 20000; i++) {
+		seed = seed * 1103515245 + 12345;
+		/* mostly forward, sometimes a little back */
+		t += (seed >> 8) % 1000;
+		t -= (seed >> 20) % 8 == 0 ? (seed >> 4) % 300 : 0;
+		vmlat_acct_event(&a, (seed >> 16) % VMLAT_NR_EVENTS,
+				 (seed >> 12) & 1, t, &done);
+		KUNIT_ASSERT_LT(test, (int)a.state, VMLAT_NR_STATES);
+		if (i % 97)
+			continue;
+		vmlat_acct_snapshot(&a, t, times, &observed);
+		for (sum = 0, j = 0; j < VMLAT_NR_STATES; j++)
+			sum += times[j];
+		KUNIT_ASSERT_EQ(test, sum, observed);
+	}
+	/* Random events are mostly out of place: they were noticed. */
+	KUNIT_EXPECT_GT(test, a.unexpected, 0ULL);
+}
+
+/* A vCPU whose thread exited keeps its times: its clock stopped. */
+static void vmlat_acct_end_stops_the_clock(struct kunit *test)
+{
+	u64 times[VMLAT_NR_STATES], observed;
+	struct vmlat_vcpu_acct a;
+	struct vmlat_done done;
+
+	vmlat_acct_init(&a, VMLAT_EV_ENTRY, 100);
+	vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 150, &done);
+	vmlat_acct_event(&a, VMLAT_EV_USER_EXIT, false, 170, &done);
+	vmlat_acct_end(&a, 200);
+	/* Late events (other CPUs) and later reads change nothing. */
+	vmlat_acct_event(&a, VMLAT_EV_OUT_SLEEP, false, 300, &done);
+	KUNIT_EXPECT_EQ(test, done.kind, VMLAT_DONE_NONE);
+	vmlat_acct_end(&a, 400);
+	vmlat_acct_snapshot(&a, 10000, times, &observed);
+	KUNIT_EXPECT_EQ(test, observed, 100ULL);
+	KUNIT_EXPECT_EQ(test, times[VMLAT_GUEST], 50ULL);
+	KUNIT_EXPECT_EQ(test, times[VMLAT_KERNEL], 20ULL);
+	KUNIT_EXPECT_EQ(test, times[VMLAT_USER], 30ULL);
+	KUNIT_EXPECT_EQ(test, times[VMLAT_BLOCKED], 0ULL);
+	KUNIT_EXPECT_EQ(test, a.unexpected, 0ULL);
+}
+
+static struct kunit_case vmlat_state_cases[] = {
+	KUNIT_CASE_PARAM(vmlat_acct_event_scenarios, scenario_gen_params),
+	KUNIT_CASE(vmlat_acct_event_counts_entries_and_exits),
+	KUNIT_CASE(vmlat_acct_event_random_walk_keeps_partition),
+	KUNIT_CASE(vmlat_acct_end_stops_the_clock),
+	{}
+};
+
+static struct kunit_suite vmlat_state_suite = {
+	.name = "vmlat_state",
+	.test_cases = vmlat_state_cases,
+};
+
+kunit_test_suites(&vmlat_state_suite);
