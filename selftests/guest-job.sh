@@ -33,9 +33,10 @@ hits() {	# hits HOOK: the hook's hit count in vmlat's status
 }
 
 # 1. vmlat's own selftests (kselftest_harness TAP).
-for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh; do
+for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh \
+	"$SELFTESTS_BIN"/*_test.py; do
 	[ -x "$t" ] || continue
-	name=$(basename "$t" .sh)
+	name=$(basename "$t"); name=${name%.sh}; name=${name%.py}
 	echo "--- $name"
 	VMLAT_KO=$VMLAT_KO timeout -k 10 "$TEST_TIMEOUT" "$t" >"$OUT/$name.tap" 2>&1
 	echo "exit status $?" >>"$OUT/$name.log"

@@ -1087,3 +1087,92 @@ int vmlat_guest_run_until(struct vmlat_guest_progress *pr, uint64_t max_ms,
 	tiny_vm_destroy(&vm);
 	return ret;
 }
+
+/* ---- tiny KVM guest with caller-supplied code ---------------------------- */
+
+/*
+ * The same VM as the tiny guest above (64 KiB of RAM, one vCPU in real mode,
+ * CS base 0, no in-kernel irqchip, so HLT exits to userspace as
+ * KVM_EXIT_HLT), running the caller's 16-bit code instead of guest_code.
+ * Used by scenario.c for halting and mixed-exit guests.
+ */
+struct vmlat_vm {
+	struct tiny_vm t;
+};
+
+_Static_assert(VMLAT_VM_CODE_GPA == GUEST_CODE_GPA,
+	       "vmlat_vm_create() loads code where the tiny guest's is");
+
+/**
+ * vmlat_vm_create() - create a one-vCPU VM that runs @code
+ * @vmp:  receives the VM; free it with vmlat_vm_destroy()
+ * @code: 16-bit real-mode code, loaded at VMLAT_VM_CODE_GPA where the vCPU
+ *        starts (RIP = VMLAT_VM_CODE_GPA, other general registers 0)
+ * @len:  size of @code in bytes
+ * @st:   on failure @st->error says why
+ *
+ * Context: creates the VM and its vCPU from the calling thread; call
+ * KVM_RUN from one thread only (the "vCPU thread").
+ * Return: 0, -EINVAL if @code does not fit, or the negative errno of a
+ * failed allocation or KVM call.
+ */
+int vmlat_vm_create(struct vmlat_vm **vmp, const void *code, size_t len,
+		    struct vmlat_guest_stats *st)
+{
+	struct vmlat_vm *vm;
+	int ret;
+
+	*vmp = NULL;
+	memset(st, 0, sizeof(*st));
+	if (!len || len > GUEST_MEM_SIZE - GUEST_CODE_GPA)
+		return guest_fail(st, -EINVAL, "guest code of %zu bytes does not fit",
+				  len);
+	vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return guest_fail(st, -ENOMEM, "out of memory");
+	ret = tiny_vm_create(&vm->t, 0, st);
+	if (ret) {
+		tiny_vm_destroy(&vm->t);
+		free(vm);
+		return ret;
+	}
+	/* Replace guest_code; the memory is the VM's RAM, not a copy. */
+	memset(vm->t.mem + GUEST_CODE_GPA, 0, sizeof(guest_code));
+	memcpy(vm->t.mem + GUEST_CODE_GPA, code, len);
+	*vmp = vm;
+	return 0;
+}
+
+/**
+ * vmlat_vm_vcpu_fd() - the vCPU file descriptor of a VM
+ * @vm: VM from vmlat_vm_create()
+ *
+ * Return: the fd for KVM_RUN, KVM_GET_REGS, KVM_SET_REGS...
+ */
+int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm)
+{
+	return vm->t.vcpu_fd;
+}
+
+/**
+ * vmlat_vm_kvm_run() - the vCPU's shared struct kvm_run
+ * @vm: VM from vmlat_vm_create()
+ *
+ * Return: the mapped struct kvm_run (exit_reason and exit data after KVM_RUN).
+ */
+struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm)
+{
+	return vm->t.run;
+}
+
+/**
+ * vmlat_vm_destroy() - close a VM made by vmlat_vm_create()
+ * @vm: the VM, or NULL
+ */
+void vmlat_vm_destroy(struct vmlat_vm *vm)
+{
+	if (!vm)
+		return;
+	tiny_vm_destroy(&vm->t);
+	free(vm);
+}

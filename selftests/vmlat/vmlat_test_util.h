@@ -131,4 +131,18 @@ uint64_t vmlat_now_ms(void);
 bool vmlat_path_exists(const char *path);
 bool vmlat_debugfs_mounted(void);
 
+/* ---- tiny KVM guest with caller-supplied code ------------------------- */
+
+/* Guest-physical address where vmlat_vm_create() loads the code. */
+#define VMLAT_VM_CODE_GPA	0x1000
+
+struct kvm_run;
+struct vmlat_vm;
+
+int vmlat_vm_create(struct vmlat_vm **vmp, const void *code, size_t len,
+		    struct vmlat_guest_stats *st);
+int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm);
+struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm);
+void vmlat_vm_destroy(struct vmlat_vm *vm);
+
 #endif /* VMLAT_TEST_UTIL_H */

@@ -1,0 +1,363 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""analyzer_test.py - vmlat's live statistics against an ftrace oracle.
+
+For each workload of ./scenario (exits, hog, two-vms, wait, idle) this
+records ftrace's own sched and kvm events in a private tracefs instance
+(clock "mono", the clock vmlat reads) while vmlat is loaded, resets vmlat
+and writes a trace marker just before the workload, writes another marker
+and reads /sys/kernel/debug/vmlat/json just after it, then runs the
+independent oracle (./vmlat_oracle.py, which shares no code with vmlat) on
+the trace and compares.
+
+Tolerances (why: selftests/oracle/README):
+  - counts are exact: exits per reason; preempted/wait intervals +-1;
+  - state times per vCPU: |vmlat - oracle| <= 1% of the observed time
+    + entries(state) x SLACK, SLACK = 1 us of text-trace resolution plus
+    twice the cost of one ftrace event (the two ends of each interval are
+    read by different probes): 10 us on the stock kernels, 30 us on the
+    debug kernel (KASAN, lockdep), set by $VMLAT_SLACK_US;
+  - vmlat's own invariant is exact: a vCPU's state times sum to its observed
+    time.
+
+Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario and
+vmlat_oracle.py. TAP output; exit status 4 when everything was skipped.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VMLAT = "/sys/kernel/debug/vmlat"
+TRACING = "/sys/kernel/tracing"
+INST = TRACING + "/instances/vmlat_analyzer_test"
+EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
+          "sched/sched_migrate_task", "kvm/kvm_entry", "kvm/kvm_exit",
+          "kvm/kvm_userspace_exit", "kvm/kvm_hypercall"]
+STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
+SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
+KEEP = os.environ.get("VMLAT_OUT")
+
+results = []
+
+
+def tap(ok, name, why=""):
+    results.append((ok, name, why))
+    n = len(results)
+    line = "%s %d %s" % ("ok" if ok else "not ok", n, name)
+    if why:
+        line += " # " + why
+    print(line, flush=True)
+
+
+def wr(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def rd(path):
+    with open(path) as f:
+        return f.read()
+
+
+def marker(text):
+    wr(INST + "/trace_marker", text)
+
+
+def record(name, args):
+    """Run ./scenario ARGS under ftrace; return (scenario text, vmlat json,
+    oracle json) or raise RuntimeError."""
+    if os.path.isdir(INST):
+        os.rmdir(INST)
+    os.mkdir(INST)
+    try:
+        wr(INST + "/trace_clock", "mono")
+        wr(INST + "/buffer_size_kb", "16384")
+        for e in EVENTS:
+            wr(INST + "/events/" + e + "/enable", "1")
+        wr(INST + "/trace", "")
+        wr(INST + "/tracing_on", "1")
+        wr(VMLAT + "/reset", "1")
+        marker("vmlat_start " + name)
+        p = subprocess.run([os.path.join(HERE, "scenario")] + args,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=300)
+        marker("vmlat_end " + name)
+        vm = json.loads(rd(VMLAT + "/json"))
+        wr(INST + "/tracing_on", "0")
+        if p.returncode == 4:
+            raise SkipTest(p.stderr.strip().splitlines()[-1:] or "skip")
+        if p.returncode != 0 or "status=ok" not in p.stdout:
+            raise RuntimeError("scenario %s failed (%d): %s" %
+                               (" ".join(args), p.returncode,
+                                p.stderr.strip()[-300:]))
+        for cpu in os.listdir(INST + "/per_cpu"):
+            for line in rd(INST + "/per_cpu/%s/stats" % cpu).splitlines():
+                k, _, v = line.partition(":")
+                if k in ("overrun", "commit overrun", "dropped events") \
+                        and int(v) != 0:
+                    raise RuntimeError("ftrace lost events on %s: %s" %
+                                       (cpu, line))
+        trace = rd(INST + "/trace")
+    finally:
+        wr(INST + "/tracing_on", "0")
+        os.rmdir(INST)
+
+    tmp = "/tmp/vmlat_analyzer_%s" % name
+    os.makedirs(tmp, exist_ok=True)
+    if KEEP:
+        tmp = os.path.join(KEEP, "analyzer_%s" % name)
+        os.makedirs(tmp, exist_ok=True)
+    wr(tmp + "/scenario.txt", p.stdout)
+    wr(tmp + "/trace.txt", trace)
+    wr(tmp + "/vmlat.json", json.dumps(vm, indent=1))
+    o = subprocess.run([sys.executable, os.path.join(HERE, "vmlat_oracle.py"),
+                        "--scenario", tmp + "/scenario.txt",
+                        "--start-marker", "vmlat_start " + name,
+                        "--end-marker", "vmlat_end " + name,
+                        "-o", tmp + "/oracle.json", tmp + "/trace.txt"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    if o.returncode != 0:
+        raise RuntimeError("oracle failed (%d): %s" %
+                           (o.returncode, o.stderr.strip()[-300:]))
+    return p.stdout, vm, json.loads(rd(tmp + "/oracle.json")), tmp
+
+
+class SkipTest(Exception):
+    pass
+
+
+def scen_lines(text, tag):
+    out = []
+    for line in text.splitlines():
+        f = line.split()
+        if not f or f[0] != tag:
+            continue
+        out.append(dict(kv.split("=", 1) for kv in f[1:] if "=" in kv))
+    return out
+
+
+def vmlat_vm(vm_json, pid):
+    for v in vm_json["vms"]:
+        if v["pid"] == pid:
+            return v
+    return None
+
+
+def vmlat_vcpu(vm_json, tid):
+    for v in vm_json["vms"]:
+        for c in v["vcpus"]:
+            if c["tid"] == tid:
+                return v, c
+    return None, None
+
+
+def oracle_vcpu(ora, tid):
+    for c in ora["vcpus"]:
+        if c["tid"] == tid:
+            return c
+    return None
+
+
+def near(a, b, slack):
+    return abs(a - b) <= slack
+
+
+def check_states(tag, vm_json, ora, tids, states):
+    """vmlat's per-state times of each vCPU against the oracle's, and the
+    exact sum invariant."""
+    for i, tid in enumerate(tids):
+        if len(tids) > 1:
+            tag = "%s.vcpu%d" % (tag.split(".")[0], i)
+        _, c = vmlat_vcpu(vm_json, tid)
+        o = oracle_vcpu(ora, tid)
+        if c is None or o is None:
+            tap(False, "%s.vcpu_%d_known" % (tag, tid),
+                "vmlat %s, oracle %s" % (c is not None, o is not None))
+            continue
+        total = sum(c[s + "_ns"] for s in STATES)
+        tap(total == c["observed_ns"], "%s.state_sum_equals_observed" % tag,
+            "sum %d observed %d" % (total, c["observed_ns"]))
+        slack = o["observed_ns"] // 100 + 2 * SLACK_NS
+        tap(near(c["observed_ns"], o["observed_ns"], slack),
+            "%s.observed_time" % tag,
+            "vmlat %d oracle %d slack %d" % (c["observed_ns"],
+                                             o["observed_ns"], slack))
+        for s in states:
+            slack = o["observed_ns"] // 100 + \
+                (o["entries"][s] + 1) * SLACK_NS
+            tap(near(c[s + "_ns"], o["state_ns"][s], slack),
+                "%s.%s_time" % (tag, s),
+                "vmlat %d oracle %d slack %d" % (c[s + "_ns"],
+                                                 o["state_ns"][s], slack))
+
+
+def hist_count(vm, kind):
+    return vm["histograms"][kind]["count"]
+
+
+def t_exits():
+    n = 200
+    text, vm_json, ora, _ = record("exits", ["exits", str(n)])
+    vcpu = scen_lines(text, "vcpu")[0]
+    pid, tid = int(vcpu["vm_pid"]), int(vcpu["vcpu_tid"])
+    vm = vmlat_vm(vm_json, pid)
+    o = oracle_vcpu(ora, tid)
+    if vm is None or o is None:
+        tap(False, "exits.vm_known", "vmlat %s oracle %s" % (vm, o))
+        return
+    mine = {(e["isa"], e["code"]): e["count"] for e in vm["exits"]}
+    theirs = {(r["isa"], int(r["code"], 16)): r["count"]
+              for r in o["exit_reasons"].values() if r["code"] is not None}
+    tap(mine == theirs, "exits.per_reason_counts_equal_ftrace",
+        "vmlat %s ftrace %s" % (sorted(mine.items()), sorted(theirs.items())))
+    tap(vm["exits_undecoded"] == 0, "exits.none_undecoded",
+        str(vm["exits_undecoded"]))
+    # The workload's own exits are all there.
+    names = {e["name"]: e["count"] for e in vm["exits"]}
+    for ex in scen_lines(text, "expect"):
+        if "exit" not in ex:
+            continue
+        want = int(ex["count"])
+        got = names.get(ex["exit"], 0)
+        tap(got >= want, "exits.%s_at_least_%d" % (ex["exit"], want),
+            "vmlat %d" % got)
+    # Every completed exit is in the exit-handling histogram; the oracle
+    # counts the exits whose kvm_entry followed ("handled").
+    handled = sum(r["handled"] for r in o["exit_reasons"].values())
+    hc = hist_count(vm, "exit")
+    tap(hc == handled, "exits.histogram_counts_handled_exits",
+        "hist %d oracle handled %d (exits %d)" % (hc, handled,
+                                                   sum(mine.values())))
+
+
+def t_hog():
+    text, vm_json, ora, _ = record("hog", ["hog", "2"])
+    vcpu = scen_lines(text, "vcpu")[0]
+    hog = scen_lines(text, "hog")[0]
+    pid, tid = int(vcpu["vm_pid"]), int(vcpu["vcpu_tid"])
+    check_states("hog", vm_json, ora, [tid], ["preempted", "guest"])
+    vm = vmlat_vm(vm_json, pid)
+    o = oracle_vcpu(ora, tid)
+    if vm is None or o is None or not vm["preemptors"]:
+        tap(False, "hog.top_preemptor_is_hog", "no preemptors")
+        return
+    top = vm["preemptors"][0]
+    tap(top["kind"] == "host" and top["pid"] == int(hog["pid"]) and
+        top["comm"] == hog["comm"], "hog.top_preemptor_is_hog",
+        "vmlat top %s, hog %s" % (top, hog))
+    otop = o["preemptors"][0] if o["preemptors"] else {}
+    tap(otop.get("pid") == int(hog["pid"]), "hog.oracle_agrees_top_is_hog",
+        "oracle top %s" % otop)
+    stolen = top["stolen_ns"]
+    want = otop.get("stolen_ns", 0)
+    slack = o["observed_ns"] // 100 + \
+        (o["preempt"]["count"] + o["wait"]["count"] + 1) * 2 * SLACK_NS
+    tap(near(stolen, want, slack), "hog.hog_stolen_time",
+        "vmlat %d oracle %d slack %d" % (stolen, want, slack))
+    pc = hist_count(vm, "preempt")
+    tap(abs(pc - o["preempt"]["count"]) <= 1, "hog.preempt_interval_count",
+        "vmlat %d oracle %d" % (pc, o["preempt"]["count"]))
+
+
+def t_two_vms():
+    text, vm_json, ora, _ = record("two-vms", ["two-vms", "2"])
+    vcpus = scen_lines(text, "vcpu")
+    if len(vcpus) != 2:
+        tap(False, "two-vms.two_vcpus", text[-300:])
+        return
+    tids = [int(v["vcpu_tid"]) for v in vcpus]
+    pids = [int(v["vm_pid"]) for v in vcpus]
+    check_states("two-vms", vm_json, ora, tids, ["preempted"])
+    for me, other in ((0, 1), (1, 0)):
+        vm = vmlat_vm(vm_json, pids[me])
+        tag = "two-vms.vm%d" % me
+        if vm is None or not vm["preemptors"]:
+            tap(False, tag + "_names_other_vm", "no preemptors")
+            continue
+        top = vm["preemptors"][0]
+        tap(top["kind"] == "vm" and top["vm"] == pids[other] and
+            top["pid"] == tids[other], tag + "_names_other_vm",
+            "top %s, other vm %d vcpu tid %d" % (top, pids[other],
+                                                 tids[other]))
+        mat = vm["stolen_by"].get(str(pids[other]), 0)
+        ora_mat = ora["matrix"].get("vm:%d" % pids[other], {}) \
+            .get(str(pids[me]), 0)
+        o = oracle_vcpu(ora, tids[me])
+        slack = o["observed_ns"] // 100 + \
+            (o["preempt"]["count"] + o["wait"]["count"] + 1) * 2 * SLACK_NS
+        tap(mat > 0 and near(mat, ora_mat, slack), tag + "_matrix_cell",
+            "vmlat %d oracle %d slack %d" % (mat, ora_mat, slack))
+
+
+def t_wait():
+    text, vm_json, ora, _ = record("wait", ["wait", "2"])
+    vcpu = scen_lines(text, "vcpu")[0]
+    pid, tid = int(vcpu["vm_pid"]), int(vcpu["vcpu_tid"])
+    check_states("wait", vm_json, ora, [tid], ["wait", "idle", "preempted"])
+    vm = vmlat_vm(vm_json, pid)
+    o = oracle_vcpu(ora, tid)
+    if vm is None or o is None:
+        tap(False, "wait.vm_known")
+        return
+    wc = hist_count(vm, "wait")
+    tap(o["wait"]["count"] > 0 and abs(wc - o["wait"]["count"]) <= 1,
+        "wait.wait_interval_count", "vmlat %d oracle %d" %
+        (wc, o["wait"]["count"]))
+
+
+def t_idle():
+    text, vm_json, ora, _ = record("idle", ["idle", "2"])
+    vcpu = scen_lines(text, "vcpu")[0]
+    tid = int(vcpu["vcpu_tid"])
+    check_states("idle", vm_json, ora, [tid],
+                 ["idle", "guest", "kernel", "user", "blocked"])
+    o = oracle_vcpu(ora, tid)
+    _, c = vmlat_vcpu(vm_json, tid)
+    if o and c:
+        tap(c["idle_ns"] * 2 > c["observed_ns"], "idle.mostly_idle",
+            "idle %d of %d" % (c["idle_ns"], c["observed_ns"]))
+
+
+def main():
+    print("TAP version 13")
+    ko = os.environ.get("VMLAT_KO")
+    if os.geteuid() != 0 or not ko or not os.path.isfile(ko):
+        print("1..0 # SKIP needs root and $VMLAT_KO")
+        return 4
+    if not os.path.isdir(TRACING + "/instances"):
+        print("1..0 # SKIP no tracefs at %s" % TRACING)
+        return 4
+    if os.path.isdir(VMLAT):
+        print("1..0 # SKIP vmlat is already loaded")
+        return 4
+    subprocess.run(["insmod", ko], check=True)
+    try:
+        return run_all()
+    finally:
+        subprocess.run(["rmmod", "vmlat"])
+
+
+def run_all():
+    skipped = 0
+    for t in (t_exits, t_hog, t_two_vms, t_wait, t_idle):
+        name = t.__name__[2:].replace("_", "-")
+        try:
+            t()
+        except SkipTest as e:
+            tap(True, name, "SKIP %s" % e)
+            skipped += 1
+        except (RuntimeError, OSError, ValueError, KeyError,
+                IndexError, subprocess.TimeoutExpired) as e:
+            tap(False, name, "%s: %s" % (type(e).__name__,
+                                         str(e).replace("\n", " ")[:400]))
+        time.sleep(0.2)
+    print("1..%d" % len(results))
+    return 4 if skipped == len(results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

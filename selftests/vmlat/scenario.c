@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scenario: reproducible vCPU workloads and CPU contention, for comparing
+ * vmlat's statistics with an independent ftrace oracle
+ * (selftests/oracle/vmlat_oracle.py) recorded over the same run.
+ *
+ *   scenario [-c CPU] hog SECONDS      a VM doing port-I/O exits in a loop and
+ *                                      a CPU hog ("vmlat-hog") on CPU
+ *   scenario [-c CPU] two-vms SECONDS  two VM processes ("vm-a", "vm-b"),
+ *                                      both vCPUs on CPU, port-I/O loops
+ *   scenario [-c CPU] wait SECONDS     a halting guest (HLT, sleep 2 ms,
+ *                                      re-enter) and a hog on CPU: every
+ *                                      wake-up has to wait for the CPU
+ *   scenario [-c CPU] idle SECONDS     a mostly halting guest (2 I/O exits,
+ *                                      HLT, sleep 5 ms, re-enter), no hog
+ *   scenario [-c CPU] exits N          exactly N I/O, N CPUID, N VMMCALL and
+ *                                      N HLT exits, then stop
+ *
+ * CPU defaults to 1 (the test host has CPUs 0 and 1; CPU 0 stays free for
+ * the shell, the tracer and the main threads). SECONDS may be fractional.
+ * Every vCPU thread is named "vcpu0" and pinned to CPU; each VM has one
+ * vCPU and lives in its own process, whose main thread is named after the
+ * scenario ("vm-hog", "vm-a", ...). The guests are 16-bit real-mode code
+ * without an in-kernel irqchip, so HLT exits to userspace (KVM_EXIT_HLT);
+ * the vCPU thread then sleeps in clock_nanosleep() if the scenario says so.
+ *
+ * Output on stdout, one record per line, "TAG key=value ...", each written
+ * with a single write(2) so lines of several processes never mix:
+ *   vcpu vm_pid=P vcpu_tid=T vcpu=0 comm=vcpu0 vm_comm=C cpu=N
+ *        before the vCPU's first KVM_RUN
+ *   hog pid=P comm=vmlat-hog cpu=N
+ *        once the hog runs on its CPU (before any vCPU starts)
+ *   expect vm_pid=P vcpu_tid=T exit=NAME svm=NAME vmx=NAME count=N
+ *   expect vm_pid=P vcpu_tid=T userspace=KVM_EXIT_x count=N
+ *   expect vm_pid=P vcpu_tid=T hypercall_nr=0x0 count=N
+ *        (exits only) exit counts the run must produce, besides the
+ *        unavoidable extra exits (host interrupts INTR, first-touch NPF)
+ *   done vm_pid=P vcpu_tid=T runs=N io=N hlt=N intr=N ms=N
+ *        what the vCPU thread saw (KVM_RUN calls and exits to userspace)
+ *   end scenario=NAME status=ok|fail
+ * Diagnostics go to stderr. Exit status: 0 ok, 1 failure, 2 usage, 4 skip
+ * (no /dev/kvm).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kvm.h>
+
+#include "vmlat_test_util.h"
+
+#define KSFT_SKIP		4
+#define SCENARIO_PORT_IO	VMLAT_GUEST_PORT	/* 0x10 */
+#define SCENARIO_PORT_FAIL	0x11	/* guest reports an unexpected result */
+/* -KVM_ENOSYS, what KVM returns in EAX for a hypercall it does not know */
+#define SCENARIO_ENOSYS		(-1000)
+/* Hypercall number of the VMMCALLs: not a KVM_HC_* (those start at 1). */
+#define SCENARIO_HC_NR		0
+/* A scenario that does not finish in this time has failed. */
+#define SCENARIO_MAX_MS		(600 * 1000ULL)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define STR(x)			#x
+#define XSTR(x)			STR(x)
+
+/*
+ * Guest code: 16-bit real mode, loaded at VMLAT_VM_CODE_GPA (CS base 0).
+ * The assembler computes the jumps; parameters come in registers set with
+ * KVM_SET_REGS (EDI = N for guest_exits).
+ */
+extern const unsigned char guest_io_loop[], guest_io_loop_end[];
+extern const unsigned char guest_hlt_loop[], guest_hlt_loop_end[];
+extern const unsigned char guest_idle_loop[], guest_idle_loop_end[];
+extern const unsigned char guest_exits[], guest_exits_end[];
+
+asm(
+"	.pushsection .rodata.scenario_guest, \"a\", @progbits\n"
+"	.code16\n"
+/* An endless stream of port-I/O exits to userspace. */
+"guest_io_loop:\n"
+"1:	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
+"	jmp	1b\n"
+"guest_io_loop_end:\n"
+/* HLT forever: every KVM_RUN ends in KVM_EXIT_HLT. */
+"guest_hlt_loop:\n"
+"1:	hlt\n"
+"	jmp	1b\n"
+"guest_hlt_loop_end:\n"
+/* Two port-I/O exits, then HLT, forever. */
+"guest_idle_loop:\n"
+"1:	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
+"	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
+"	hlt\n"
+"	jmp	1b\n"
+"guest_idle_loop_end:\n"
+/*
+ * EDI = N: N OUTs (exit to userspace), N CPUIDs and N VMMCALLs (both
+ * handled in the host kernel), N HLTs (exit to userspace; the host stops
+ * after the N-th). A VMMCALL must return -KVM_ENOSYS, else the guest reports
+ * EAX on the failure port forever.
+ */
+"guest_exits:\n"
+"	movl	%edi, %ebp\n"
+"1:	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
+"	decl	%ebp\n"
+"	jnz	1b\n"
+"	movl	%edi, %ebp\n"
+"2:	xorl	%eax, %eax\n"
+"	xorl	%ecx, %ecx\n"
+"	cpuid\n"
+"	decl	%ebp\n"
+"	jnz	2b\n"
+"	movl	%edi, %ebp\n"
+"3:	movl	$" XSTR(SCENARIO_HC_NR) ", %eax\n"
+"	vmmcall\n"
+"	cmpl	$" XSTR(SCENARIO_ENOSYS) ", %eax\n"
+"	jne	9f\n"
+"	decl	%ebp\n"
+"	jnz	3b\n"
+"	movl	%edi, %ebp\n"
+"4:	hlt\n"
+"	decl	%ebp\n"
+"	jnz	4b\n"
+"5:	hlt\n"
+"	jmp	5b\n"
+"9:	outl	%eax, $" XSTR(SCENARIO_PORT_FAIL) "\n"
+"	jmp	9b\n"
+"guest_exits_end:\n"
+"	.code64\n"
+"	.popsection\n");
+
+/**
+ * struct vcpu_job - what one vCPU thread runs, and what it saw
+ * @vm_comm:      name of the VM process (its main thread), for the output
+ * @code:         guest code
+ * @code_len:     its size
+ * @rdi:          initial EDI of the guest
+ * @cpu:          CPU to pin the vCPU thread to
+ * @deadline_ms:  stop at this vmlat_now_ms(), 0 for no deadline
+ * @hlt_sleep_us: sleep this long after every KVM_EXIT_HLT
+ * @max_hlt:      stop after this many KVM_EXIT_HLT, 0 for no limit
+ * @tid:          thread id of the vCPU thread
+ * @runs:         KVM_RUN calls that returned to userspace
+ * @io:           KVM_EXIT_IO to SCENARIO_PORT_IO
+ * @hlt:          KVM_EXIT_HLT
+ * @intr:         KVM_EXIT_INTR and KVM_RUN failing with EINTR
+ * @ret:          0 or a negative errno
+ * @error:        why it failed
+ */
+struct vcpu_job {
+	const char *vm_comm;
+	const unsigned char *code;
+	size_t code_len;
+	uint32_t rdi;
+	int cpu;
+	uint64_t deadline_ms;
+	unsigned int hlt_sleep_us;
+	uint64_t max_hlt;
+	pid_t tid;
+	uint64_t runs, io, hlt, intr;
+	int ret;
+	char error[200];
+};
+
+static const char *scenario_name = "?";
+
+/* One output record, in a single write(2). */
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(STDOUT_FILENO, buf, n) != n)
+		perror("scenario: write");
+}
+
+static pid_t my_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+job_fail(struct vcpu_job *job, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(job->error, sizeof(job->error), fmt, ap);
+	va_end(ap);
+	job->ret = err;
+	return err;
+}
+
+static void sleep_us(unsigned int us)
+{
+	struct timespec ts = {
+		.tv_sec = us / 1000000,
+		.tv_nsec = (long)(us % 1000000) * 1000,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+/* Handles one exit to userspace; returns 1 to stop, 0 to go on, or < 0. */
+static int vcpu_handle_exit(struct vcpu_job *job, const struct kvm_run *run)
+{
+	uint32_t val = 0;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_IO:
+		if (run->io.port == SCENARIO_PORT_FAIL) {
+			memcpy(&val, (const uint8_t *)run + run->io.data_offset,
+			       sizeof(val));
+			return job_fail(job, -EPROTO,
+					"VMMCALL returned 0x%x, expected -KVM_ENOSYS",
+					val);
+		}
+		if (run->io.port != SCENARIO_PORT_IO ||
+		    run->io.direction != KVM_EXIT_IO_OUT)
+			return job_fail(job, -EPROTO,
+					"unexpected I/O exit: port 0x%x dir %u",
+					run->io.port, run->io.direction);
+		job->io++;
+		return 0;
+	case KVM_EXIT_HLT:
+		job->hlt++;
+		if (job->max_hlt && job->hlt >= job->max_hlt)
+			return 1;
+		if (job->hlt_sleep_us)
+			sleep_us(job->hlt_sleep_us);
+		return 0;
+	case KVM_EXIT_INTR:
+		job->intr++;
+		return 0;
+	case KVM_EXIT_FAIL_ENTRY:
+		return job_fail(job, -EPROTO,
+				"KVM_EXIT_FAIL_ENTRY, hardware reason 0x%llx",
+				(unsigned long long)
+				run->fail_entry.hardware_entry_failure_reason);
+	case KVM_EXIT_INTERNAL_ERROR:
+		return job_fail(job, -EPROTO,
+				"KVM_EXIT_INTERNAL_ERROR, suberror %u",
+				run->internal.suberror);
+	default:
+		return job_fail(job, -EPROTO, "unexpected exit reason %u",
+				run->exit_reason);
+	}
+}
+
+static int vcpu_run_job(struct vcpu_job *job)
+{
+	struct vmlat_guest_stats st;
+	struct kvm_regs regs;
+	struct vmlat_vm *vm;
+	struct kvm_run *run;
+	int fd, ret;
+
+	ret = vmlat_vm_create(&vm, job->code, job->code_len, &st);
+	if (ret)
+		return job_fail(job, ret, "%s", st.error);
+	fd = vmlat_vm_vcpu_fd(vm);
+	run = vmlat_vm_kvm_run(vm);
+	if (ioctl(fd, KVM_GET_REGS, &regs) < 0) {
+		ret = job_fail(job, -errno, "KVM_GET_REGS: %s", strerror(errno));
+		goto out;
+	}
+	regs.rdi = job->rdi;
+	if (ioctl(fd, KVM_SET_REGS, &regs) < 0) {
+		ret = job_fail(job, -errno, "KVM_SET_REGS: %s", strerror(errno));
+		goto out;
+	}
+	say("vcpu vm_pid=%d vcpu_tid=%d vcpu=0 comm=vcpu0 vm_comm=%s cpu=%d",
+	    (int)getpid(), (int)my_tid(), job->vm_comm, job->cpu);
+	for (;;) {
+		if (job->deadline_ms && vmlat_now_ms() >= job->deadline_ms)
+			break;
+		if (ioctl(fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				job->intr++;
+				continue;
+			}
+			ret = job_fail(job, -errno, "KVM_RUN: %s",
+				       strerror(errno));
+			break;
+		}
+		job->runs++;
+		ret = vcpu_handle_exit(job, run);
+		if (ret) {
+			ret = ret > 0 ? 0 : ret;
+			break;
+		}
+	}
+out:
+	vmlat_vm_destroy(vm);
+	return ret;
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu_job *job = arg;
+	uint64_t t0 = vmlat_now_ms();
+	int ret;
+
+	job->tid = my_tid();
+	prctl(PR_SET_NAME, "vcpu0", 0, 0, 0);
+	ret = pin_self(job->cpu);
+	if (ret)
+		job_fail(job, ret, "cannot pin to CPU %d: %s", job->cpu,
+			 strerror(-ret));
+	else
+		vcpu_run_job(job);
+	say("done vm_pid=%d vcpu_tid=%d runs=%llu io=%llu hlt=%llu intr=%llu ms=%llu",
+	    (int)getpid(), (int)my_tid(), (unsigned long long)job->runs,
+	    (unsigned long long)job->io, (unsigned long long)job->hlt,
+	    (unsigned long long)job->intr,
+	    (unsigned long long)(vmlat_now_ms() - t0));
+	return NULL;
+}
+
+/*
+ * Runs @job in a new thread of this process (named "vcpu0", pinned), with
+ * this process's main thread named @job->vm_comm, and waits for it.
+ */
+static int run_vm(struct vcpu_job *job)
+{
+	pthread_t th;
+	int err;
+
+	prctl(PR_SET_NAME, job->vm_comm, 0, 0, 0);
+	err = pthread_create(&th, NULL, vcpu_thread, job);
+	if (err) {
+		fprintf(stderr, "scenario: pthread_create: %s\n", strerror(err));
+		return -err;
+	}
+	pthread_join(th, NULL);
+	if (job->ret)
+		fprintf(stderr, "scenario: %s vCPU: %s\n", job->vm_comm,
+			job->error);
+	return job->ret;
+}
+
+/*
+ * Starts the CPU hog "vmlat-hog" pinned to @cpu; returns once it runs
+ * there. It spins until killed (or @deadline_ms, or its parent's death).
+ */
+static pid_t hog_start(int cpu, uint64_t deadline_ms)
+{
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pfd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int i;
+
+		prctl(PR_SET_NAME, "vmlat-hog", 0, 0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (pin_self(cpu))
+			_exit(1);
+		close(pfd[0]);
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(1);
+		close(pfd[1]);
+		/*
+		 * Spin in userspace; look at the clock (a system call with the
+		 * test host's hpet clocksource) only now and then.
+		 */
+		while (vmlat_now_ms() < deadline_ms)
+			for (i = 0; i < 100000; i++)
+				asm volatile("" : : : "memory");
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1) {
+		close(pfd[0]);
+		waitpid(pid, NULL, 0);
+		return -ECHILD;
+	}
+	close(pfd[0]);
+	say("hog pid=%d comm=vmlat-hog cpu=%d", (int)pid, cpu);
+	return pid;
+}
+
+static void hog_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A VM (this process) on @cpu next to a hog on the same CPU. */
+static int with_hog(struct vcpu_job *job)
+{
+	pid_t hog;
+	int ret;
+
+	hog = hog_start(job->cpu, job->deadline_ms + 10 * 1000);
+	if (hog < 0) {
+		fprintf(stderr, "scenario: cannot start the hog: %s\n",
+			strerror((int)-hog));
+		return (int)hog;
+	}
+	ret = run_vm(job);
+	hog_stop(hog);
+	return ret;
+}
+
+static int scenario_hog(int cpu, uint64_t ms)
+{
+	struct vcpu_job job = {
+		.vm_comm = "vm-hog",
+		.code = guest_io_loop,
+		.code_len = guest_io_loop_end - guest_io_loop,
+		.cpu = cpu,
+		.deadline_ms = vmlat_now_ms() + ms,
+	};
+
+	return with_hog(&job);
+}
+
+static int scenario_wait(int cpu, uint64_t ms)
+{
+	struct vcpu_job job = {
+		.vm_comm = "vm-wait",
+		.code = guest_hlt_loop,
+		.code_len = guest_hlt_loop_end - guest_hlt_loop,
+		.cpu = cpu,
+		.deadline_ms = vmlat_now_ms() + ms,
+		.hlt_sleep_us = 2000,
+	};
+
+	return with_hog(&job);
+}
+
+static int scenario_idle(int cpu, uint64_t ms)
+{
+	struct vcpu_job job = {
+		.vm_comm = "vm-idle",
+		.code = guest_idle_loop,
+		.code_len = guest_idle_loop_end - guest_idle_loop,
+		.cpu = cpu,
+		.deadline_ms = vmlat_now_ms() + ms,
+		.hlt_sleep_us = 5000,
+	};
+
+	return run_vm(&job);
+}
+
+/* Two VM processes, "vm-a" and "vm-b", with their vCPUs on @cpu. */
+static int scenario_two_vms(int cpu, uint64_t ms)
+{
+	static const char *const names[] = { "vm-a", "vm-b" };
+	uint64_t deadline_ms = vmlat_now_ms() + ms;
+	pid_t pids[2] = { -1, -1 };
+	int i, status, ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			ret = -errno;
+			break;
+		}
+		if (pids[i] == 0) {
+			struct vcpu_job job = {
+				.vm_comm = names[i],
+				.code = guest_io_loop,
+				.code_len = guest_io_loop_end - guest_io_loop,
+				.cpu = cpu,
+				.deadline_ms = deadline_ms,
+			};
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			_exit(run_vm(&job) ? 1 : 0);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		if (pids[i] <= 0)
+			continue;
+		if (waitpid(pids[i], &status, 0) < 0 ||
+		    !WIFEXITED(status) || WEXITSTATUS(status))
+			ret = -EIO;
+	}
+	return ret;
+}
+
+static int scenario_exits(int cpu, uint32_t n)
+{
+	struct vcpu_job job = {
+		.vm_comm = "vm-exits",
+		.code = guest_exits,
+		.code_len = guest_exits_end - guest_exits,
+		.rdi = n,
+		.cpu = cpu,
+		.deadline_ms = vmlat_now_ms() + SCENARIO_MAX_MS,
+		.max_hlt = n,
+	};
+	static const struct {
+		const char *name, *svm, *vmx;
+	} expect[] = {
+		{ "IOIO", "io", "IO_INSTRUCTION" },
+		{ "CPUID", "cpuid", "CPUID" },
+		{ "VMMCALL", "hypercall", "VMCALL" },
+		{ "HLT", "hlt", "HLT" },
+	};
+	size_t i;
+	int ret;
+
+	ret = run_vm(&job);
+	if (ret)
+		return ret;
+	if (job.io != n || job.hlt != n) {
+		fprintf(stderr, "scenario: exits: %llu I/O, %llu HLT exits, expected %u each\n",
+			(unsigned long long)job.io,
+			(unsigned long long)job.hlt, n);
+		return -EPROTO;
+	}
+	/* The thread is gone, but its tid is what the trace shows. */
+	for (i = 0; i < ARRAY_SIZE(expect); i++)
+		say("expect vm_pid=%d vcpu_tid=%d exit=%s svm=%s vmx=%s count=%u",
+		    (int)getpid(), (int)job.tid, expect[i].name,
+		    expect[i].svm, expect[i].vmx, n);
+	say("expect vm_pid=%d vcpu_tid=%d userspace=KVM_EXIT_IO count=%u",
+	    (int)getpid(), (int)job.tid, n);
+	say("expect vm_pid=%d vcpu_tid=%d userspace=KVM_EXIT_HLT count=%u",
+	    (int)getpid(), (int)job.tid, n);
+	say("expect vm_pid=%d vcpu_tid=%d hypercall_nr=0x%x count=%u",
+	    (int)getpid(), (int)job.tid, SCENARIO_HC_NR, n);
+	return 0;
+}
+
+static int usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-c CPU] hog|two-vms|wait|idle SECONDS\n"
+		"       %s [-c CPU] exits N\n", prog, prog);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *prog = argv[0];
+	char *end;
+	double secs;
+	int cpu = 1, ret;
+	uint64_t ms;
+
+	if (argc >= 3 && !strcmp(argv[1], "-c")) {
+		cpu = (int)strtol(argv[2], &end, 10);
+		if (*end || cpu < 0 || cpu >= CPU_SETSIZE)
+			return usage(prog);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc != 3)
+		return usage(prog);
+	scenario_name = argv[1];
+	secs = strtod(argv[2], &end);
+	if (*end || secs <= 0 || secs > SCENARIO_MAX_MS / 1000)
+		return usage(prog);
+	ms = (uint64_t)(secs * 1000);
+	if (access("/dev/kvm", R_OK | W_OK)) {
+		fprintf(stderr, "scenario: no usable /dev/kvm: %s\n",
+			strerror(errno));
+		say("end scenario=%s status=skip", scenario_name);
+		return KSFT_SKIP;
+	}
+	/* Records from forked children must not be duplicated by stdio. */
+	setvbuf(stdout, NULL, _IONBF, 0);
+
+	if (!strcmp(scenario_name, "hog"))
+		ret = scenario_hog(cpu, ms);
+	else if (!strcmp(scenario_name, "two-vms"))
+		ret = scenario_two_vms(cpu, ms);
+	else if (!strcmp(scenario_name, "wait"))
+		ret = scenario_wait(cpu, ms);
+	else if (!strcmp(scenario_name, "idle"))
+		ret = scenario_idle(cpu, ms);
+	else if (!strcmp(scenario_name, "exits") && secs == (uint32_t)secs)
+		ret = scenario_exits(cpu, (uint32_t)secs);
+	else
+		return usage(prog);
+	say("end scenario=%s status=%s", scenario_name, ret ? "fail" : "ok");
+	return ret ? 1 : 0;
+}
