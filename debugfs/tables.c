@@ -203,6 +203,8 @@ static int exits_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(exits);
 
 static const u32 hist_ppm[] = { 500000, 900000, 990000, 999000 };
+static const char *const hist_ppm_names[] = { "p50", "p90", "p99", "p99.9" };
+static_assert(ARRAY_SIZE(hist_ppm) == ARRAY_SIZE(hist_ppm_names));
 
 static void print_hist(struct seq_file *m, pid_t pid, const char *kind,
 		       const char *reason, const struct vmlat_ahist *ah,
@@ -396,7 +398,7 @@ static void json_hist(struct seq_file *m, const struct vmlat_ahist *ah,
 	seq_printf(m, "{\"count\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"sum_ns\":%llu",
 		   h->count, h->min_ns, h->max_ns, h->sum_ns);
 	for (i = 0; i < ARRAY_SIZE(hist_ppm); i++)
-		seq_printf(m, ",\"p%u\":%llu", hist_ppm[i] / 1000,
+		seq_printf(m, ",\"%s_ns\":%llu", hist_ppm_names[i],
 			   vmlat_hist_quantile(h->buckets, h->count, h->max_ns,
 					       hist_ppm[i]));
 	seq_puts(m, ",\"buckets\":[");

@@ -599,11 +599,22 @@ void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 	if (!atomic_read(&vmlat_live_vcpus))
 		return;
 
-	now = vmlat_now_ns();
-	cpu = smp_processor_id();
 	c = this_cpu_ptr(&vmlat_cpus);
 	pv = vmlat_vcpu_of(prev);
 	nv = vmlat_vcpu_of(next);
+	/*
+	 * Neither task is a vCPU and no vCPU waits here: nothing to account,
+	 * and no clock read or lock on most context switches of a host.
+	 * Victims are only added to this CPU's list under this runqueue's
+	 * lock (sched_switch, sched_wakeup, sched_migrate_task), which we
+	 * hold, so none can appear meanwhile; a later one is charged from
+	 * its own victim_since_ns, never from a skipped switch.
+	 */
+	if (!pv && !nv && !READ_ONCE(c->nr_victims))
+		return;
+
+	now = vmlat_now_ns();
+	cpu = smp_processor_id();
 	/* As __schedule(): a preempted task stays on the runqueue. */
 	runnable = preempt || prev_state == TASK_RUNNING;
 
