@@ -322,6 +322,47 @@ def t_idle():
             "idle %d of %d" % (c["idle_ns"], c["observed_ns"]))
 
 
+def total_exits(vm_json):
+    return sum(e["count"] for v in vm_json["vms"] for e in v["exits"])
+
+
+def t_reset():
+    """Statistics files are read-only; reset refuses anything but "1"
+    (-EINVAL, nothing changed) and zeroes the statistics on "1"."""
+    import errno
+    import stat
+    files = ["vms", "vcpus", "exits", "histograms", "preemptors", "matrix",
+             "steal", "json"]
+    modes = {f: stat.S_IMODE(os.stat(VMLAT + "/" + f).st_mode)
+             for f in files + ["reset"]}
+    tap(all(modes[f] == 0o444 for f in files) and modes["reset"] == 0o600,
+        "reset.file_modes", str(modes))
+    p = subprocess.run([os.path.join(HERE, "scenario"), "exits", "50"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError("scenario exits 50: %s" % p.stderr[-200:])
+    before = total_exits(json.loads(rd(VMLAT + "/json")))
+    for bad in ("2", "abc", "-1"):
+        try:
+            wr(VMLAT + "/reset", bad)
+            got = "accepted"
+        except OSError as e:
+            got = errno.errorcode.get(e.errno, str(e.errno))
+        after = total_exits(json.loads(rd(VMLAT + "/json")))
+        tap(got == "EINVAL" and after == before and before >= 200,
+            "reset.refuses_%s" % bad,
+            "write %r: %s, exits %d -> %d" % (bad, got, before, after))
+    wr(VMLAT + "/reset", "1")
+    after = json.loads(rd(VMLAT + "/json"))
+    hsum = sum(h["count"] for v in after["vms"]
+               for h in v["histograms"].values())
+    tap(total_exits(after) == 0 and hsum == 0 and
+        all(not v["preemptors"] for v in after["vms"]),
+        "reset.zeroes_statistics",
+        "exits %d histogram samples %d" % (total_exits(after), hsum))
+
+
 def main():
     print("TAP version 13")
     ko = os.environ.get("VMLAT_KO")
@@ -343,7 +384,7 @@ def main():
 
 def run_all():
     skipped = 0
-    for t in (t_exits, t_hog, t_two_vms, t_wait, t_idle):
+    for t in (t_exits, t_hog, t_two_vms, t_wait, t_idle, t_reset):
         name = t.__name__[2:].replace("_", "-")
         try:
             t()
