@@ -43,8 +43,14 @@ run_qemu() {
 	# -nic none: no network needed, and no NIC to probe.
 	# multidevs=remap: the shared root spans several file systems; remap
 	# keeps inode numbers unique inside the test host.
+	# thread=single: with one host thread per vCPU (MTTCG), QEMU 7.2 lets
+	# a vCPU run stale translated code after another vCPU patched kernel
+	# text: a static key flip (a tracepoint enabled or disabled, by ftrace
+	# as well as by vmlat) then ends in "Oops: int3" at an address whose
+	# int3 is no longer in memory, on stock 6.12 without vmlat too.
+	# Round-robin TCG sees every write before the next instruction.
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-		-accel tcg -cpu EPYC,+svm -m 2048 -smp 2 \
+		-accel tcg,thread=single -cpu EPYC,+svm -m 2048 -smp 2 \
 		-nographic -no-reboot -nic none \
 		-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.gz" \
 		-append "$cmdline" \
