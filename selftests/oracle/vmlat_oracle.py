@@ -25,7 +25,8 @@ Recording the trace (what the tests must do)
   echo 16384 > .../NAME/buffer_size_kb                (per CPU; enough)
   enable sched/sched_switch sched/sched_waking sched/sched_wakeup
          sched/sched_migrate_task kvm/kvm_entry kvm/kvm_exit
-         kvm/kvm_userspace_exit  (optional: kvm/kvm_hypercall)
+         kvm/kvm_userspace_exit  (optional: kvm/kvm_hypercall,
+         sched/sched_process_exit: where a vCPU thread stops being one)
   echo 1 > tracing_on; run the workload; echo 0 > tracing_on
   check per_cpu/cpu*/stats: "overrun", "commit overrun" and "dropped events"
   must all be 0; then copy .../NAME/trace.
@@ -314,6 +315,7 @@ class Vcpu:
         self.comm = None
         self.state = None           # None: not observed yet (or dead)
         self.dead = False
+        self.dead_ns = None         # its sched_process_exit, if traced
         self.first_ns = None
         self.since = None           # start of the current state
         self.last_ns = None         # the thread's last event
@@ -409,18 +411,25 @@ class Oracle:
         """Charges v's queued time up to t to the task on its queued CPU."""
         dt = t - v.charge_ns
         if dt > 0:
-            key = self.task_key(self.cpu_curr.get(v.qcpu, -1), v.qcpu)
+            key = self.task_key(self.cpu_curr.get(v.qcpu, -1), v.qcpu, t)
             v.ivl_by[key] = v.ivl_by.get(key, 0) + dt
         v.charge_ns = max(v.charge_ns, t)
 
-    @staticmethod
-    def task_key(pid, cpu):
+    def task_key(self, pid, cpu, t):
         """Preemptor key: the pid; pid 0 (one idle task per CPU) with its
-        CPU, so it is reported as "swapper/<cpu>"."""
-        return (pid, cpu if pid == 0 else None)
+        CPU, so it is reported as "swapper/<cpu>"; and whether the task
+        was a vCPU by then. A vCPU thread is a vCPU from its first KVM
+        event on (as for its own states): before its first KVM_RUN it is
+        a VMM thread doing host work, and a host preemptor; so is the
+        rest of its last slice after its sched_process_exit."""
+        other = self.vcpus.get(pid)
+        is_vcpu = (other is not None and other.first_ns is not None and
+                   other.first_ns <= t and
+                   (other.dead_ns is None or t <= other.dead_ns))
+        return (pid, cpu if pid == 0 else None, is_vcpu)
 
     def key_comm(self, key):
-        pid, cpu = key
+        pid, cpu = key[0], key[1]
         return "swapper/%d" % cpu if pid == 0 else self.comms.get(pid)
 
     def close_interval(self, v, t):
@@ -713,6 +722,19 @@ class Oracle:
         elif event.startswith("kvm_"):
             self.kvm_event(pid, t, cpu, event, body)
             ok = True
+        elif event == "sched_process_exit":
+            # The thread is leaving (do_exit(), before its last switch):
+            # it stops being a vCPU, its observation ends here, and the
+            # rest of its last slice is host work (as vmlat retires it).
+            v = self.touch(pid, t)
+            if v is not None:
+                self.running(v, t, cpu)
+                self.advance(v, t)
+                if v.state is not None and not v.dead:
+                    v.last_ns = t
+                    v.dead = True
+                    v.dead_ns = t
+            ok = True
         else:
             v = self.touch(pid, t)
             if v is not None:
@@ -730,7 +752,7 @@ class Oracle:
         row = {"pid": pid, "comm": self.key_comm(key), "kind": "host",
                "vm": None, "vcpu": None}
         other = self.vcpus.get(pid)
-        if other is not None and other.first_ns is not None:
+        if key[2]:
             row["kind"] = ("same_vm" if other.vm_pid is not None and
                            other.vm_pid == victim.vm_pid else "vm")
             row["vm"] = other.vm_pid
@@ -807,7 +829,8 @@ class Oracle:
                 for k in ("count", "handled", "total_ns"):
                     x[k] += e[k]
             for p in r["preemptors"]:
-                key = (p["pid"], p["comm"] if p["pid"] == 0 else None)
+                key = (p["pid"], p["comm"] if p["pid"] == 0 else None,
+                       p["kind"])
                 x = vm["preemptors"].setdefault(key, {
                     "pid": p["pid"], "comm": p["comm"], "kind": p["kind"],
                     "vm": p["vm"], "vcpu": p["vcpu"], "stolen_ns": 0,

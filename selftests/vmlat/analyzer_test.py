@@ -34,7 +34,8 @@ VMLAT = "/sys/kernel/debug/vmlat"
 TRACING = "/sys/kernel/tracing"
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
-          "sched/sched_migrate_task", "kvm/kvm_entry", "kvm/kvm_exit",
+          "sched/sched_migrate_task", "sched/sched_process_exit",
+          "kvm/kvm_entry", "kvm/kvm_exit",
           "kvm/kvm_userspace_exit", "kvm/kvm_hypercall"]
 STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
 SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
