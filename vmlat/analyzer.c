@@ -496,8 +496,9 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 {
 	struct vmlat_vm *vm = victim->vm;
 	struct vmlat_vcpu *byvc = vmlat_vcpu_of(by);
-	struct vmlat_preemptor *p, *free = NULL;
+	struct vmlat_preemptor *p, *free = NULL, *least = NULL;
 	u8 kind = VMLAT_BY_HOST;
+	u64 inherit;
 	int i;
 
 	if (byvc)
@@ -513,10 +514,24 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 		}
 		if (p->pid == by->pid && p->kind == kind)
 			goto found;
+		if (!least || p->weight_ns < least->weight_ns)
+			least = p;
 	}
+	inherit = 0;
 	if (!free) {
-		vm->other_ns += ns;
-		goto out;
+		/*
+		 * Table full: the "space-saving" top-k scheme. The newcomer
+		 * replaces the entry of least weight, whose stolen time goes
+		 * to "other", and inherits its weight. Weights only grow, so
+		 * preemptors that take turns cannot keep evicting each other
+		 * while older small entries stay: any preemptor with more than
+		 * 1/VMLAT_TOP_PREEMPTORS of the stolen time keeps an entry. The
+		 * stolen time shown stays exact: what the entry was charged.
+		 */
+		vm->other_ns += least->stolen_ns;
+		inherit = least->weight_ns;
+		memset(least, 0, sizeof(*least));
+		free = least;
 	}
 	p = free;
 	p->kind = kind;
@@ -524,10 +539,11 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 	memcpy(p->comm, by->comm, sizeof(p->comm));
 	p->vm_pid = byvc ? byvc->vm->pid : 0;
 	p->vcpu = byvc ? byvc->idx : -1;
+	p->weight_ns = inherit;
 found:
 	p->stolen_ns += ns;
+	p->weight_ns += ns;
 	p->slices++;
-out:
 	raw_spin_unlock(&vm->lock);
 }
 

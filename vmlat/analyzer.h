@@ -50,7 +50,9 @@ enum vmlat_preemptor_kind {
  * @comm:	its name
  * @vm_pid:	for vCPUs: the pid of their VM, else 0
  * @vcpu:	for vCPUs: their index, else -1
- * @stolen_ns:	time it ran there
+ * @stolen_ns:	time it ran there (since it has had this entry)
+ * @weight_ns:	@stolen_ns plus the weight of the entry it replaced: what
+ *		decides which entry the next newcomer replaces
  * @slices:	how many times it was charged
  */
 struct vmlat_preemptor {
@@ -60,6 +62,7 @@ struct vmlat_preemptor {
 	pid_t vm_pid;
 	int vcpu;
 	u64 stolen_ns;
+	u64 weight_ns;
 	u64 slices;
 };
 
