@@ -258,7 +258,13 @@ static struct vmlat_vm *vmlat_vm_new(const void *kvm)
 	vmlat_vm_clear_stats(vm);
 	vm->kvm = kvm;
 	vm->pid = current->tgid;
-	get_task_comm(vm->comm, current->group_leader);
+	/*
+	 * As tracepoints copy comm: get_task_comm() takes task_lock(), a
+	 * sleeping lock on PREEMPT_RT, and this runs in a probe under a raw
+	 * spinlock. A racing rename can tear the copy, not overrun it.
+	 */
+	memcpy(vm->comm, current->group_leader->comm, sizeof(vm->comm));
+	vm->comm[sizeof(vm->comm) - 1] = '\0';
 	atomic_set(&vm->live_vcpus, 0);
 	WRITE_ONCE(vm->exited, false);
 	/* Nobody was stolen from by an earlier VM of this slot. */
@@ -537,6 +543,7 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 	p->kind = kind;
 	p->pid = by->pid;
 	memcpy(p->comm, by->comm, sizeof(p->comm));
+	p->comm[sizeof(p->comm) - 1] = '\0';
 	p->vm_pid = byvc ? byvc->vm->pid : 0;
 	p->vcpu = byvc ? byvc->idx : -1;
 	p->weight_ns = inherit;
