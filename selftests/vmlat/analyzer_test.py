@@ -279,6 +279,13 @@ def t_hog():
         (o["preempt"]["count"] + o["wait"]["count"] + 1) * 2 * SLACK_NS
     tap(near(stolen, want, slack), "hog.hog_stolen_time",
         "vmlat %d oracle %d slack %d" % (stolen, want, slack))
+    # Percentiles from vmlat's buckets: never below the exact value, less
+    # than 1/16 above it (plus the two probes' skew on each sample).
+    for q in ("p50_ns", "p90_ns", "p99_ns"):
+        mine, exact = vm["histograms"]["preempt"][q], o["preempt"][q]
+        ok = exact is not None and \
+            exact - 2 * SLACK_NS <= mine <= exact * 17 // 16 + 2 * SLACK_NS
+        tap(ok, "hog.preempt_%s" % q, "vmlat %d oracle %s" % (mine, exact))
     pc = hist_count(vm, "preempt")
     tap(abs(pc - o["preempt"]["count"]) <= 1, "hog.preempt_interval_count",
         "vmlat %d oracle %d" % (pc, o["preempt"]["count"]))
