@@ -4,9 +4,9 @@
  *
  * vmlat keeps one histogram per VM and kind of latency (preemption, wait,
  * exit handling, ...). A probe records a value with one increment of
- * counts[vmlat_hist_bucket(ns)]; count, sum, min and max are kept exactly
- * beside it (struct vmlat_hist_summary), and the quantiles of the
- * debugfs "histograms" and "exits" files are read back from the counts.
+ * counts[vmlat_hist_bucket(ns)]; sum, min and max are kept exactly beside
+ * it (struct vmlat_ahist, analyzer.h), and the quantiles of the debugfs
+ * "histograms" and "exits" files are read back from the counts.
  *
  * Layout (VMLAT_HIST_NR_BUCKETS = 428 buckets of u64, 3424 bytes):
  *
@@ -55,21 +55,6 @@
 #define VMLAT_HIST_PPM_ONE	1000000U
 
 /**
- * struct vmlat_hist_summary - exact statistics kept beside the counts
- * @count:	number of values recorded; when 0, the other fields are
- *		meaningless
- * @sum_ns:	their sum
- * @min_ns:	the smallest
- * @max_ns:	the largest
- */
-struct vmlat_hist_summary {
-	u64 count;
-	u64 sum_ns;
-	u64 min_ns;
-	u64 max_ns;
-};
-
-/**
  * vmlat_hist_bucket() - the bucket a latency falls into
  * @ns: the latency in nanoseconds
  *
@@ -98,8 +83,5 @@ static inline unsigned int vmlat_hist_bucket(u64 ns)
 u64 vmlat_hist_bucket_lo(unsigned int i);
 u64 vmlat_hist_bucket_hi(unsigned int i);
 u64 vmlat_hist_quantile(const u64 *counts, u64 total, u64 max_ns, u32 ppm);
-void vmlat_hist_merge(u64 *dst, const u64 *src);
-void vmlat_hist_summary_merge(struct vmlat_hist_summary *dst,
-			      const struct vmlat_hist_summary *src);
 
 #endif /* _VMLAT_HIST_H */

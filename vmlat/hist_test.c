@@ -446,63 +446,6 @@ static void vmlat_hist_quantile_counts_short_of_total(struct kunit *test)
 			vmlat_hist_bucket_hi(vmlat_hist_bucket(200)) - 1);
 }
 
-static void vmlat_hist_merge_adds_counts(struct kunit *test)
-{
-	u64 *dst = kunit_kcalloc(test, VMLAT_HIST_NR_BUCKETS, sizeof(*dst),
-				 GFP_KERNEL);
-	u64 *src = kunit_kcalloc(test, VMLAT_HIST_NR_BUCKETS, sizeof(*src),
-				 GFP_KERNEL);
-	unsigned int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, dst);
-	KUNIT_ASSERT_NOT_NULL(test, src);
-	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++) {
-		dst[i] = i;
-		src[i] = 1000 * i + 7;
-	}
-	vmlat_hist_merge(dst, src);
-	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++)
-		KUNIT_EXPECT_EQ_MSG(test, dst[i], 1001ULL * i + 7,
-				    "bucket %u", i);
-}
-
-struct summary_case {
-	const char *desc;
-	struct vmlat_hist_summary dst, src, want;
-};
-
-/* Empty summaries carry garbage on purpose: it must not leak through. */
-static const struct summary_case summary_cases[] = {
-	{ "into empty", { 0, 9, 1, 2 }, { 3, 600, 100, 300 },
-	  { 3, 600, 100, 300 } },
-	{ "empty into", { 2, 50, 20, 30 }, { 0, 9, 1, 999 },
-	  { 2, 50, 20, 30 } },
-	{ "both empty", { 0, 0, 0, 0 }, { 0, 9, 1, 2 }, { 0, 0, 0, 0 } },
-	{ "src wider", { 2, 50, 20, 30 }, { 3, 600, 10, 300 },
-	  { 5, 650, 10, 300 } },
-	{ "src inside", { 2, 50, 10, 40 }, { 2, 50, 20, 30 },
-	  { 4, 100, 10, 40 } },
-};
-
-static void summary_case_desc(const struct summary_case *c, char *desc)
-{
-	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(summary, summary_cases, summary_case_desc);
-
-static void vmlat_hist_summary_merge_ignores_empty(struct kunit *test)
-{
-	const struct summary_case *c = test->param_value;
-	struct vmlat_hist_summary dst = c->dst;
-
-	vmlat_hist_summary_merge(&dst, &c->src);
-	KUNIT_EXPECT_EQ(test, dst.count, c->want.count);
-	KUNIT_EXPECT_EQ(test, dst.sum_ns, c->want.sum_ns);
-	KUNIT_EXPECT_EQ(test, dst.min_ns, c->want.min_ns);
-	KUNIT_EXPECT_EQ(test, dst.max_ns, c->want.max_ns);
-}
-
 static struct kunit_case vmlat_hist_cases[] = {
 	KUNIT_CASE_PARAM(vmlat_hist_bucket_known_values, bucket_gen_params),
 	KUNIT_CASE(vmlat_hist_bucket_lo_maps_to_itself),
@@ -515,9 +458,6 @@ static struct kunit_case vmlat_hist_cases[] = {
 	KUNIT_CASE(vmlat_hist_quantile_clamps_to_max_ns),
 	KUNIT_CASE(vmlat_hist_quantile_huge_counts_exact_rank),
 	KUNIT_CASE(vmlat_hist_quantile_counts_short_of_total),
-	KUNIT_CASE(vmlat_hist_merge_adds_counts),
-	KUNIT_CASE_PARAM(vmlat_hist_summary_merge_ignores_empty,
-			 summary_gen_params),
 	{}
 };
 
