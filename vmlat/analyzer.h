@@ -30,7 +30,6 @@ extern const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS];
 
 /* A histogram that probes on several CPUs update without a lock. */
 struct vmlat_ahist {
-	atomic64_t count;
 	atomic64_t sum_ns;
 	atomic64_t min_ns;	/* U64_MAX while empty */
 	atomic64_t max_ns;
