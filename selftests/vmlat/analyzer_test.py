@@ -216,6 +216,14 @@ def check_states(tag, vm_json, ora, tids, states):
                                                  o["state_ns"][s], slack))
 
 
+def stolen_slack(o):
+    """Tolerance on time charged to preemptors of vCPU o (oracle record):
+    1% of its observed time, plus both ends' skew of every preempted and
+    wait interval."""
+    return o["observed_ns"] // 100 + \
+        (o["preempt"]["count"] + o["wait"]["count"] + 1) * 2 * SLACK_NS
+
+
 def hist_count(vm, kind):
     return vm["histograms"][kind]["count"]
 
@@ -275,8 +283,7 @@ def t_hog():
         "oracle top %s" % otop)
     stolen = top["stolen_ns"]
     want = otop.get("stolen_ns", 0)
-    slack = o["observed_ns"] // 100 + \
-        (o["preempt"]["count"] + o["wait"]["count"] + 1) * 2 * SLACK_NS
+    slack = stolen_slack(o)
     tap(near(stolen, want, slack), "hog.hog_stolen_time",
         "vmlat %d oracle %d slack %d" % (stolen, want, slack))
     # Percentiles from vmlat's buckets: never below the exact value, less
@@ -315,8 +322,7 @@ def t_two_vms():
         ora_mat = ora["matrix"].get("vm:%d" % pids[other], {}) \
             .get(str(pids[me]), 0)
         o = oracle_vcpu(ora, tids[me])
-        slack = o["observed_ns"] // 100 + \
-            (o["preempt"]["count"] + o["wait"]["count"] + 1) * 2 * SLACK_NS
+        slack = stolen_slack(o)
         tap(mat > 0 and near(mat, ora_mat, slack), tag + "_matrix_cell",
             "vmlat %d oracle %d slack %d" % (mat, ora_mat, slack))
 
@@ -389,8 +395,7 @@ def t_crowd():
         tap(heavy and not missing, tag + "_heavy_preemptors_listed",
             "heavy %s missing %s (other %d)" % (heavy, missing,
                                                 vm["preemptors_other_ns"]))
-        slack = o["observed_ns"] // 100 + \
-            (o["preempt"]["count"] + o["wait"]["count"] + 1) * 2 * SLACK_NS
+        slack = stolen_slack(o)
         other = vm["preemptors_other_ns"]
         bad = {k: (ns, theirs.get(k, 0)) for k, ns in mine.items()
                if not theirs.get(k, 0) - other - slack <= ns <=
