@@ -49,8 +49,12 @@ run_qemu() {
 	# as well as by vmlat) then ends in "Oops: int3" at an address whose
 	# int3 is no longer in memory, on stock 6.12 without vmlat too.
 	# Round-robin TCG sees every write before the next instruction.
+	# VMLAT_QEMU_EXTRA: more QEMU options, for tools/bench's -icount.
+	local -a extra
+	read -ra extra <<<"${VMLAT_QEMU_EXTRA:-}"
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 		-accel tcg,thread=single -cpu EPYC,+svm -m 2048 -smp 2 \
+		"${extra[@]}" \
 		-nographic -no-reboot -nic none \
 		-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.gz" \
 		-append "$cmdline" \
