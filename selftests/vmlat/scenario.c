@@ -15,6 +15,11 @@
  *                                      HLT, sleep 5 ms, re-enter), no hog
  *   scenario [-c CPU] exits N          exactly N I/O, N CPUID, N VMMCALL and
  *                                      N HLT exits, then stop
+ *   scenario [-c CPU] burst SECONDS    a VM doing port-I/O exits on CPU and,
+ *                                      a third into the run, one burst of a
+ *                                      SCHED_FIFO hog ("vmlat-burst")
+ *                                      spinning there for 200 ms: the vCPU
+ *                                      is preempted once, that long
  *
  * CPU defaults to 1 (the test host has CPUs 0 and 1; CPU 0 stays free for
  * the shell, the tracer and the main threads). SECONDS may be fractional.
@@ -30,6 +35,8 @@
  *        before the vCPU's first KVM_RUN
  *   hog pid=P comm=vmlat-hog cpu=N
  *        once the hog runs on its CPU (before any vCPU starts)
+ *   burst pid=P comm=vmlat-burst cpu=N ms=N
+ *        (burst) the FIFO hog, started, still asleep
  *   expect vm_pid=P vcpu_tid=T exit=NAME svm=NAME vmx=NAME count=N
  *   expect vm_pid=P vcpu_tid=T userspace=KVM_EXIT_x count=N
  *   expect vm_pid=P vcpu_tid=T hypercall_nr=0x0 count=N
@@ -70,6 +77,7 @@
 #define SCENARIO_HC_NR		0
 /* A scenario that does not finish in this time has failed. */
 #define SCENARIO_MAX_MS		(600 * 1000ULL)
+#define SCENARIO_BURST_MS	200
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define STR(x)			#x
 #define XSTR(x)			STR(x)
@@ -481,6 +489,71 @@ static int scenario_idle(int cpu, uint64_t ms)
 	return run_vm(&job);
 }
 
+/*
+ * Forks "vmlat-burst", pinned to @cpu, SCHED_FIFO: it sleeps until @at_ms,
+ * spins there for @spin_ms (preempting whatever runs, as a real-time task
+ * does), and exits. Exit status 3: it could not become SCHED_FIFO.
+ */
+static pid_t burst_start(int cpu, uint64_t at_ms, uint64_t spin_ms)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		uint64_t end, now;
+		int i;
+
+		prctl(PR_SET_NAME, "vmlat-burst", 0, 0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (pin_self(cpu))
+			_exit(1);
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(3);
+		/* One sleep, not polling: no small preemptions before. */
+		while ((now = vmlat_now_ms()) < at_ms)
+			usleep((useconds_t)(at_ms - now) * 1000);
+		end = vmlat_now_ms() + spin_ms;
+		while (vmlat_now_ms() < end)
+			for (i = 0; i < 10000; i++)
+				asm volatile("" : : : "memory");
+		_exit(0);
+	}
+	say("burst pid=%d comm=vmlat-burst cpu=%d ms=%d", (int)pid, cpu,
+	    (int)spin_ms);
+	return pid;
+}
+
+static int scenario_burst(int cpu, uint64_t ms)
+{
+	struct vcpu_job job = {
+		.vm_comm = "vm-burst",
+		.code = guest_io_loop,
+		.code_len = guest_io_loop_end - guest_io_loop,
+		.cpu = cpu,
+		.deadline_ms = vmlat_now_ms() + ms,
+	};
+	int ret, status;
+	pid_t burst;
+
+	burst = burst_start(cpu, vmlat_now_ms() + ms / 3, SCENARIO_BURST_MS);
+	if (burst < 0) {
+		fprintf(stderr, "scenario: cannot start the burst: %s\n",
+			strerror((int)-burst));
+		return (int)burst;
+	}
+	ret = run_vm(&job);
+	if (waitpid(burst, &status, 0) != burst || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "scenario: the burst failed (status 0x%x%s)\n",
+			status, WIFEXITED(status) && WEXITSTATUS(status) == 3 ?
+			": cannot become SCHED_FIFO" : "");
+		ret = ret ?: -ECHILD;
+	}
+	return ret;
+}
+
 /* Two VM processes, "vm-a" and "vm-b", with their vCPUs on @cpu. */
 static int scenario_two_vms(int cpu, uint64_t ms)
 {
@@ -566,7 +639,7 @@ static int scenario_exits(int cpu, uint32_t n)
 static int usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-c CPU] hog|two-vms|wait|idle SECONDS\n"
+		"usage: %s [-c CPU] hog|two-vms|wait|idle|burst SECONDS\n"
 		"       %s [-c CPU] exits N\n", prog, prog);
 	return 2;
 }
@@ -610,6 +683,8 @@ int main(int argc, char **argv)
 		ret = scenario_wait(cpu, ms);
 	else if (!strcmp(scenario_name, "idle"))
 		ret = scenario_idle(cpu, ms);
+	else if (!strcmp(scenario_name, "burst"))
+		ret = scenario_burst(cpu, ms);
 	else if (!strcmp(scenario_name, "exits") && secs == (uint32_t)secs)
 		ret = scenario_exits(cpu, (uint32_t)secs);
 	else
