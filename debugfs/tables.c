@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "analyzer.h"
+#include "report.h"
 #include "vmlat.h"
 
 /*
@@ -527,13 +528,14 @@ static ssize_t reset_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	}
 	vmlat_analyzer_reset();
+	vmlat_report_reset();
 	return count;
 }
 
 /* Reading says how to use it: "cat" of every file reads cleanly. */
 static int reset_show(struct seq_file *m, void *unused)
 {
-	seq_puts(m, "# write 1 to reset: zero every statistic (VMs and vCPUs stay known)\n");
+	seq_puts(m, "# write 1 to reset: zero every statistic and forget the reports (VMs and vCPUs stay known)\n");
 	return 0;
 }
 
@@ -566,4 +568,5 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 	debugfs_create_file("steal", 0444, dir, NULL, &steal_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
 	debugfs_create_file("reset", 0600, dir, NULL, &reset_fops);
+	vmlat_report_debugfs_create(dir);
 }

@@ -33,6 +33,8 @@
 
 #include "analyzer.h"
 #include "exit_reason.h"
+#include "report.h"
+#include "vmlat_trace.h"
 
 #define VMLAT_TASK_SLOTS	(4 * VMLAT_MAX_VCPUS)	/* power of two */
 #define VMLAT_TASK_PROBES	32
@@ -404,9 +406,44 @@ static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
 	}
 }
 
-static void vmlat_vcpu_event(struct vmlat_vcpu *vc, enum vmlat_event ev,
-			     bool hlt, u64 now)
+/* An interval crossed its threshold: fill in a report. */
+static noinline void vmlat_interval_report(struct vmlat_vcpu *vc,
+					   enum vmlat_hist_kind kind, u64 ns,
+					   const struct vmlat_by *by, u64 now)
 {
+	struct vmlat_report r = {
+		.kind = kind,
+		.vm_pid = vc->vm->pid,
+		.vcpu = vc->idx,
+		.duration_ns = ns,
+		.end_ns = now,
+	};
+
+	memcpy(r.vm_comm, vc->vm->comm, sizeof(r.vm_comm));
+	if (kind == VMLAT_HIST_EXIT) {
+		r.cpu = smp_processor_id();
+		r.start_ns = vc->exit_ns;
+		r.isa = vc->exit_isa;
+		r.exit_reason = vc->exit_reason;
+		r.by.kind = VMLAT_BY_NONE;
+		r.by.vcpu = -1;
+	} else {
+		r.cpu = by->cpu;
+		r.start_ns = now - ns;
+		r.by = *by;
+	}
+	vmlat_report(&r);
+}
+
+/*
+ * One event of @vc; @by: for a switch-in, who ran the longest slice while
+ * it waited (what a completed preemption or wait is attributed to).
+ */
+static void vmlat_vcpu_event(struct vmlat_vcpu *vc, enum vmlat_event ev,
+			     bool hlt, u64 now, const struct vmlat_by *by)
+{
+	struct vmlat_vm *vm = vc->vm;
+	enum vmlat_hist_kind kind;
 	struct vmlat_done done;
 	unsigned long flags;
 	int slot;
@@ -418,17 +455,26 @@ static void vmlat_vcpu_event(struct vmlat_vcpu *vc, enum vmlat_event ev,
 
 	switch (done.kind) {
 	case VMLAT_DONE_PREEMPT:
-		vmlat_ahist_add(&vc->vm->hist[VMLAT_HIST_PREEMPT], done.ns);
+		kind = VMLAT_HIST_PREEMPT;
+		vmlat_ahist_add(&vm->hist[kind], done.ns);
+		trace_vmlat_preempt(vm->pid, vc->idx, done.ns, by);
 		break;
 	case VMLAT_DONE_WAIT:
-		vmlat_ahist_add(&vc->vm->hist[VMLAT_HIST_WAIT], done.ns);
+		kind = VMLAT_HIST_WAIT;
+		vmlat_ahist_add(&vm->hist[kind], done.ns);
+		trace_vmlat_wait(vm->pid, vc->idx, done.ns, by);
 		break;
 	case VMLAT_DONE_EXIT:
-		vmlat_vm_exit_done(vc->vm, slot, done.ns);
+		kind = VMLAT_HIST_EXIT;
+		vmlat_vm_exit_done(vm, slot, done.ns);
+		trace_vmlat_exit(vm->pid, vc->idx, done.ns, vc->exit_isa,
+				 vc->exit_reason);
 		break;
 	default:
-		break;
+		return;
 	}
+	if (unlikely(vmlat_over_threshold(kind, done.ns)))
+		vmlat_interval_report(vc, kind, done.ns, by, now);
 }
 
 /**
@@ -443,7 +489,7 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 	struct vmlat_vcpu *vc = vmlat_vcpu_get(vcpu, VMLAT_EV_ENTRY, now);
 
 	if (vc)
-		vmlat_vcpu_event(vc, VMLAT_EV_ENTRY, false, now);
+		vmlat_vcpu_event(vc, VMLAT_EV_ENTRY, false, now, NULL);
 }
 
 /**
@@ -459,9 +505,10 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	struct vmlat_vcpu *vc;
 	int slot = -1;
 
-	bool hlt = false;
+	bool hlt = false, decoded;
 
-	if (!vmlat_read_exit_code(vcpu, isa, &code)) {
+	decoded = !vmlat_read_exit_code(vcpu, isa, &code);
+	if (decoded) {
 		slot = vmlat_exit_slot(isa, code);
 		hlt = vmlat_exit_is_hlt(isa, code);
 	}
@@ -474,9 +521,13 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 			return;
 		vc->acct.halted = hlt;
 	} else {
-		vmlat_vcpu_event(vc, VMLAT_EV_EXIT, hlt, now);
+		vmlat_vcpu_event(vc, VMLAT_EV_EXIT, hlt, now, NULL);
 	}
 	WRITE_ONCE(vc->exit_slot, slot);
+	/* Only this thread reads them, at its next kvm_entry. */
+	vc->exit_isa = decoded ? isa : 0;
+	vc->exit_reason = decoded ? (u32)code : 0;
+	vc->exit_ns = now;
 	if (slot >= 0)
 		atomic64_inc(&vc->vm->exit_count[slot]);
 	else
@@ -493,7 +544,8 @@ void vmlat_on_userspace_exit(void)
 	struct vmlat_vcpu *vc = vmlat_vcpu_of(current);
 
 	if (vc)
-		vmlat_vcpu_event(vc, VMLAT_EV_USER_EXIT, false, vmlat_now_ns());
+		vmlat_vcpu_event(vc, VMLAT_EV_USER_EXIT, false, vmlat_now_ns(),
+				 NULL);
 }
 
 /* ---- preemptors --------------------------------------------------- */
@@ -510,6 +562,19 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 
 	if (byvc)
 		kind = byvc->vm == vm ? VMLAT_BY_SAME_VM : VMLAT_BY_VM;
+
+	/* The interval's longest slice: what its trace event names. */
+	if (ns > victim->iv_by.ns) {
+		struct vmlat_by *b = &victim->iv_by;
+
+		b->kind = kind;
+		b->pid = by->pid;
+		b->vm_pid = byvc ? byvc->vm->pid : 0;
+		b->vcpu = byvc ? byvc->idx : -1;
+		b->ns = ns;
+		memcpy(b->comm, by->comm, sizeof(b->comm));
+		b->comm[sizeof(b->comm) - 1] = '\0';
+	}
 
 	raw_spin_lock(&vm->lock);
 	vm->stolen_by[byvc ? 1 + (byvc->vm - vmlat_vms) : 0] += ns;
@@ -555,9 +620,22 @@ found:
 	raw_spin_unlock(&vm->lock);
 }
 
-/* Context: @c->lock held. */
+static void vmlat_by_none(struct vmlat_by *b, int cpu)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = VMLAT_BY_NONE;
+	b->cpu = cpu;
+	b->vcpu = -1;
+}
+
+/*
+ * @vc waits on @cpu from @now; @by: who ran so far in this interval (it
+ * moved from another CPU), or NULL: the interval begins.
+ * Context: @c->lock held.
+ */
 static void vmlat_victim_add(struct vmlat_cpu *c, int cpu,
-			     struct vmlat_vcpu *vc, u64 now)
+			     struct vmlat_vcpu *vc, u64 now,
+			     const struct vmlat_by *by)
 {
 	if (vc->victim_cpu >= 0)
 		return;
@@ -568,6 +646,12 @@ static void vmlat_victim_add(struct vmlat_cpu *c, int cpu,
 	c->victims[c->nr_victims++] = vc;
 	vc->victim_cpu = cpu;
 	vc->victim_since_ns = now;
+	if (by) {
+		vc->iv_by = *by;
+		vc->iv_by.cpu = cpu;
+	} else {
+		vmlat_by_none(&vc->iv_by, cpu);
+	}
 }
 
 /* Context: @c->lock held. */
@@ -584,20 +668,28 @@ static void vmlat_victim_del(struct vmlat_cpu *c, struct vmlat_vcpu *vc)
 	vc->victim_cpu = -1;
 }
 
-/* Remove @vc from whatever CPU it waits on. */
-static void vmlat_victim_leave(struct vmlat_vcpu *vc)
+/*
+ * Remove @vc from whatever CPU it waits on; @by (if not NULL): set to who
+ * ran the longest slice there meanwhile.
+ */
+static void vmlat_victim_leave(struct vmlat_vcpu *vc, struct vmlat_by *by)
 {
 	int cpu = READ_ONCE(vc->victim_cpu);
 	unsigned long flags;
 	struct vmlat_cpu *c;
 
+	if (by)
+		vmlat_by_none(by, cpu);
 	if (cpu < 0)
 		return;
 	/* Wake-ups take these locks in hard IRQ context. */
 	c = per_cpu_ptr(&vmlat_cpus, cpu);
 	raw_spin_lock_irqsave(&c->lock, flags);
-	if (vc->victim_cpu == cpu)
+	if (vc->victim_cpu == cpu) {
+		if (by)
+			*by = vc->iv_by;
 		vmlat_victim_del(c, vc);
+	}
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
@@ -644,7 +736,7 @@ void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 
 	if (pv)
 		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
-				 VMLAT_EV_OUT_SLEEP, false, now);
+				 VMLAT_EV_OUT_SLEEP, false, now, NULL);
 
 	/*
 	 * Charge prev for its time on this CPU to every vCPU that waited here
@@ -658,12 +750,14 @@ void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 	}
 	c->last_switch_ns = now;
 	if (pv && runnable)
-		vmlat_victim_add(c, cpu, pv, now);
+		vmlat_victim_add(c, cpu, pv, now, NULL);
 	raw_spin_unlock(&c->lock);
 
 	if (nv) {
-		vmlat_victim_leave(nv);
-		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now);
+		struct vmlat_by by;
+
+		vmlat_victim_leave(nv, &by);
+		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by);
 	}
 }
 
@@ -681,7 +775,8 @@ void vmlat_on_sched_waking(struct task_struct *p)
 		return;
 	vc = vmlat_vcpu_of(p);
 	if (vc)
-		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns());
+		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns(),
+				 NULL);
 }
 
 /**
@@ -704,7 +799,7 @@ void vmlat_on_sched_wakeup(struct task_struct *p)
 	cpu = task_cpu(p);
 	c = per_cpu_ptr(&vmlat_cpus, cpu);
 	raw_spin_lock(&c->lock);
-	vmlat_victim_add(c, cpu, vc, vmlat_now_ns());
+	vmlat_victim_add(c, cpu, vc, vmlat_now_ns(), NULL);
 	raw_spin_unlock(&c->lock);
 }
 
@@ -718,6 +813,7 @@ void vmlat_on_sched_wakeup(struct task_struct *p)
 void vmlat_on_sched_migrate(struct task_struct *p, int dest_cpu)
 {
 	struct vmlat_vcpu *vc;
+	struct vmlat_by by;
 	struct vmlat_cpu *c;
 	u64 since;
 
@@ -727,10 +823,10 @@ void vmlat_on_sched_migrate(struct task_struct *p, int dest_cpu)
 	if (!vc || READ_ONCE(vc->victim_cpu) < 0)
 		return;
 	since = READ_ONCE(vc->victim_since_ns);
-	vmlat_victim_leave(vc);
+	vmlat_victim_leave(vc, &by);
 	c = per_cpu_ptr(&vmlat_cpus, dest_cpu);
 	raw_spin_lock(&c->lock);
-	vmlat_victim_add(c, dest_cpu, vc, max(since, vmlat_now_ns()));
+	vmlat_victim_add(c, dest_cpu, vc, max(since, vmlat_now_ns()), &by);
 	raw_spin_unlock(&c->lock);
 }
 
@@ -747,7 +843,7 @@ void vmlat_on_sched_exit(struct task_struct *p)
 
 	if (!vc)
 		return;
-	vmlat_victim_leave(vc);
+	vmlat_victim_leave(vc, NULL);
 	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
 	vmlat_task_remove(p);
 	vmlat_vcpu_retire(vc);

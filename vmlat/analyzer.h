@@ -40,6 +40,27 @@ enum vmlat_preemptor_kind {
 	VMLAT_BY_HOST,		/* a host task */
 	VMLAT_BY_VM,		/* a vCPU of another VM */
 	VMLAT_BY_SAME_VM,	/* a vCPU of the same VM */
+	VMLAT_BY_NONE,		/* nothing ran (an interval of no time) */
+};
+
+/**
+ * struct vmlat_by - who ran the longest slice while a vCPU waited
+ * @kind:	enum vmlat_preemptor_kind
+ * @cpu:	the CPU the vCPU waited for
+ * @pid:	the task (for vCPUs: the vCPU thread), or 0
+ * @vm_pid:	for vCPUs: the pid of their VM, else 0
+ * @vcpu:	for vCPUs: their index, else -1
+ * @ns:		the slice
+ * @comm:	the task's name
+ */
+struct vmlat_by {
+	u8 kind;
+	int cpu;
+	pid_t pid;
+	pid_t vm_pid;
+	int vcpu;
+	u64 ns;
+	char comm[TASK_COMM_LEN];
 };
 
 /**
@@ -115,6 +136,11 @@ struct vmlat_vm {
  * @victim_cpu:	CPU whose queue it waits on while preempted/woken, or -1
  *		(under that CPU's lock)
  * @victim_since_ns: since when it waits there
+ * @iv_by:	who ran the longest slice on that CPU since it began to
+ *		wait (under that CPU's lock)
+ * @exit_isa:	the exit being handled: VMLAT_ISA_*, 0 if undecoded
+ * @exit_reason: its raw code
+ * @exit_ns:	its kvm_exit time
  */
 struct vmlat_vcpu {
 	raw_spinlock_t lock;
@@ -127,6 +153,10 @@ struct vmlat_vcpu {
 	struct vmlat_vcpu_acct acct;
 	int victim_cpu;
 	u64 victim_since_ns;
+	struct vmlat_by iv_by;
+	u32 exit_isa;
+	u32 exit_reason;
+	u64 exit_ns;
 };
 
 /**

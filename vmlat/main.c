@@ -14,6 +14,7 @@
 #include <linux/module.h>
 
 #include "analyzer.h"
+#include "report.h"
 #include "vmlat.h"
 
 static int __init vmlat_init(void)
@@ -37,6 +38,7 @@ static int __init vmlat_init(void)
 
 err_unhook:
 	vmlat_hooks_exit();
+	vmlat_report_exit();
 err_free_analyzer:
 	vmlat_analyzer_exit();
 	return err;
@@ -46,6 +48,7 @@ static void __exit vmlat_exit(void)
 {
 	vmlat_debugfs_exit();
 	vmlat_hooks_exit();	/* no probe runs after this */
+	vmlat_report_exit();
 	vmlat_analyzer_exit();
 }
 

@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""trace_test.py - vmlat's trace events, thresholds and trace snapshots.
+
+  hist:      a tracefs hist trigger on vmlat:vmlat_preempt, keyed by VM,
+             over two VMs sharing a CPU, counts what vmlat's own
+             preemption histogram counts, per VM (counts and sums exact:
+             both see the same intervals, one through ftrace's hist
+             machinery, the other through vmlat's buckets).
+  report:    a preemption threshold below the one long preemption a
+             SCHED_FIFO burst provokes (./scenario burst) gives exactly one
+             report, naming the burst task; the main buffer's snapshot
+             (mode swap) holds ftrace's sched_switch events of the vCPU
+             leaving the CPU at the reported start, the burst task taking
+             it, and the vCPU's next switch-in at the reported end (same
+             "mono" clock; ftrace's stamps up to 10 ms later, see TOL_NS).
+             A threshold above every latency gives no report and leaves
+             the snapshot buffer empty.
+  flood:     an exit threshold of 1 us (nearly every exit crosses it) with
+             snapshot_interval_ms 200 and mode event: the vmlat_threshold
+             events that ftrace records in an instance are at least 200 ms
+             apart, so there are at most run/200 ms + 1 of them, while
+             vmlat made many more reports; in another instance a
+             "snapshot" trigger on that event filled its snapshot buffer.
+  freeze:    mode freeze: the first report turns the main buffer off.
+  knobs:     invalid and out-of-range values are refused with EINVAL and a
+             kernel message, and leave the knob as it was.
+
+Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario.
+TAP output; exit status 4 when everything was skipped.
+"""
+import errno
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VMLAT = "/sys/kernel/debug/vmlat"
+TRACING = "/sys/kernel/tracing"
+INST = TRACING + "/instances/vmlat_trace_test"
+INST2 = TRACING + "/instances/vmlat_trace_test_snap"
+
+KEEP = os.environ.get("VMLAT_OUT")
+results = []
+TOL_NS = 10 * 10**6
+
+
+def keep(name, text):
+    """Save what a check looked at, for a human reading a failure."""
+    if KEEP:
+        wr(os.path.join(KEEP, "trace_test_" + name), text)
+
+
+class SkipTest(Exception):
+    pass
+
+
+def tap(ok, name, why=""):
+    results.append((ok, name, why))
+    line = "%s %d %s" % ("ok" if ok else "not ok", len(results), name)
+    if why:
+        line += " # " + why
+    print(line, flush=True)
+
+
+def wr(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def rd(path):
+    with open(path) as f:
+        return f.read()
+
+
+def scenario(*args):
+    """Run ./scenario ARGS; return its records as (tag, dict) pairs."""
+    p = subprocess.run([os.path.join(HERE, "scenario")] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=300)
+    if p.returncode == 4:
+        raise SkipTest(p.stderr.strip().splitlines()[-1:] or "skip")
+    if p.returncode != 0 or "status=ok" not in p.stdout:
+        raise RuntimeError("scenario %s failed (%d): %s" %
+                           (" ".join(args), p.returncode,
+                            p.stderr.strip()[-300:]))
+    recs = []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if f:
+            recs.append((f[0], dict(kv.split("=", 1) for kv in f[1:]
+                                    if "=" in kv)))
+    return recs
+
+
+def rec(recs, tag):
+    return [d for t, d in recs if t == tag]
+
+
+def knobs_default():
+    for k in ("preempt", "wait", "exit"):
+        wr(VMLAT + "/threshold_%s_us" % k, "0")
+    wr(VMLAT + "/snapshot", "swap")
+    wr(VMLAT + "/snapshot_interval_ms", "1000")
+    wr(VMLAT + "/reset", "1")
+
+
+def reports():
+    """The reports file: (header counters, list of rows as dicts)."""
+    text = rd(VMLAT + "/reports")
+    lines = text.splitlines()
+    m = re.match(r"# reports (\d+) .* snapshots taken (\d+), "
+                 r"rate-limited (\d+)", lines[0])
+    cols = lines[1][2:].split()
+    rows = [dict(zip(cols, ln.split())) for ln in lines[2:] if ln.strip()]
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))), rows
+
+
+def new_instance():
+    if os.path.isdir(INST):
+        os.rmdir(INST)
+    os.mkdir(INST)
+    wr(INST + "/trace_clock", "mono")
+
+
+def ts_ns(field):
+    """A trace timestamp "123.456789:" in ns."""
+    sec, _, frac = field.rstrip(":").partition(".")
+    return int(sec) * 10**9 + int(frac.ljust(9, "0"))
+
+
+SWITCH = re.compile(r"\s(\d+\.\d+): sched_switch: prev_comm=.* prev_pid=(\d+)"
+                    r" .*prev_state=(\S+) ==> next_comm=.* next_pid=(\d+)")
+
+
+def switches(text):
+    """ftrace's sched_switch lines: (ts_ns, prev_pid, prev_state,
+    next_pid)."""
+    out = []
+    for line in text.splitlines():
+        m = SWITCH.search(line)
+        if m:
+            out.append((ts_ns(m.group(1)), int(m.group(2)), m.group(3),
+                        int(m.group(4))))
+    return out
+
+
+# ---- hist trigger vs vmlat's histogram -------------------------------------
+
+HIST_LINE = re.compile(r"\{ vm_pid:\s*(\d+) \} hitcount:\s*(\d+)\s+"
+                       r"duration_ns:\s*(\d+)")
+
+
+def test_hist():
+    new_instance()
+    trig = INST + "/events/vmlat/vmlat_preempt/trigger"
+    try:
+        wr(trig, "hist:keys=vm_pid:vals=hitcount,duration_ns:sort=vm_pid")
+        wr(VMLAT + "/reset", "1")
+        recs = scenario("two-vms", "2")
+        hist = rd(INST + "/events/vmlat/vmlat_preempt/hist")
+        vm = json.loads(rd(VMLAT + "/json"))
+        wr(trig, "!hist:keys=vm_pid:vals=hitcount,duration_ns:sort=vm_pid")
+    finally:
+        os.rmdir(INST)
+    got = {int(m.group(1)): (int(m.group(2)), int(m.group(3)))
+           for m in HIST_LINE.finditer(hist)}
+    for v in rec(recs, "vcpu"):
+        pid = int(v["vm_pid"])
+        mine = [x for x in vm["vms"] if x["pid"] == pid]
+        if not mine:
+            tap(False, "hist.%s_known" % v["vm_comm"], "vmlat has no VM %d" % pid)
+            continue
+        h = mine[0]["histograms"]["preempt"]
+        cnt, tot = got.get(pid, (0, 0))
+        tap(h["count"] > 0 and cnt == h["count"],
+            "hist.%s.preempt_count" % v["vm_comm"],
+            "hist trigger %d, vmlat %d" % (cnt, h["count"]))
+        tap(tot == h["sum_ns"], "hist.%s.preempt_sum" % v["vm_comm"],
+            "hist trigger %d, vmlat %d" % (tot, h["sum_ns"]))
+
+
+# ---- one provoked preemption: report and snapshot --------------------------
+
+def main_buffer(on):
+    if on:
+        wr(TRACING + "/trace_clock", "mono")
+        wr(TRACING + "/snapshot", "2")  # clear it (allocated by vmlat)
+        wr(TRACING + "/events/sched/sched_switch/enable", "1")
+        wr(TRACING + "/trace", "")
+        wr(TRACING + "/tracing_on", "1")
+    else:
+        wr(TRACING + "/events/sched/sched_switch/enable", "0")
+        wr(TRACING + "/trace", "")
+        wr(TRACING + "/trace_clock", "local")
+
+
+def test_report():
+    knobs_default()
+    wr(VMLAT + "/threshold_preempt_us", "100000")    # 100 ms < 200 ms burst
+    main_buffer(True)
+    try:
+        recs = scenario("burst", "1.5")
+        time.sleep(0.5)                             # let the work run
+        (n, taken, _), rows = reports()
+        snap = rd(TRACING + "/snapshot")
+    finally:
+        main_buffer(False)
+    keep("report_snapshot.txt", snap)
+    keep("report_reports.txt", rd(VMLAT + "/reports"))
+    burst = rec(recs, "burst")[0]
+    vcpu = rec(recs, "vcpu")[0]
+    tid, hog = int(vcpu["vcpu_tid"]), int(burst["pid"])
+    tap(n == 1 and len(rows) == 1, "report.one_report",
+        "%d reports: %s" % (n, rows))
+    if len(rows) != 1:
+        return
+    r = rows[0]
+    tap(r["kind"] == "preempt" and r["vm_pid"] == vcpu["vm_pid"],
+        "report.names_the_vm", "%s %s" % (r["kind"], r["vm_pid"]))
+    tap(r["by_pid"] == burst["pid"] and r["by_comm"] == "vmlat-burst" and
+        r["by"] == "host", "report.names_the_burst",
+        "by %s %s %s" % (r["by"], r["by_pid"], r["by_comm"]))
+    dur, start, end = int(r["duration_ns"]), int(r["start_ns"]), int(r["end_ns"])
+    tap(200 * 10**6 <= dur < 1500 * 10**6 and end - start == dur,
+        "report.duration", "duration %d start %d end %d" % (dur, start, end))
+    tap(r["snapshot"] == "taken" and taken == 1, "report.snapshot_taken",
+        "%s, %d taken" % (r["snapshot"], taken))
+    # The vCPU's switch-out at the start, its next switch-in at the end,
+    # the burst switched in between. ftrace's probe runs after vmlat's in
+    # the same tracepoint call, so its stamps are the same or later: by
+    # up to TOL_NS, as single-threaded TCG can pause an emulated CPU
+    # between two instructions while it runs the other one.
+    sw = switches(snap)
+    out = [i for i, s in enumerate(sw) if s[1] == tid and
+           start <= s[0] <= start + TOL_NS and s[2].startswith("R")]
+    tap(bool(out), "report.snapshot_has_vcpu_out",
+        "vCPU %d switched out (R) at start %d: %s" %
+        (tid, start, [sw[i] for i in out]))
+    if not out:
+        return
+    after = [s for s in sw[out[0] + 1:] if s[3] == tid]
+    tap(bool(after) and end <= after[0][0] <= end + TOL_NS,
+        "report.snapshot_has_vcpu_in",
+        "vCPU %d switched back in at end %d: %s" % (tid, end, after[:1]))
+    ran = [s for s in sw[out[0]:] if s[3] == hog and
+           (not after or s[0] <= after[0][0])]
+    tap(bool(ran), "report.snapshot_has_burst",
+        "burst %d switched in between: %s (%d switches)" %
+        (hog, ran[:1], len(sw)))
+
+    # Above every latency: no report, the snapshot buffer stays empty.
+    knobs_default()
+    wr(VMLAT + "/threshold_preempt_us", "10000000")
+    main_buffer(True)
+    try:
+        scenario("burst", "1.5")
+        time.sleep(0.5)
+        (n, taken, _), rows = reports()
+        snap = rd(TRACING + "/snapshot")
+    finally:
+        main_buffer(False)
+    tap(n == 0 and taken == 0, "report.none_above_all",
+        "%d reports, %d snapshots" % (n, taken))
+    tap(not switches(snap), "report.snapshot_untouched",
+        "%d sched_switch in the snapshot buffer" % len(switches(snap)))
+
+
+# ---- a flood of crossings: rate-limited snapshots --------------------------
+
+def test_flood():
+    knobs_default()
+    new_instance()          # records every vmlat_threshold event
+    if os.path.isdir(INST2):
+        os.rmdir(INST2)
+    os.mkdir(INST2)         # snapshots on each, as users would set it up
+    ev = "/events/vmlat/vmlat_threshold"
+    try:
+        wr(INST + ev + "/enable", "1")
+        wr(INST2 + "/events/sched/sched_switch/enable", "1")
+        wr(INST2 + ev + "/trigger", "snapshot")
+        wr(VMLAT + "/snapshot", "event")
+        wr(VMLAT + "/snapshot_interval_ms", "200")
+        t0 = time.monotonic()
+        wr(VMLAT + "/threshold_exit_us", "1")
+        scenario("hog", "2")
+        wr(VMLAT + "/threshold_exit_us", "0")
+        span = time.monotonic() - t0
+        time.sleep(0.3)
+        (n, taken, limited), _ = reports()
+        text = rd(INST + "/trace")
+        snap2 = rd(INST2 + "/snapshot")
+        keep("flood_events.txt", text)
+        wr(INST2 + ev + "/trigger", "!snapshot")
+    finally:
+        wr(INST + ev + "/enable", "0")
+        os.rmdir(INST)
+        os.rmdir(INST2)
+        knobs_default()
+    ts = sorted(set(ts_ns(m.group(1)) for m in re.finditer(
+        r"\s(\d+\.\d+): vmlat_threshold: seq=", text)))
+    limit = int(span / 0.2) + 1
+    tap(2 <= len(ts) <= limit, "flood.snapshots_rate_limited",
+        "%d vmlat_threshold events in %.1f s (at most %d), %d reports" %
+        (len(ts), span, limit, n))
+    gaps = [b - a for a, b in zip(ts, ts[1:])]
+    tap(all(g >= 200 * 10**6 for g in gaps), "flood.interval_respected",
+        "smallest gap %s ns" % (min(gaps) if gaps else None))
+    tap(n > 10 * len(ts) and limited == n - taken and taken == len(ts),
+        "flood.reports_counted",
+        "%d reports, %d snapshots, %d limited" % (n, taken, limited))
+    tap(len(switches(snap2)) > 0, "flood.instance_snapshot",
+        "%d sched_switch in the instance's snapshot" % len(switches(snap2)))
+
+
+# ---- freeze ---------------------------------------------------------------
+
+def test_freeze():
+    knobs_default()
+    wr(TRACING + "/tracing_on", "1")
+    wr(VMLAT + "/snapshot", "freeze")
+    try:
+        wr(VMLAT + "/threshold_exit_us", "1")
+        scenario("exits", "10")
+        wr(VMLAT + "/threshold_exit_us", "0")
+        time.sleep(0.3)
+        on = rd(TRACING + "/tracing_on").strip()
+        (n, taken, _), _ = reports()
+    finally:
+        wr(TRACING + "/tracing_on", "1")
+        knobs_default()
+    tap(n >= 1 and taken == 1 and on == "0", "freeze.tracing_off",
+        "%d reports, %d taken, tracing_on %s" % (n, taken, on))
+
+
+# ---- invalid knob values ----------------------------------------------------
+
+BAD = {
+    "threshold_preempt_us": ["\n", "abc", "-1", "1.5", "12x", "10000001",
+                             "99999999999999999999999"],
+    "threshold_wait_us": ["-5", "0x", "20000000"],
+    "threshold_exit_us": ["one", "10000001"],
+    "snapshot": ["\n", "bogus", "swap freeze", "off"],
+    "snapshot_interval_ms": ["0", "-1", "3600001", "ms"],
+}
+MESSAGE = {
+    "threshold_preempt_us": "threshold_preempt_us: write a number",
+    "threshold_wait_us": "threshold_wait_us: write a number",
+    "threshold_exit_us": "threshold_exit_us: write a number",
+    "snapshot": "snapshot: write swap",
+    "snapshot_interval_ms": "snapshot_interval_ms: write a number",
+}
+GOOD = {"threshold_preempt_us": "5000", "threshold_wait_us": "10000000",
+        "threshold_exit_us": "0", "snapshot": "event",
+        "snapshot_interval_ms": "3600000"}
+
+
+def raw_write(path, text):
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def test_knobs():
+    knobs_default()
+    for knob, bads in sorted(BAD.items()):
+        path = VMLAT + "/" + knob
+        before = rd(path)
+        subprocess.run(["dmesg", "-C"], check=False)
+        errs = [raw_write(path, b) for b in bads]
+        after = rd(path)
+        log = subprocess.run(["dmesg"], stdout=subprocess.PIPE,
+                             universal_newlines=True).stdout
+        tap(all(e == errno.EINVAL for e in errs), "knobs.%s.einval" % knob,
+            "errnos %s for %s" % (errs, bads))
+        tap(after == before, "knobs.%s.unchanged" % knob,
+            "%r -> %r" % (before, after))
+        tap(MESSAGE[knob] in log, "knobs.%s.message" % knob,
+            "kernel log: %r" % log.strip()[-200:])
+        # A good value is taken, so the refusals above meant something.
+        e = raw_write(path, GOOD[knob])
+        tap(e == 0 and rd(path).strip() == GOOD[knob], "knobs.%s.accepts" % knob,
+            "errno %d, reads %r" % (e, rd(path).strip()))
+    knobs_default()
+
+
+def main():
+    print("TAP version 13")
+    ko = os.environ.get("VMLAT_KO")
+    if os.geteuid() != 0 or not ko or not os.path.isfile(ko):
+        print("1..0 # SKIP needs root and $VMLAT_KO")
+        return 4
+    if not os.path.exists("/dev/kvm"):
+        print("1..0 # SKIP no /dev/kvm")
+        return 4
+    subprocess.run(["insmod", ko], check=True)
+    try:
+        for t in (test_knobs, test_hist, test_report, test_flood, test_freeze):
+            try:
+                t()
+            except SkipTest as e:
+                tap(True, t.__name__, "SKIP %s" % e)
+            except Exception as e:  # a broken step fails, the rest runs
+                tap(False, t.__name__, "%s: %s" % (type(e).__name__, e))
+    finally:
+        subprocess.run(["rmmod", "vmlat"])
+    print("1..%d" % len(results))
+    return 0 if all(ok for ok, _, _ in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vmlat's own trace events: one per completed interval, with numeric
+ * fields so that tracefs hist triggers can key and bucket on them, and one
+ * per latency report that crossed a threshold (emitted from process
+ * context, rate-limited: a place for "snapshot" and "traceoff" triggers).
+ * Documentation/vmlat.rst shows the hist triggers.
+ *
+ * All durations are in ns of the "mono" trace clock. vm_pid is the VMM
+ * process (tgid), vcpu the vCPU index in its VM.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM vmlat
+
+#if !defined(_VMLAT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _VMLAT_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <asm/svm.h>
+#include <asm/vmx.h>
+
+#include "analyzer.h"
+#include "report.h"
+
+/* As KVM's kvm_exit prints it; isa 0: the reason could not be read. */
+#define vmlat_print_exit_reason(isa, reason)				\
+	((isa) == VMLAT_ISA_VMX ?					\
+	 __print_symbolic((reason) & 0xffff, VMX_EXIT_REASONS) :	\
+	 (isa) == VMLAT_ISA_SVM ?					\
+	 __print_symbolic(reason, SVM_EXIT_REASONS) : "undecoded")
+
+#define vmlat_print_by_kind(kind)					\
+	__print_symbolic(kind, { VMLAT_BY_HOST, "host" },		\
+			 { VMLAT_BY_VM, "vm" },				\
+			 { VMLAT_BY_SAME_VM, "same_vm" },		\
+			 { VMLAT_BY_NONE, "none" })
+
+/*
+ * A preemption (switched out while runnable .. back on a CPU) or a wait
+ * (woken .. on a CPU) of a vCPU, and the task that ran the longest slice
+ * on the CPU it waited for meanwhile: by_pid, by_comm; for a vCPU also
+ * its VM (by_vm_pid) and index (by_vcpu), else 0 and -1.
+ */
+DECLARE_EVENT_CLASS(vmlat_stolen,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns,
+		 const struct vmlat_by *by),
+	TP_ARGS(vm_pid, vcpu, duration_ns, by),
+
+	TP_STRUCT__entry(
+		__field(pid_t, vm_pid)
+		__field(int, vcpu)
+		__field(int, cpu)
+		__field(u64, duration_ns)
+		__field(u8, by_kind)
+		__field(pid_t, by_pid)
+		__field(pid_t, by_vm_pid)
+		__field(int, by_vcpu)
+		__array(char, by_comm, TASK_COMM_LEN)
+	),
+
+	TP_fast_assign(
+		__entry->vm_pid = vm_pid;
+		__entry->vcpu = vcpu;
+		__entry->cpu = by->cpu;
+		__entry->duration_ns = duration_ns;
+		__entry->by_kind = by->kind;
+		__entry->by_pid = by->pid;
+		__entry->by_vm_pid = by->vm_pid;
+		__entry->by_vcpu = by->vcpu;
+		memcpy(__entry->by_comm, by->comm, TASK_COMM_LEN);
+	),
+
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu by=%s by_pid=%d by_comm=%s by_vm_pid=%d by_vcpu=%d",
+		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
+		  __entry->duration_ns, vmlat_print_by_kind(__entry->by_kind),
+		  __entry->by_pid, __entry->by_comm, __entry->by_vm_pid,
+		  __entry->by_vcpu)
+);
+
+DEFINE_EVENT(vmlat_stolen, vmlat_preempt,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns,
+		 const struct vmlat_by *by),
+	TP_ARGS(vm_pid, vcpu, duration_ns, by));
+
+DEFINE_EVENT(vmlat_stolen, vmlat_wait,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns,
+		 const struct vmlat_by *by),
+	TP_ARGS(vm_pid, vcpu, duration_ns, by));
+
+/*
+ * The handling of one VM exit: kvm_exit .. next kvm_entry, host time on
+ * CPU only (time preempted or asleep meanwhile is in the other events).
+ * exit_reason is the raw code (VMX: basic reason and flags), isa
+ * VMLAT_ISA_VMX (1) or VMLAT_ISA_SVM (2), or 0 if it could not be read.
+ */
+TRACE_EVENT(vmlat_exit,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u32 isa,
+		 u32 exit_reason),
+	TP_ARGS(vm_pid, vcpu, duration_ns, isa, exit_reason),
+
+	TP_STRUCT__entry(
+		__field(pid_t, vm_pid)
+		__field(int, vcpu)
+		__field(int, cpu)
+		__field(u64, duration_ns)
+		__field(u32, isa)
+		__field(u32, exit_reason)
+	),
+
+	TP_fast_assign(
+		__entry->vm_pid = vm_pid;
+		__entry->vcpu = vcpu;
+		__entry->cpu = smp_processor_id();
+		__entry->duration_ns = duration_ns;
+		__entry->isa = isa;
+		__entry->exit_reason = exit_reason;
+	),
+
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu reason=%s",
+		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
+		  __entry->duration_ns,
+		  vmlat_print_exit_reason(__entry->isa, __entry->exit_reason))
+);
+
+/*
+ * A latency report that a snapshot was taken for (or would have been,
+ * in "event" mode): emitted from process context, at most once per
+ * snapshot_interval_ms. Its fields are those of the report (see the
+ * "reports" file); seq is the report's number there.
+ */
+TRACE_EVENT(vmlat_threshold,
+	TP_PROTO(const struct vmlat_report *r),
+	TP_ARGS(r),
+
+	TP_STRUCT__entry(
+		__field(u64, seq)
+		__field(u8, kind)
+		__field(pid_t, vm_pid)
+		__field(int, vcpu)
+		__field(int, cpu)
+		__field(u64, duration_ns)
+		__field(u64, start_ns)
+		__field(u64, end_ns)
+		__field(u32, isa)
+		__field(u32, exit_reason)
+		__field(u8, by_kind)
+		__field(pid_t, by_pid)
+		__field(pid_t, by_vm_pid)
+		__array(char, by_comm, TASK_COMM_LEN)
+	),
+
+	TP_fast_assign(
+		__entry->seq = r->seq;
+		__entry->kind = r->kind;
+		__entry->vm_pid = r->vm_pid;
+		__entry->vcpu = r->vcpu;
+		__entry->cpu = r->cpu;
+		__entry->duration_ns = r->duration_ns;
+		__entry->start_ns = r->start_ns;
+		__entry->end_ns = r->end_ns;
+		__entry->isa = r->isa;
+		__entry->exit_reason = r->exit_reason;
+		__entry->by_kind = r->by.kind;
+		__entry->by_pid = r->by.pid;
+		__entry->by_vm_pid = r->by.vm_pid;
+		memcpy(__entry->by_comm, r->by.comm, TASK_COMM_LEN);
+	),
+
+	TP_printk("seq=%llu kind=%s vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu start_ns=%llu end_ns=%llu reason=%s by_pid=%d by_comm=%s by_vm_pid=%d",
+		  __entry->seq,
+		  __print_symbolic(__entry->kind,
+				   { VMLAT_HIST_PREEMPT, "preempt" },
+				   { VMLAT_HIST_WAIT, "wait" },
+				   { VMLAT_HIST_EXIT, "exit" }),
+		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
+		  __entry->duration_ns, __entry->start_ns, __entry->end_ns,
+		  __entry->kind == VMLAT_HIST_EXIT ?
+		  vmlat_print_exit_reason(__entry->isa, __entry->exit_reason) :
+		  "-",
+		  __entry->by_pid, __entry->by_comm, __entry->by_vm_pid)
+);
+
+#endif /* _VMLAT_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE vmlat_trace
+#include <trace/define_trace.h>
