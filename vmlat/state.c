@@ -101,7 +101,13 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 
 	done->kind = VMLAT_DONE_NONE;
 	done->ns = 0;
-	if (a->ended)
+	/*
+	 * Nothing changes: the segment need not be closed now, the next
+	 * event closes it. Such events (a wake-up of a running vCPU, from
+	 * another CPU) then write nothing, so they cannot race with the
+	 * thread's own lock-free events (vmlat_acct_owner()).
+	 */
+	if (a->ended || t == T_STAY)
 		return;
 	if (t & T_BAD)
 		a->unexpected++;
@@ -164,6 +170,47 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 	a->enters[new]++;
 	a->state = new;
 	a->entered_ns = a->since_ns;
+}
+
+/**
+ * vmlat_acct_event_is_noop() - whether vmlat_acct_event() would change
+ * nothing
+ * @a:		the vCPU's accounting
+ * @ev:		the event
+ *
+ * Return: true if @ev changes nothing in @a's current state (and the
+ * caller can skip it, its write barriers included).
+ */
+bool vmlat_acct_event_is_noop(const struct vmlat_vcpu_acct *a,
+			      enum vmlat_event ev)
+{
+	return a->ended || vmlat_next[a->state][ev] == T_STAY;
+}
+
+/**
+ * vmlat_acct_reset() - count the times from @at_ns on
+ * @a:		the vCPU's accounting
+ * @gen:	the reset's generation, recorded in @a
+ * @at_ns:	when the reset was asked for
+ *
+ * Zeroes the state times and counts and starts the observed time at
+ * @at_ns (or at the last event, if later). An exit being handled keeps
+ * its host time so far: its duration spans the reset whole, as do the
+ * preemption or wait in progress.
+ */
+void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns)
+{
+	if (!a->ended && at_ns > a->since_ns) {
+		if (a->state == VMLAT_KERNEL || a->state == VMLAT_USER)
+			a->exit_host_ns += at_ns - a->since_ns;
+		a->since_ns = at_ns;
+	}
+	memset(a->time_ns, 0, sizeof(a->time_ns));
+	memset(a->enters, 0, sizeof(a->enters));
+	a->exits = 0;
+	a->unexpected = 0;
+	a->first_ns = a->since_ns;
+	a->reset_gen = gen;
 }
 
 /**

@@ -69,6 +69,7 @@ struct vmlat_done {
  * @unexpected:	events that made no sense in the state they came in
  *		(e.g. vmlat attached mid-flight); counted, then resynced
  * @exit_host_ns: on-CPU host time since the last kvm_exit (exit handling)
+ * @reset_gen:	the reset the times count from (vmlat_acct_reset())
  * @state:	current state (enum vmlat_state)
  * @in_user:	when on CPU, runs in the VMM (after kvm_userspace_exit)
  * @halted:	the last exit was a HLT, and no kvm_entry since
@@ -83,6 +84,7 @@ struct vmlat_vcpu_acct {
 	u64 exits;
 	u64 unexpected;
 	u64 exit_host_ns;
+	u32 reset_gen;
 	u8 state;
 	bool in_user;
 	bool halted;
@@ -95,8 +97,84 @@ void vmlat_acct_init(struct vmlat_vcpu_acct *a, enum vmlat_event first,
 		     u64 now_ns);
 void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 		      bool hlt, u64 now_ns, struct vmlat_done *done);
+bool vmlat_acct_event_is_noop(const struct vmlat_vcpu_acct *a,
+			      enum vmlat_event ev);
+void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns);
 void vmlat_acct_end(struct vmlat_vcpu_acct *a, u64 now_ns);
 void vmlat_acct_snapshot(const struct vmlat_vcpu_acct *a, u64 now_ns,
 			 u64 time_ns[VMLAT_NR_STATES], u64 *observed_ns);
+
+/**
+ * vmlat_acct_owner() - the vCPU thread's own KVM events, the fast way
+ * @a:		the vCPU's accounting
+ * @ev:		VMLAT_EV_EXIT, VMLAT_EV_USER_EXIT or VMLAT_EV_ENTRY
+ * @hlt:	for VMLAT_EV_EXIT: the exit reason is HLT
+ * @now_ns:	time of the event
+ * @done:	set to the interval the event completed, if it returns true
+ *
+ * The three events of every exit round trip, in the states they are
+ * expected in (kvm_exit in guest, kvm_userspace_exit in kernel, kvm_entry
+ * in kernel or user), accounted exactly as vmlat_acct_event() accounts
+ * them (a KUnit test compares the two), without its table walk: this
+ * runs three times per VM exit.
+ *
+ * Return: true if it accounted @ev; false, having changed nothing, for
+ * anything else (another event or state, or the thread ended): then
+ * vmlat_acct_event() is the one to call.
+ */
+static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
+				    enum vmlat_event ev, bool hlt, u64 now_ns,
+				    struct vmlat_done *done)
+{
+	u8 old = a->state, new;
+	u64 d;
+
+	switch (ev) {
+	case VMLAT_EV_EXIT:
+		if (old != VMLAT_GUEST)
+			return false;
+		new = VMLAT_KERNEL;
+		break;
+	case VMLAT_EV_USER_EXIT:
+		if (old != VMLAT_KERNEL)
+			return false;
+		new = VMLAT_USER;
+		break;
+	case VMLAT_EV_ENTRY:
+		if (old != VMLAT_KERNEL && old != VMLAT_USER)
+			return false;
+		new = VMLAT_GUEST;
+		break;
+	default:
+		return false;
+	}
+	if (a->ended)
+		return false;
+
+	d = now_ns > a->since_ns ? now_ns - a->since_ns : 0;
+	a->time_ns[old] += d;
+	a->since_ns += d;
+	done->kind = VMLAT_DONE_NONE;
+	done->ns = 0;
+	if (ev == VMLAT_EV_EXIT) {
+		a->exits++;
+		a->exit_host_ns = 0;
+		a->halted = hlt;
+		a->in_user = false;
+	} else if (ev == VMLAT_EV_USER_EXIT) {
+		a->exit_host_ns += d;
+		a->in_user = true;
+	} else {
+		a->exit_host_ns += d;
+		done->kind = VMLAT_DONE_EXIT;
+		done->ns = a->exit_host_ns;
+		a->halted = false;
+		a->in_user = false;
+	}
+	a->enters[new]++;
+	a->state = new;
+	a->entered_ns = a->since_ns;
+	return true;
+}
 
 #endif /* _VMLAT_STATE_H */

@@ -212,6 +212,102 @@ static void vmlat_acct_event_random_walk_keeps_partition(struct kunit *test)
 	KUNIT_EXPECT_GT(test, a.unexpected, 0ULL);
 }
 
+/*
+ * The fast path of the thread's own KVM events accounts them exactly as
+ * the table does, done intervals included, and refuses (changing
+ * nothing) what it does not handle. Mostly exit round trips, with
+ * scheduler events and out-of-order events mixed in.
+ */
+static void vmlat_acct_owner_matches_event(struct kunit *test)
+{
+	static const enum vmlat_event trip[] = {
+		VMLAT_EV_EXIT, VMLAT_EV_USER_EXIT, VMLAT_EV_ENTRY,
+	};
+	struct vmlat_vcpu_acct a, b, before;
+	struct vmlat_done da, db;
+	unsigned int fast = 0, refused = 0;
+	enum vmlat_event ev;
+	u64 t = 1000;
+	u32 seed = 7;
+	bool hlt;
+	int i;
+
+	vmlat_acct_init(&a, VMLAT_EV_ENTRY, t);
+	for (i = 0; i < 30000; i++) {
+		seed = seed * 1103515245 + 12345;
+		t += (seed >> 8) % 500;
+		t -= (seed >> 20) % 16 == 0 ? (seed >> 4) % 200 : 0;
+		ev = (seed >> 16) % 4 ? trip[(seed >> 24) % 3] :
+					(seed >> 16) % VMLAT_NR_EVENTS;
+		hlt = (seed >> 12) & 1;
+		memcpy(&b, &a, sizeof(a));
+		memcpy(&before, &a, sizeof(a));
+		vmlat_acct_event(&a, ev, hlt, t, &da);
+		if (vmlat_acct_owner(&b, ev, hlt, t, &db)) {
+			fast++;
+			KUNIT_ASSERT_EQ(test, memcmp(&a, &b, sizeof(a)), 0);
+			KUNIT_ASSERT_EQ(test, da.kind, db.kind);
+			KUNIT_ASSERT_EQ(test, da.ns, db.ns);
+		} else {
+			refused++;
+			KUNIT_ASSERT_EQ(test, memcmp(&b, &before, sizeof(b)), 0);
+		}
+	}
+	KUNIT_EXPECT_GT(test, fast, 3000U);
+	KUNIT_EXPECT_GT(test, refused, 3000U);
+}
+
+/*
+ * An event that changes nothing writes nothing (a wake-up of a running
+ * vCPU comes from another CPU while its thread writes lock-free).
+ */
+static void vmlat_acct_noop_writes_nothing(struct kunit *test)
+{
+	struct vmlat_vcpu_acct a, before;
+	struct vmlat_done done;
+
+	vmlat_acct_init(&a, VMLAT_EV_ENTRY, 100);
+	memcpy(&before, &a, sizeof(a));
+	KUNIT_EXPECT_TRUE(test, vmlat_acct_event_is_noop(&a, VMLAT_EV_WAKEUP));
+	vmlat_acct_event(&a, VMLAT_EV_WAKEUP, false, 200, &done);
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &before, sizeof(a)), 0);
+	KUNIT_EXPECT_EQ(test, done.kind, VMLAT_DONE_NONE);
+	/* ... while a switch-in of a running vCPU is noticed. */
+	KUNIT_EXPECT_FALSE(test, vmlat_acct_event_is_noop(&a, VMLAT_EV_IN));
+	vmlat_acct_event(&a, VMLAT_EV_IN, false, 300, &done);
+	KUNIT_EXPECT_EQ(test, a.unexpected, 1ULL);
+}
+
+/*
+ * A reset counts from its time on; an exit handled across it keeps its
+ * whole host time.
+ */
+static void vmlat_acct_reset_counts_from_then(struct kunit *test)
+{
+	u64 times[VMLAT_NR_STATES], observed;
+	struct vmlat_vcpu_acct a;
+	struct vmlat_done done;
+
+	vmlat_acct_init(&a, VMLAT_EV_ENTRY, 100);
+	vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 150, &done);	/* kernel */
+	vmlat_acct_reset(&a, 1, 170);
+	KUNIT_EXPECT_EQ(test, a.reset_gen, 1U);
+	vmlat_acct_snapshot(&a, 200, times, &observed);
+	KUNIT_EXPECT_EQ(test, observed, 30ULL);
+	KUNIT_EXPECT_EQ(test, times[VMLAT_KERNEL], 30ULL);
+	KUNIT_EXPECT_EQ(test, times[VMLAT_GUEST], 0ULL);
+	KUNIT_EXPECT_EQ(test, a.exits, 0ULL);
+	vmlat_acct_event(&a, VMLAT_EV_ENTRY, false, 210, &done);
+	KUNIT_EXPECT_EQ(test, done.kind, VMLAT_DONE_EXIT);
+	KUNIT_EXPECT_EQ(test, done.ns, 60ULL);
+	KUNIT_EXPECT_EQ(test, a.enters[VMLAT_GUEST], 1ULL);
+	/* A reset older than the last event starts from that event. */
+	vmlat_acct_reset(&a, 2, 205);
+	vmlat_acct_snapshot(&a, 230, times, &observed);
+	KUNIT_EXPECT_EQ(test, observed, 20ULL);
+	KUNIT_EXPECT_EQ(test, times[VMLAT_GUEST], 20ULL);
+}
+
 /* A vCPU whose thread exited keeps its times: its clock stopped. */
 static void vmlat_acct_end_stops_the_clock(struct kunit *test)
 {
@@ -241,6 +337,9 @@ static struct kunit_case vmlat_state_cases[] = {
 	KUNIT_CASE(vmlat_acct_event_counts_entries_and_exits),
 	KUNIT_CASE(vmlat_acct_event_random_walk_keeps_partition),
 	KUNIT_CASE(vmlat_acct_end_stops_the_clock),
+	KUNIT_CASE(vmlat_acct_owner_matches_event),
+	KUNIT_CASE(vmlat_acct_noop_writes_nothing),
+	KUNIT_CASE(vmlat_acct_reset_counts_from_then),
 	{}
 };
 
