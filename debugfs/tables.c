@@ -40,6 +40,7 @@ struct vcpu_snap {
 
 static bool vcpu_snapshot(struct vmlat_vcpu *vc, u64 now, struct vcpu_snap *s)
 {
+	struct vmlat_vcpu_acct a;
 	unsigned long flags;
 
 	if (!vmlat_vcpu_in_use(vc))
@@ -50,9 +51,10 @@ static bool vcpu_snapshot(struct vmlat_vcpu *vc, u64 now, struct vcpu_snap *s)
 	s->tid = vc->tid;
 	s->idx = vc->idx;
 	s->live = vc->task;
-	s->state = vc->acct.state;
-	s->exits = vc->acct.exits;
-	vmlat_acct_snapshot(&vc->acct, now, s->time_ns, &s->observed_ns);
+	vmlat_vcpu_read_acct(vc, &a);
+	s->state = a.state;
+	s->exits = a.exits;
+	vmlat_acct_snapshot(&a, now, s->time_ns, &s->observed_ns);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	return s->vm;
 }

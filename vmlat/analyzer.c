@@ -74,6 +74,19 @@ static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
 static DEFINE_PER_CPU(struct vmlat_cpu, vmlat_cpus);
 /* Live vCPU threads: the scheduler probes do nothing while it is 0. */
 static atomic_t vmlat_live_vcpus = ATOMIC_INIT(0);
+/*
+ * The vCPU record a CPU last ran (or created), to find the current
+ * thread's record without a hash lookup on every KVM event. Only a hint:
+ * the record is checked to be the current thread's.
+ */
+static DEFINE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
+/*
+ * Resets: vmlat_analyzer_reset() bumps the generation after setting the
+ * time; every vCPU's accounting catches up at its next event (under its
+ * write barrier), and readers apply it to their copy meanwhile.
+ */
+static u32 vmlat_reset_gen;
+static u64 vmlat_reset_ns;
 
 /* The clock of ftrace's "mono" trace clock, safe in any context. */
 u64 vmlat_now_ns(void)
@@ -159,6 +172,19 @@ static struct vmlat_vcpu *vmlat_vcpu_of(const struct task_struct *p)
 		return READ_ONCE(vc->task) == p ? vc : NULL;
 	}
 	return NULL;
+}
+
+/* The current thread's vCPU record, or NULL. */
+static __always_inline struct vmlat_vcpu *vmlat_vcpu_current(void)
+{
+	struct vmlat_vcpu *vc = this_cpu_read(vmlat_cur_vcpu);
+
+	if (likely(vc && READ_ONCE(vc->task) == current))
+		return vc;
+	vc = vmlat_vcpu_of(current);
+	if (vc)
+		this_cpu_write(vmlat_cur_vcpu, vc);
+	return vc;
 }
 
 /* Only the thread @p itself inserts or removes its key. */
@@ -298,7 +324,9 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 
 	raw_spin_lock(&vc->lock);
 	WRITE_ONCE(vc->task, NULL);
+	raw_write_seqcount_begin(&vc->seq);
 	vmlat_acct_end(&vc->acct, vmlat_now_ns());
+	raw_write_seqcount_end(&vc->seq);
 	raw_spin_unlock(&vc->lock);
 	atomic_dec(&vmlat_live_vcpus);
 	if (atomic_dec_and_test(&vm->live_vcpus))
@@ -321,21 +349,20 @@ static int vmlat_vcpu_slot(void)
 }
 
 /*
- * The vCPU record of the current thread for @vcpu, created on its first
- * KVM event. A thread that now runs another vCPU (a VMM that destroyed a
- * VM and made another) retires its old record first.
+ * Creates the record of the current thread for @vcpu, at its first KVM
+ * event @ev; @old: the thread's record for another vCPU (a VMM that
+ * destroyed a VM and made another), retired first. Returns NULL: the
+ * creating event needs no more accounting (or the tables are full).
  */
-static struct vmlat_vcpu *vmlat_vcpu_get(struct kvm_vcpu *vcpu,
-					 enum vmlat_event ev, u64 now)
+static noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
+						  struct kvm_vcpu *vcpu,
+						  enum vmlat_event ev, u64 now)
 {
-	struct vmlat_vcpu *vc = vmlat_vcpu_of(current);
+	struct vmlat_vcpu *vc = old;
 	struct vmlat_vm *vm;
 	unsigned long flags;
 	bool inserted;
 	int idx;
-
-	if (likely(vc && vc->kvm_vcpu == vcpu))
-		return vc;
 
 	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
 	if (vc) {
@@ -364,9 +391,14 @@ static struct vmlat_vcpu *vmlat_vcpu_get(struct kvm_vcpu *vcpu,
 	vc->idx = vcpu->vcpu_idx;
 	vc->exit_slot = -1;
 	vc->victim_cpu = -1;
+	vc->vmcb_checked = NULL;
+	raw_write_seqcount_begin(&vc->seq);
 	vmlat_acct_init(&vc->acct, ev, now);
+	vc->acct.reset_gen = smp_load_acquire(&vmlat_reset_gen);
+	raw_write_seqcount_end(&vc->seq);
 	WRITE_ONCE(vc->task, current);
 	raw_spin_unlock(&vc->lock);
+	this_cpu_write(vmlat_cur_vcpu, vc);
 	set_bit(idx, vmlat_vcpu_used);
 	inserted = vmlat_task_insert(current, idx);
 	if (!inserted) {
@@ -382,6 +414,21 @@ static struct vmlat_vcpu *vmlat_vcpu_get(struct kvm_vcpu *vcpu,
 out:
 	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
 	return vc;
+}
+
+
+/*
+ * The record of the current thread, running @vcpu; created (and NULL
+ * returned) at its first KVM event @ev.
+ */
+static __always_inline struct vmlat_vcpu *
+vmlat_vcpu_get(struct kvm_vcpu *vcpu, enum vmlat_event ev, u64 now)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+
+	if (likely(vc && vc->kvm_vcpu == vcpu))
+		return vc;
+	return vmlat_vcpu_new(vc, vcpu, ev, now);
 }
 
 /* ---- state machine ------------------------------------------------ */
@@ -435,46 +482,140 @@ static noinline void vmlat_interval_report(struct vmlat_vcpu *vc,
 	vmlat_report(&r);
 }
 
-/*
- * One event of @vc; @by: for a switch-in, who ran the longest slice while
- * it waited (what a completed preemption or wait is attributed to).
- */
-static void vmlat_vcpu_event(struct vmlat_vcpu *vc, enum vmlat_event ev,
-			     bool hlt, u64 now, const struct vmlat_by *by)
+/* Count what a completed interval was: histograms, trace event, report. */
+static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
+					    const struct vmlat_done *done,
+					    int slot, const struct vmlat_by *by,
+					    u64 now)
 {
 	struct vmlat_vm *vm = vc->vm;
 	enum vmlat_hist_kind kind;
-	struct vmlat_done done;
-	unsigned long flags;
-	int slot;
 
-	raw_spin_lock_irqsave(&vc->lock, flags);
-	slot = vc->exit_slot;
-	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
-	raw_spin_unlock_irqrestore(&vc->lock, flags);
-
-	switch (done.kind) {
+	switch (done->kind) {
 	case VMLAT_DONE_PREEMPT:
 		kind = VMLAT_HIST_PREEMPT;
-		vmlat_ahist_add(&vm->hist[kind], done.ns);
-		trace_vmlat_preempt(vm->pid, vc->idx, done.ns, by);
+		vmlat_ahist_add(&vm->hist[kind], done->ns);
+		trace_vmlat_preempt(vm->pid, vc->idx, done->ns, by);
 		break;
 	case VMLAT_DONE_WAIT:
 		kind = VMLAT_HIST_WAIT;
-		vmlat_ahist_add(&vm->hist[kind], done.ns);
-		trace_vmlat_wait(vm->pid, vc->idx, done.ns, by);
+		vmlat_ahist_add(&vm->hist[kind], done->ns);
+		trace_vmlat_wait(vm->pid, vc->idx, done->ns, by);
 		break;
 	case VMLAT_DONE_EXIT:
 		kind = VMLAT_HIST_EXIT;
-		vmlat_vm_exit_done(vm, slot, done.ns);
-		trace_vmlat_exit(vm->pid, vc->idx, done.ns, vc->exit_isa,
+		vmlat_vm_exit_done(vm, slot, done->ns);
+		trace_vmlat_exit(vm->pid, vc->idx, done->ns, vc->exit_isa,
 				 vc->exit_reason);
 		break;
 	default:
 		return;
 	}
-	if (unlikely(vmlat_over_threshold(kind, done.ns)))
-		vmlat_interval_report(vc, kind, done.ns, by, now);
+	if (unlikely(vmlat_over_threshold(kind, done->ns)))
+		vmlat_interval_report(vc, kind, done->ns, by, now);
+}
+
+/*
+ * Catch up with a reset @vc has not counted from yet.
+ * Context: in a write section of @vc->seq.
+ */
+static __always_inline void vmlat_vcpu_catch_up(struct vmlat_vcpu *vc)
+{
+	/* Pairs with the release in vmlat_analyzer_reset(): the time is set. */
+	u32 gen = smp_load_acquire(&vmlat_reset_gen);
+
+	if (unlikely(vc->acct.reset_gen != gen))
+		vmlat_acct_reset(&vc->acct, gen, READ_ONCE(vmlat_reset_ns));
+}
+
+/*
+ * One event of @vc, under its lock; @by: for a switch-in, who ran the
+ * longest slice while it waited (what a completed preemption or wait is
+ * attributed to).
+ */
+static void vmlat_vcpu_event(struct vmlat_vcpu *vc, enum vmlat_event ev,
+			     bool hlt, u64 now, const struct vmlat_by *by)
+{
+	struct vmlat_done done;
+	unsigned long flags;
+	int slot;
+
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	/* Write nothing then: see vmlat_owner_event(). */
+	if (vmlat_acct_event_is_noop(&vc->acct, ev)) {
+		raw_spin_unlock_irqrestore(&vc->lock, flags);
+		return;
+	}
+	slot = vc->exit_slot;
+	raw_write_seqcount_begin(&vc->seq);
+	vmlat_vcpu_catch_up(vc);
+	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
+	raw_write_seqcount_end(&vc->seq);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	vmlat_vcpu_done(vc, &done, slot, by, now);
+}
+
+static_assert(VMLAT_GUEST < VMLAT_USER && VMLAT_KERNEL < VMLAT_USER &&
+	      VMLAT_PREEMPTED > VMLAT_USER && VMLAT_WAIT > VMLAT_USER &&
+	      VMLAT_IDLE > VMLAT_USER && VMLAT_BLOCKED > VMLAT_USER,
+	      "the on-CPU states are the ones up to VMLAT_USER");
+
+/*
+ * One of the current thread's own KVM events (kvm_exit, kvm_userspace_exit,
+ * kvm_entry): three per exit round trip, so without the lock when it can
+ * be. While the vCPU is on CPU (guest, kernel, user), only this thread
+ * writes its accounting: what other CPUs report then (a wake-up of a
+ * running task) changes nothing and writes nothing, and what takes it off
+ * CPU (its switch-out) runs in this thread. The write barrier is for
+ * readers (vmlat_vcpu_read_acct()); it is the raw one, without lockdep's
+ * annotation, which cannot know that the writers in hard IRQ context (a
+ * wake-up of a halted vCPU) and these never meet. Anything unexpected
+ * goes the locked way.
+ *
+ * Context: @vc's thread, preemption off.
+ */
+static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
+					      enum vmlat_event ev, bool hlt,
+					      u64 now)
+{
+	struct vmlat_done done;
+	bool ok;
+
+	if (likely(READ_ONCE(vc->acct.state) <= VMLAT_USER)) {
+		raw_write_seqcount_begin(&vc->seq);
+		vmlat_vcpu_catch_up(vc);
+		ok = vmlat_acct_owner(&vc->acct, ev, hlt, now, &done);
+		raw_write_seqcount_end(&vc->seq);
+		if (likely(ok)) {
+			if (done.kind == VMLAT_DONE_EXIT)
+				vmlat_vcpu_done(vc, &done, vc->exit_slot, NULL,
+						now);
+			return;
+		}
+	}
+	vmlat_vcpu_event(vc, ev, hlt, now, NULL);
+}
+
+/**
+ * vmlat_vcpu_read_acct() - a consistent copy of a vCPU's accounting
+ * @vc:	the vCPU
+ * @a:	the copy, with any reset @vc has not caught up with applied
+ *
+ * Context: process context, @vc->lock held (no other writer then runs
+ * but @vc's own thread, whose write sections are short and never wait).
+ */
+void vmlat_vcpu_read_acct(struct vmlat_vcpu *vc, struct vmlat_vcpu_acct *a)
+{
+	unsigned int seq;
+	u32 gen;
+
+	do {
+		seq = read_seqcount_begin(&vc->seq);
+		*a = vc->acct;
+	} while (read_seqcount_retry(&vc->seq, seq));
+	gen = smp_load_acquire(&vmlat_reset_gen);
+	if (a->reset_gen != gen)
+		vmlat_acct_reset(a, gen, READ_ONCE(vmlat_reset_ns));
 }
 
 /**
@@ -489,7 +630,7 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 	struct vmlat_vcpu *vc = vmlat_vcpu_get(vcpu, VMLAT_EV_ENTRY, now);
 
 	if (vc)
-		vmlat_vcpu_event(vc, VMLAT_EV_ENTRY, false, now, NULL);
+		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now);
 }
 
 /**
@@ -502,26 +643,30 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 {
 	u64 now = vmlat_now_ns(), code;
-	struct vmlat_vcpu *vc;
+	struct vmlat_vcpu *vc, *created;
+	bool hlt = false, decoded;
 	int slot = -1;
 
-	bool hlt = false, decoded;
+	vc = vmlat_vcpu_get(vcpu, VMLAT_EV_EXIT, now);
+	/* NULL: just created at this exit (or not tracked) */
+	created = vc ? NULL : vmlat_vcpu_current();
+	if (!vc && !created)
+		return;
 
-	decoded = !vmlat_read_exit_code(vcpu, isa, &code);
+	decoded = !vmlat_read_exit_code(vcpu, isa, &code,
+					&(vc ?: created)->vmcb_checked);
 	if (decoded) {
 		slot = vmlat_exit_slot(isa, code);
-		hlt = vmlat_exit_is_hlt(isa, code);
+		hlt = slot == VMLAT_EXIT_SVM_HLT || slot == VMLAT_EXIT_VMX_HLT;
 	}
 
-	vc = vmlat_vcpu_get(vcpu, VMLAT_EV_EXIT, now);
-	if (!vc) {
-		/* just created at this exit, or not tracked */
-		vc = vmlat_vcpu_of(current);
-		if (!vc)
-			return;
-		vc->acct.halted = hlt;
+	if (vc) {
+		vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now);
 	} else {
-		vmlat_vcpu_event(vc, VMLAT_EV_EXIT, hlt, now, NULL);
+		vc = created;
+		raw_write_seqcount_begin(&vc->seq);
+		vc->acct.halted = hlt;
+		raw_write_seqcount_end(&vc->seq);
 	}
 	WRITE_ONCE(vc->exit_slot, slot);
 	/* Only this thread reads them, at its next kvm_entry. */
@@ -541,11 +686,11 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
  */
 void vmlat_on_userspace_exit(void)
 {
-	struct vmlat_vcpu *vc = vmlat_vcpu_of(current);
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
 
 	if (vc)
-		vmlat_vcpu_event(vc, VMLAT_EV_USER_EXIT, false, vmlat_now_ns(),
-				 NULL);
+		vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false,
+				  vmlat_now_ns());
 }
 
 /* ---- preemptors --------------------------------------------------- */
@@ -756,6 +901,7 @@ void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 	if (nv) {
 		struct vmlat_by by;
 
+		this_cpu_write(vmlat_cur_vcpu, nv);
 		vmlat_victim_leave(nv, &by);
 		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by);
 	}
@@ -859,23 +1005,20 @@ void vmlat_on_sched_exit(struct task_struct *p)
  */
 void vmlat_analyzer_reset(void)
 {
-	u64 now = vmlat_now_ns();
-	struct vmlat_vcpu_acct *a;
+	static DEFINE_MUTEX(reset_mutex);
 	int i;
+
+	/*
+	 * The vCPUs' accounting is written without a lock by their threads:
+	 * each catches up at its next event (readers apply it meanwhile).
+	 */
+	mutex_lock(&reset_mutex);
+	WRITE_ONCE(vmlat_reset_ns, vmlat_now_ns());
+	smp_store_release(&vmlat_reset_gen, vmlat_reset_gen + 1);
+	mutex_unlock(&reset_mutex);
 
 	for (i = 0; i < VMLAT_MAX_VMS; i++)
 		vmlat_vm_clear_stats(&vmlat_vms[i]);
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		raw_spin_lock_irq(&vmlat_vcpus[i].lock);
-		a = &vmlat_vcpus[i].acct;
-		memset(a->time_ns, 0, sizeof(a->time_ns));
-		memset(a->enters, 0, sizeof(a->enters));
-		a->exits = 0;
-		a->unexpected = 0;
-		a->first_ns = now;
-		a->since_ns = now;
-		raw_spin_unlock_irq(&vmlat_vcpus[i].lock);
-	}
 	atomic64_set(&vmlat_stats.dropped_vms, 0);
 	atomic64_set(&vmlat_stats.dropped_vcpus, 0);
 	atomic64_set(&vmlat_stats.dropped_victims, 0);
@@ -906,6 +1049,7 @@ int vmlat_analyzer_init(void)
 	}
 	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
 		raw_spin_lock_init(&vmlat_vcpus[i].lock);
+		seqcount_init(&vmlat_vcpus[i].seq);
 		vmlat_vcpus[i].victim_cpu = -1;
 	}
 	for_each_possible_cpu(cpu)

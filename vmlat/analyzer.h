@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/spinlock.h>
 
 #include "exits.h"
@@ -124,8 +125,10 @@ struct vmlat_vm {
 
 /**
  * struct vmlat_vcpu - one vCPU thread
- * @lock:	serialises its state machine (its own events, and wake-ups
- *		from other CPUs)
+ * @lock:	serialises its state machine's scheduler events (its own,
+ *		and wake-ups from other CPUs) and readers; its thread's own
+ *		KVM events take it only when unexpected
+ * @seq:	write barrier of @acct, for readers: vmlat_vcpu_read_acct()
  * @task:	the thread, as a key; NULL once it exited
  * @kvm_vcpu:	the struct kvm_vcpu it runs, as a key only
  * @vm:		its VM
@@ -141,9 +144,11 @@ struct vmlat_vm {
  * @exit_isa:	the exit being handled: VMLAT_ISA_*, 0 if undecoded
  * @exit_reason: its raw code
  * @exit_ns:	its kvm_exit time
+ * @vmcb_checked: the last VMCB pointer found plausible (exit_reason.h)
  */
 struct vmlat_vcpu {
 	raw_spinlock_t lock;
+	seqcount_t seq;
 	const struct task_struct *task;
 	const void *kvm_vcpu;
 	struct vmlat_vm *vm;
@@ -157,6 +162,7 @@ struct vmlat_vcpu {
 	u32 exit_isa;
 	u32 exit_reason;
 	u64 exit_ns;
+	const void *vmcb_checked;
 };
 
 /**
@@ -193,6 +199,7 @@ extern struct vmlat_vcpu *vmlat_vcpus;
 extern struct vmlat_stats vmlat_stats;
 
 bool vmlat_vm_in_use(const struct vmlat_vm *vm);
+void vmlat_vcpu_read_acct(struct vmlat_vcpu *vc, struct vmlat_vcpu_acct *a);
 bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc);
 void vmlat_analyzer_lock(void);
 void vmlat_analyzer_unlock(void);

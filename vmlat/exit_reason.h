@@ -90,15 +90,23 @@ VMLAT_SVM_EXITS(VMLAT_SVM_UAPI_CHECK_)
 /* ---- the reader ------------------------------------------------------- */
 
 static __always_inline int vmlat_read_svm_exit_code(struct kvm_vcpu *vcpu,
-						    u64 *code)
+						    u64 *code,
+						    const void **checked)
 {
 	struct vmlat_vcpu_svm *svm =
 		container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
 	const struct vmcb *vmcb = READ_ONCE(svm->vmcb);
 
-	/* A VMCB is a page of its own (alloc_page()), in the direct map. */
-	if (!vmcb || !PAGE_ALIGNED(vmcb) || !virt_addr_valid(vmcb))
-		return -EOPNOTSUPP;
+	/*
+	 * A VMCB is a page of its own (alloc_page()), in the direct map.
+	 * virt_addr_valid() is a function call: checked once per pointer
+	 * (a vCPU has one VMCB, two while it runs a nested guest).
+	 */
+	if (unlikely(vmcb != *checked)) {
+		if (!vmcb || !PAGE_ALIGNED(vmcb) || !virt_addr_valid(vmcb))
+			return -EOPNOTSUPP;
+		*checked = vmcb;
+	}
 	*code = READ_ONCE(vmcb->control.exit_code);
 	return 0;
 }
@@ -137,6 +145,8 @@ static __always_inline int vmlat_read_vmx_exit_code(struct kvm_vcpu *vcpu,
  * @vcpu:	kvm_exit's vcpu argument
  * @isa:	kvm_exit's isa argument (VMLAT_ISA_VMX or VMLAT_ISA_SVM)
  * @code:	set to the raw exit code on success, for vmlat_exit_slot()
+ * @checked:	the caller's per-vCPU memory of the last VMCB pointer
+ *		found plausible (NULL at first)
  *
  * SVM: the VMCB's EXITCODE field (32 bits, as KVM and ftrace use it; an
  * SVM_EXIT_ERR reads as 0xffffffff). VMX: the 32-bit VM_EXIT_REASON
@@ -153,11 +163,11 @@ static __always_inline int vmlat_read_vmx_exit_code(struct kvm_vcpu *vcpu,
  * count the exit as undecoded.
  */
 static __always_inline int vmlat_read_exit_code(struct kvm_vcpu *vcpu, u32 isa,
-						u64 *code)
+						u64 *code, const void **checked)
 {
 	switch (isa) {
 	case VMLAT_ISA_SVM:
-		return vmlat_read_svm_exit_code(vcpu, code);
+		return vmlat_read_svm_exit_code(vcpu, code, checked);
 	case VMLAT_ISA_VMX:
 		return vmlat_read_vmx_exit_code(vcpu, code);
 	default:
