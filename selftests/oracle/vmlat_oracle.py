@@ -301,7 +301,7 @@ def dist(values):
         return v[max(0, math.ceil(p / 100.0 * len(v)) - 1)]
     out.update({"min_ns": v[0], "p50_ns": rank(50), "p90_ns": rank(90),
                 "p99_ns": rank(99), "p99.9_ns": rank(99.9),
-                "max_ns": v[-1]})
+                "max_ns": v[-1], "sorted_ns": v})
     return out
 
 

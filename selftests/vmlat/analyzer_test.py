@@ -17,6 +17,9 @@ Tolerances (why: selftests/oracle/README):
     twice the cost of one ftrace event (the two ends of each interval are
     read by different probes): 10 us on the stock kernels, 30 us on the
     debug kernel (KASAN, lockdep), set by $VMLAT_SLACK_US;
+  - preemption percentiles from vmlat's buckets: between the oracle's
+    exact values (less SLACK) and 1/16 above them (plus SLACK), those
+    taken a 20th of the intervals below and above the rank (RANK_TOL);
   - vmlat's own invariant is exact: a vCPU's state times sum to its observed
     time.
 
@@ -24,6 +27,7 @@ Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario and
 vmlat_oracle.py. TAP output; exit status 4 when everything was skipped.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -39,6 +43,7 @@ EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "kvm/kvm_userspace_exit", "kvm/kvm_hypercall"]
 STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
 SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
+RANK_TOL = 0.05     # percentiles: a 20th of the intervals either way
 KEEP = os.environ.get("VMLAT_OUT")
 
 results = []
@@ -287,12 +292,24 @@ def t_hog():
     tap(near(stolen, want, slack), "hog.hog_stolen_time",
         "vmlat %d oracle %d slack %d" % (stolen, want, slack))
     # Percentiles from vmlat's buckets: never below the exact value, less
-    # than 1/16 above it (plus the two probes' skew on each sample).
-    for q in ("p50_ns", "p90_ns", "p99_ns"):
+    # than 1/16 above it, plus the two probes' skew on each sample. Where
+    # intervals bunch up at a bucket bound, a few microseconds of skew
+    # move some of them across it (and single-threaded TCG can pause a
+    # CPU between vmlat's probe and ftrace's for much longer): so the
+    # exact values are taken RANK_TOL of the intervals below and above
+    # the percentile's rank.
+    srt = o["preempt"].get("sorted_ns") or []
+    k = max(1, math.ceil(RANK_TOL * len(srt)))
+    for q, p in (("p50_ns", 50), ("p90_ns", 90), ("p99_ns", 99)):
         mine, exact = vm["histograms"]["preempt"][q], o["preempt"][q]
+        r = max(0, math.ceil(p / 100.0 * len(srt)) - 1)
+        lo = srt[max(0, r - k)] if srt else None
+        hi = srt[min(len(srt) - 1, r + k)] if srt else None
         ok = exact is not None and \
-            exact - 2 * SLACK_NS <= mine <= exact * 17 // 16 + 2 * SLACK_NS
-        tap(ok, "hog.preempt_%s" % q, "vmlat %d oracle %s" % (mine, exact))
+            lo - 2 * SLACK_NS <= mine <= hi * 17 // 16 + 2 * SLACK_NS
+        tap(ok, "hog.preempt_%s" % q,
+            "vmlat %d oracle %s (%d ranks below: %s, above: %s)" %
+            (mine, exact, k, lo, hi))
     pc = hist_count(vm, "preempt")
     tap(abs(pc - o["preempt"]["count"]) <= 1, "hog.preempt_interval_count",
         "vmlat %d oracle %d" % (pc, o["preempt"]["count"]))
