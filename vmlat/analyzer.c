@@ -394,6 +394,7 @@ static noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	vc->vmcb_checked = NULL;
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_acct_init(&vc->acct, ev, now);
+	/* Counts from now: no reset to catch up with (see below). */
 	vc->acct.reset_gen = smp_load_acquire(&vmlat_reset_gen);
 	raw_write_seqcount_end(&vc->seq);
 	WRITE_ONCE(vc->task, current);
@@ -415,7 +416,6 @@ out:
 	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
 	return vc;
 }
-
 
 /*
  * The record of the current thread, running @vcpu; created (and NULL
@@ -613,6 +613,7 @@ void vmlat_vcpu_read_acct(struct vmlat_vcpu *vc, struct vmlat_vcpu_acct *a)
 		seq = read_seqcount_begin(&vc->seq);
 		*a = vc->acct;
 	} while (read_seqcount_retry(&vc->seq, seq));
+	/* Pairs with the release in vmlat_analyzer_reset(). */
 	gen = smp_load_acquire(&vmlat_reset_gen);
 	if (a->reset_gen != gen)
 		vmlat_acct_reset(a, gen, READ_ONCE(vmlat_reset_ns));
@@ -1014,6 +1015,7 @@ void vmlat_analyzer_reset(void)
 	 */
 	mutex_lock(&reset_mutex);
 	WRITE_ONCE(vmlat_reset_ns, vmlat_now_ns());
+	/* Whoever sees the new generation sees its time. */
 	smp_store_release(&vmlat_reset_gen, vmlat_reset_gen + 1);
 	mutex_unlock(&reset_mutex);
 

@@ -106,6 +106,7 @@ void vmlat_report(struct vmlat_report *r)
 {
 	unsigned long flags;
 	bool queue = false;
+	s64 since_last;
 
 	raw_spin_lock_irqsave(&vmlat_ring_lock, flags);
 	r->seq = ++vmlat_ring_seq;
@@ -114,9 +115,9 @@ void vmlat_report(struct vmlat_report *r)
 	 * work runs after a varying delay, and it is the snapshots that are
 	 * to be spaced.
 	 */
+	since_last = (s64)(r->end_ns - vmlat_last_snap_ns);
 	if (vmlat_snap_pending || (vmlat_last_snap_ns &&
-	    (s64)(r->end_ns - vmlat_last_snap_ns) <
-	    (s64)READ_ONCE(vmlat_snap_interval_ns))) {
+				   since_last < (s64)READ_ONCE(vmlat_snap_interval_ns))) {
 		r->snap = VMLAT_SNAP_LIMITED;
 		vmlat_snaps_limited++;
 	} else {
