@@ -243,6 +243,7 @@ static void sleep_us(unsigned int us)
 static int vcpu_handle_exit(struct vcpu_job *job, const struct kvm_run *run)
 {
 	uint32_t val = 0;
+	char buf[80];
 
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
@@ -271,14 +272,9 @@ static int vcpu_handle_exit(struct vcpu_job *job, const struct kvm_run *run)
 		job->intr++;
 		return 0;
 	case KVM_EXIT_FAIL_ENTRY:
-		return job_fail(job, -EPROTO,
-				"KVM_EXIT_FAIL_ENTRY, hardware reason 0x%llx",
-				(unsigned long long)
-				run->fail_entry.hardware_entry_failure_reason);
 	case KVM_EXIT_INTERNAL_ERROR:
-		return job_fail(job, -EPROTO,
-				"KVM_EXIT_INTERNAL_ERROR, suberror %u",
-				run->internal.suberror);
+		return job_fail(job, -EPROTO, "%s",
+				vmlat_run_error(run, buf, sizeof(buf)));
 	default:
 		return job_fail(job, -EPROTO, "unexpected exit reason %u",
 				run->exit_reason);

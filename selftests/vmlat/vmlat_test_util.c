@@ -52,6 +52,30 @@ uint64_t vmlat_now_ms(void)
 }
 
 /**
+ * vmlat_run_error() - what a failed KVM_RUN exit says
+ * @run:  the vCPU's kvm_run, after a KVM_EXIT_FAIL_ENTRY or
+ *        KVM_EXIT_INTERNAL_ERROR exit
+ * @buf:  room for the text
+ * @size: its size
+ *
+ * Return: @buf, e.g. "KVM_EXIT_FAIL_ENTRY, hardware reason 0x...".
+ */
+const char *vmlat_run_error(const struct kvm_run *run, char *buf,
+			    size_t size)
+{
+	if (run->exit_reason == KVM_EXIT_FAIL_ENTRY)
+		snprintf(buf, size, "KVM_EXIT_FAIL_ENTRY, hardware reason 0x%llx",
+			 (unsigned long long)
+			 run->fail_entry.hardware_entry_failure_reason);
+	else if (run->exit_reason == KVM_EXIT_INTERNAL_ERROR)
+		snprintf(buf, size, "KVM_EXIT_INTERNAL_ERROR, suberror %u",
+			 run->internal.suberror);
+	else
+		snprintf(buf, size, "exit reason %u", run->exit_reason);
+	return buf;
+}
+
+/**
  * vmlat_path_exists() - does @path exist (any file type)?
  * @path: path to check
  *
@@ -978,6 +1002,7 @@ static int tiny_vm_run(struct tiny_vm *vm, uint32_t n,
 {
 	const struct kvm_run *run = vm->run;
 	uint32_t expect = n;
+	char buf[80];
 	int ret;
 
 	for (;;) {
@@ -1018,14 +1043,9 @@ static int tiny_vm_run(struct tiny_vm *vm, uint32_t n,
 		case KVM_EXIT_INTR:
 			break;
 		case KVM_EXIT_FAIL_ENTRY:
-			return guest_fail(st, -EPROTO,
-					  "KVM_EXIT_FAIL_ENTRY, hardware reason 0x%llx",
-					  (unsigned long long)
-					  run->fail_entry.hardware_entry_failure_reason);
 		case KVM_EXIT_INTERNAL_ERROR:
-			return guest_fail(st, -EPROTO,
-					  "KVM_EXIT_INTERNAL_ERROR, suberror %u",
-					  run->internal.suberror);
+			return guest_fail(st, -EPROTO, "%s",
+					  vmlat_run_error(run, buf, sizeof(buf)));
 		default:
 			return guest_fail(st, -EPROTO,
 					  "unexpected exit reason %u after %llu I/O exits",

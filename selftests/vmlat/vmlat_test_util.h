@@ -128,6 +128,10 @@ int vmlat_guest_run_until(struct vmlat_guest_progress *pr,
 /* ---- misc -------------------------------------------------------------- */
 
 uint64_t vmlat_now_ms(void);
+
+struct kvm_run;
+const char *vmlat_run_error(const struct kvm_run *run, char *buf,
+			    size_t size);
 bool vmlat_path_exists(const char *path);
 bool vmlat_debugfs_mounted(void);
 
