@@ -152,7 +152,8 @@ static u32 vmlat_task_hash(const struct task_struct *p)
 	return hash_ptr((void *)p, ilog2(VMLAT_TASK_SLOTS));
 }
 
-static struct vmlat_vcpu *vmlat_vcpu_of(const struct task_struct *p)
+static __always_inline struct vmlat_vcpu *
+vmlat_vcpu_of(const struct task_struct *p)
 {
 	u32 h = vmlat_task_hash(p), i;
 	const struct task_struct *k;
@@ -533,8 +534,9 @@ static __always_inline void vmlat_vcpu_catch_up(struct vmlat_vcpu *vc)
  * longest slice while it waited (what a completed preemption or wait is
  * attributed to).
  */
-static void vmlat_vcpu_event(struct vmlat_vcpu *vc, enum vmlat_event ev,
-			     bool hlt, u64 now, const struct vmlat_by *by)
+static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
+				      enum vmlat_event ev, bool hlt, u64 now,
+				      const struct vmlat_by *by)
 {
 	struct vmlat_done done;
 	unsigned long flags;
@@ -839,41 +841,21 @@ static void vmlat_victim_leave(struct vmlat_vcpu *vc, struct vmlat_by *by)
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 
-/**
- * vmlat_on_sched_switch() - a context switch
- * @preempt:	prev was preempted
- * @prev:	the task leaving the CPU
- * @next:	the task taking it
- * @prev_state:	prev's state as the scheduler saw it
- *
- * Context: sched_switch tracepoint, runqueue lock held, IRQs off.
+/*
+ * The context switch of a vCPU, or on a CPU a vCPU waits for: out of line,
+ * so that the many others pay for no more than vmlat_on_sched_switch()'s
+ * few registers.
  */
-void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
-			   struct task_struct *next, unsigned int prev_state)
+static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
+				       unsigned int prev_state,
+				       struct vmlat_vcpu *pv,
+				       struct vmlat_vcpu *nv,
+				       struct vmlat_cpu *c)
 {
-	struct vmlat_cpu *c;
-	struct vmlat_vcpu *pv, *nv;
 	bool runnable;
 	unsigned int i;
 	u64 now, from;
 	int cpu;
-
-	if (!atomic_read(&vmlat_live_vcpus))
-		return;
-
-	c = this_cpu_ptr(&vmlat_cpus);
-	pv = vmlat_vcpu_of(prev);
-	nv = vmlat_vcpu_of(next);
-	/*
-	 * Neither task is a vCPU and no vCPU waits here: nothing to account,
-	 * and no clock read or lock on most context switches of a host.
-	 * Victims are only added to this CPU's list under this runqueue's
-	 * lock (sched_switch, sched_wakeup, sched_migrate_task), which we
-	 * hold, so none can appear meanwhile; a later one is charged from
-	 * its own victim_since_ns, never from a skipped switch.
-	 */
-	if (!pv && !nv && !READ_ONCE(c->nr_victims))
-		return;
 
 	now = vmlat_now_ns();
 	cpu = smp_processor_id();
@@ -906,6 +888,40 @@ void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 		vmlat_victim_leave(nv, &by);
 		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by);
 	}
+}
+
+/**
+ * vmlat_on_sched_switch() - a context switch
+ * @preempt:	prev was preempted
+ * @prev:	the task leaving the CPU
+ * @next:	the task taking it
+ * @prev_state:	prev's state as the scheduler saw it
+ *
+ * Context: sched_switch tracepoint, runqueue lock held, IRQs off.
+ */
+void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state)
+{
+	struct vmlat_vcpu *pv, *nv;
+	struct vmlat_cpu *c;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+
+	c = this_cpu_ptr(&vmlat_cpus);
+	pv = vmlat_vcpu_of(prev);
+	nv = vmlat_vcpu_of(next);
+	/*
+	 * Neither task is a vCPU and no vCPU waits here: nothing to account,
+	 * and no clock read or lock on most context switches of a host.
+	 * Victims are only added to this CPU's list under this runqueue's
+	 * lock (sched_switch, sched_wakeup, sched_migrate_task), which we
+	 * hold, so none can appear meanwhile; a later one is charged from
+	 * its own victim_since_ns, never from a skipped switch.
+	 */
+	if (!pv && !nv && !READ_ONCE(c->nr_victims))
+		return;
+	vmlat_switch_vcpu(preempt, prev, prev_state, pv, nv, c);
 }
 
 /**
