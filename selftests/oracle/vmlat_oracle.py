@@ -771,7 +771,7 @@ class Oracle:
                 "name": name, "count": count, "handled": h["count"],
                 "total_ns": h["total_ns"], "min_ns": h["min_ns"],
                 "p50_ns": h["p50_ns"], "p99_ns": h["p99_ns"],
-                "max_ns": h["max_ns"]}
+                "max_ns": h["max_ns"], "sorted_ns": h.get("sorted_ns", [])}
         rows = [self.preemptor_row(v, key, p)
                 for key, p in v.preemptors.items()]
         rows.sort(key=lambda r: (-r["stolen_ns"], r["pid"]))
