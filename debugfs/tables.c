@@ -16,12 +16,20 @@
 #include "report.h"
 #include "vmlat.h"
 
-/*
- * A task name in a whitespace-separated table: blanks and backslashes are
- * escaped in octal, as /proc/mounts does ("CPU 0/KVM" -> "CPU\0400/KVM").
+/**
+ * vmlat_seq_comm() - a task name in a whitespace-separated table
+ * @m:		the file
+ * @comm:	the name; an empty one is printed as "-"
+ *
+ * Blanks and backslashes are escaped in octal, as /proc/mounts does
+ * ("CPU 0/KVM" -> "CPU\0400/KVM").
  */
-static void seq_comm(struct seq_file *m, const char *comm)
+void vmlat_seq_comm(struct seq_file *m, const char *comm)
 {
+	if (!*comm) {
+		seq_putc(m, '-');
+		return;
+	}
 	seq_escape(m, comm, " \t\n\\");
 }
 
@@ -136,7 +144,7 @@ static int vms_show(struct seq_file *m, void *unused)
 	for_each_vm(vm, i) {
 		vm_totals(vm, now, time_ns, &observed, &exits, &nr);
 		seq_printf(m, "%d ", vm->pid);
-		seq_comm(m, vm->comm);
+		vmlat_seq_comm(m, vm->comm);
 		seq_printf(m, " %d", nr);
 		print_state_times(m, observed, time_ns, exits);
 	}
@@ -292,7 +300,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 		for (j = 0; j < n; j++) {
 			seq_printf(m, "%d %d %s %d ", vm->pid, j + 1,
 				   preemptor_kinds[p[j].kind], p[j].pid);
-			seq_comm(m, p[j].comm);
+			vmlat_seq_comm(m, p[j].comm);
 			seq_putc(m, ' ');
 			if (p[j].kind == VMLAT_BY_HOST)
 				seq_puts(m, "- -");

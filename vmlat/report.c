@@ -37,6 +37,7 @@
 #include <linux/workqueue.h>
 
 #include "report.h"
+#include "vmlat.h"
 #include "vmlat_trace.h"
 
 /*
@@ -217,15 +218,6 @@ static const char *const vmlat_by_names[] = {
 	[VMLAT_BY_NONE]		= "-",
 };
 
-static void seq_name(struct seq_file *m, const char *name)
-{
-	if (!*name) {
-		seq_putc(m, '-');
-		return;
-	}
-	seq_escape(m, name, " \t\n\\");
-}
-
 static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 {
 	const char *reason = "-";
@@ -237,11 +229,11 @@ static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 	}
 	seq_printf(m, "%-6llu %-7s %-7d ", r->seq,
 		   vmlat_hist_kind_names[r->kind], r->vm_pid);
-	seq_name(m, r->vm_comm);
+	vmlat_seq_comm(m, r->vm_comm);
 	seq_printf(m, " %-4d %-3d %-12llu %-16llu %-16llu %-20s %-7s %-7d ",
 		   r->vcpu, r->cpu, r->duration_ns, r->start_ns, r->end_ns,
 		   reason, vmlat_by_names[r->by.kind], r->by.pid);
-	seq_name(m, r->by.comm);
+	vmlat_seq_comm(m, r->by.comm);
 	seq_printf(m, " %-7d %-5d %s\n", r->by.vm_pid, r->by.vcpu,
 		   vmlat_snap_names[r->snap]);
 }

@@ -87,9 +87,11 @@ void vmlat_hooks_exit(void);
 void vmlat_hooks_get_state(enum vmlat_hook_id id, struct vmlat_hook_state *st);
 
 struct dentry;
+struct seq_file;
 
 int vmlat_debugfs_init(void);
 void vmlat_debugfs_exit(void);
 void vmlat_debugfs_tables_create(struct dentry *dir);
+void vmlat_seq_comm(struct seq_file *m, const char *comm);
 
 #endif /* _VMLAT_H */
