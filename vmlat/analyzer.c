@@ -660,7 +660,7 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 					&(vc ?: created)->vmcb_checked);
 	if (decoded) {
 		slot = vmlat_exit_slot(isa, code);
-		hlt = slot == VMLAT_EXIT_SVM_HLT || slot == VMLAT_EXIT_VMX_HLT;
+		hlt = vmlat_exit_slot_is_hlt(slot);
 	}
 
 	if (vc) {

@@ -189,9 +189,7 @@ u64 vmlat_exit_slot_code(int slot)
  */
 bool vmlat_exit_is_hlt(u32 isa, u64 raw_code)
 {
-	int slot = vmlat_exit_slot(isa, raw_code);
-
-	return slot == VMLAT_EXIT_VMX_HLT || slot == VMLAT_EXIT_SVM_HLT;
+	return vmlat_exit_slot_is_hlt(vmlat_exit_slot(isa, raw_code));
 }
 
 /**

@@ -301,4 +301,10 @@ u64 vmlat_exit_slot_code(int slot);
 bool vmlat_exit_is_hlt(u32 isa, u64 raw_code);
 const char *vmlat_exit_isa_name(u32 isa);
 
+/* Whether a slot (from vmlat_exit_slot()) is the guest executing HLT. */
+static inline bool vmlat_exit_slot_is_hlt(int slot)
+{
+	return slot == VMLAT_EXIT_VMX_HLT || slot == VMLAT_EXIT_SVM_HLT;
+}
+
 #endif /* _VMLAT_EXITS_H */
