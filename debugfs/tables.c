@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "analyzer.h"
+#include "compat.h"
 #include "report.h"
 #include "vmlat.h"
 
@@ -549,19 +550,7 @@ static int reset_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-static int reset_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, reset_show, NULL);
-}
-
-static const struct file_operations reset_fops = {
-	.owner = THIS_MODULE,
-	.open = reset_open,
-	.read = seq_read,
-	.write = reset_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(reset);
 
 /**
  * vmlat_debugfs_tables_create() - create the analyzer's files in @dir

@@ -10,6 +10,7 @@
 
 #include <linux/version.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "vmlat needs Linux 6.1 or later"
@@ -41,5 +42,26 @@ static inline const void *vmlat_module_btf(struct module *mod, size_t *size)
 	return NULL;
 #endif
 }
+
+/*
+ * A debugfs file read with single_open(@__name_show) and written with
+ * @__name_write(): the kernel's own macro from 6.2 on, spelt out for 6.1.
+ */
+#ifndef DEFINE_SHOW_STORE_ATTRIBUTE
+#define DEFINE_SHOW_STORE_ATTRIBUTE(__name)				\
+static int __name ## _open(struct inode *inode, struct file *file)	\
+{									\
+	return single_open(file, __name ## _show, inode->i_private);	\
+}									\
+									\
+static const struct file_operations __name ## _fops = {			\
+	.owner		= THIS_MODULE,					\
+	.open		= __name ## _open,				\
+	.read		= seq_read,					\
+	.write		= __name ## _write,				\
+	.llseek		= seq_lseek,					\
+	.release	= single_release,				\
+}
+#endif
 
 #endif /* _VMLAT_COMPAT_H */

@@ -36,6 +36,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "report.h"
 #include "vmlat.h"
 #include "vmlat_trace.h"
@@ -358,19 +359,7 @@ static int threshold_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-static int threshold_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, threshold_show, inode->i_private);
-}
-
-static const struct file_operations threshold_fops = {
-	.owner = THIS_MODULE,
-	.open = threshold_open,
-	.read = seq_read,
-	.write = threshold_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(threshold);
 
 static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
@@ -399,19 +388,7 @@ static int snapshot_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-static int snapshot_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, snapshot_show, NULL);
-}
-
-static const struct file_operations snapshot_fops = {
-	.owner = THIS_MODULE,
-	.open = snapshot_open,
-	.read = seq_read,
-	.write = snapshot_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(snapshot);
 
 static ssize_t interval_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
@@ -439,19 +416,7 @@ static int interval_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-static int interval_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, interval_show, NULL);
-}
-
-static const struct file_operations interval_fops = {
-	.owner = THIS_MODULE,
-	.open = interval_open,
-	.read = seq_read,
-	.write = interval_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(interval);
 
 /**
  * vmlat_report_debugfs_create() - the knobs and the "reports" file
