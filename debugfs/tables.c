@@ -44,6 +44,7 @@ struct vcpu_snap {
 	u64 observed_ns;
 	u64 time_ns[VMLAT_NR_STATES];
 	u64 exits;
+	struct vmlat_nested nested;
 	struct vmlat_vm *vm;
 };
 
@@ -65,6 +66,9 @@ static bool vcpu_snapshot(struct vmlat_vcpu *vc, u64 now, struct vcpu_snap *s)
 	s->exits = a.exits;
 	vmlat_acct_snapshot(&a, now, s->time_ns, &s->observed_ns);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	s->nested = a.nested;
+	if (!a.ended)
+		vmlat_nested_snapshot(&s->nested, now);
 	return s->vm;
 }
 
@@ -248,6 +252,9 @@ static int histograms_show(struct seq_file *m, void *unused)
 		for (k = 0; k < VMLAT_NR_HIST_KINDS; k++)
 			print_hist(m, vm->pid, vmlat_hist_kind_names[k], NULL,
 				   &vm->hist[k], h);
+		for (k = 0; k < VMLAT_NR_NESTED_HISTS; k++)
+			print_hist(m, vm->pid, vmlat_nested_hist_names[k],
+				   NULL, &vm->nested_hist[k], h);
 		for (k = 0; k < VMLAT_REASON_HISTS; k++) {
 			slot = atomic_read(&vm->reason_slot[k]);
 			if (slot >= 0)
@@ -260,6 +267,82 @@ static int histograms_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(histograms);
+
+/* ---- nested (L2) ------------------------------------------------------ */
+
+/* @part per mille of @whole, as "12.3"; "-" for none of none. */
+static void print_permille(struct seq_file *m, u64 part, u64 whole)
+{
+	u64 pm;
+
+	if (!whole) {
+		seq_puts(m, "-");
+		return;
+	}
+	pm = div64_u64(part * 1000, whole);
+	seq_printf(m, "%llu.%llu", div_u64(pm, 10), pm % 10);
+}
+
+static int nested_show(struct seq_file *m, void *unused)
+{
+	u64 now = vmlat_now_ns();
+	const struct vmlat_nested *n = NULL;
+	struct vcpu_snap *s;
+	int i;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid vcpu tid level l1_ns l2_ns l2_exit_l0_ns l2_exit_l1_ns l2_entries l1_to_l2 l2_exits_l0 l2_exits_l1 p1_agree p1_judged p1_agree_pct\n");
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!vcpu_snapshot(&vmlat_vcpus[i], now, s) ||
+		    !s->nested.active)
+			continue;
+		n = &s->nested;
+		seq_printf(m, "%d %d %d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu ",
+			   s->vm_pid, s->idx, s->tid,
+			   !s->live ? "exited" :
+			   n->level == VMLAT_LEVEL_L2 ? "l2" : "l1",
+			   n->l1_ns, n->l2_ns, n->l2_exit_l0_ns,
+			   n->l2_exit_l1_ns, n->l2_entries, n->l1_to_l2,
+			   n->l2_exits_l0, n->l2_exits_l1,
+			   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+		print_permille(m, vmlat_nested_p1_agree(n),
+			       vmlat_nested_p1_judged(n));
+		seq_putc(m, '\n');
+	}
+	kfree(s);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nested);
+
+static int nested_exits_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_vm *vm;
+	u64 l0, l1;
+	int i, slot;
+
+	seq_puts(m, "# vm_pid isa code name handled_by_l0 reflected_to_l1\n");
+	for_each_vm(vm, i) {
+		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
+			l0 = atomic64_read(&vm->nested_exits[0][slot]);
+			l1 = atomic64_read(&vm->nested_exits[1][slot]);
+			if (!l0 && !l1)
+				continue;
+			seq_printf(m, "%d %s 0x%llx %s %llu %llu\n", vm->pid,
+				   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
+				   vmlat_exit_slot_code(slot),
+				   vmlat_exit_slot_name(slot), l0, l1);
+		}
+		l0 = atomic64_read(&vm->nested_undecoded[0]);
+		l1 = atomic64_read(&vm->nested_undecoded[1]);
+		if (l0 || l1)
+			seq_printf(m, "%d - - undecoded %llu %llu\n", vm->pid,
+				   l0, l1);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nested_exits);
 
 static const char *const preemptor_kinds[] = {
 	[VMLAT_BY_HOST] = "host",
@@ -425,6 +508,45 @@ static void json_hist(struct seq_file *m, const struct vmlat_ahist *ah,
 	seq_puts(m, "]}");
 }
 
+/* The "nested" object's members of @vm, its opening brace printed. */
+static void json_nested(struct seq_file *m, struct vmlat_vm *vm, u64 now)
+{
+	const struct vmlat_nested *n;
+	struct vcpu_snap s;
+	bool first = true;
+	u64 l0, l1;
+	int i;
+
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s) || s.vm != vm ||
+		    !s.nested.active)
+			continue;
+		n = &s.nested;
+		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"l1_ns\":%llu,\"l2_ns\":%llu,\"l2_exit_l0_ns\":%llu,\"l2_exit_l1_ns\":%llu,\"l2_entries\":%llu,\"l1_to_l2\":%llu,\"l2_exits_l0\":%llu,\"l2_exits_l1\":%llu,\"p1_agree\":%llu,\"p1_judged\":%llu}",
+			   first ? "" : ",", s.idx, s.tid, n->l1_ns, n->l2_ns,
+			   n->l2_exit_l0_ns, n->l2_exit_l1_ns, n->l2_entries,
+			   n->l1_to_l2, n->l2_exits_l0, n->l2_exits_l1,
+			   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+		first = false;
+	}
+	seq_puts(m, "],\"exits\":[");
+	for (first = true, i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
+		l0 = atomic64_read(&vm->nested_exits[0][i]);
+		l1 = atomic64_read(&vm->nested_exits[1][i]);
+		if (!l0 && !l1)
+			continue;
+		seq_printf(m, "%s{\"isa\":\"%s\",\"code\":%llu,\"name\":\"%s\",\"handled_by_l0\":%llu,\"reflected_to_l1\":%llu}",
+			   first ? "" : ",",
+			   vmlat_exit_isa_name(vmlat_exit_slot_isa(i)),
+			   vmlat_exit_slot_code(i), vmlat_exit_slot_name(i),
+			   l0, l1);
+		first = false;
+	}
+	seq_printf(m, "],\"undecoded\":{\"handled_by_l0\":%lld,\"reflected_to_l1\":%lld}",
+		   atomic64_read(&vm->nested_undecoded[0]),
+		   atomic64_read(&vm->nested_undecoded[1]));
+}
+
 static void json_vm(struct seq_file *m, struct vmlat_vm *vm, u64 now,
 		    struct vmlat_hist_snap *h)
 {
@@ -478,6 +600,12 @@ static void json_vm(struct seq_file *m, struct vmlat_vm *vm, u64 now,
 		seq_printf(m, "%s\"%s\":", i ? "," : "", vmlat_hist_kind_names[i]);
 		json_hist(m, &vm->hist[i], h);
 	}
+	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++) {
+		seq_printf(m, ",\"%s\":", vmlat_nested_hist_names[i]);
+		json_hist(m, &vm->nested_hist[i], h);
+	}
+	seq_puts(m, "},\"nested\":{\"vcpus\":[");
+	json_nested(m, vm, now);
 
 	seq_puts(m, "},\"preemptors\":[");
 	n = preemptors_sorted(vm, p, &other);
@@ -565,6 +693,9 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 	debugfs_create_file("preemptors", 0444, dir, NULL, &preemptors_fops);
 	debugfs_create_file("matrix", 0444, dir, NULL, &matrix_fops);
 	debugfs_create_file("steal", 0444, dir, NULL, &steal_fops);
+	debugfs_create_file("nested", 0444, dir, NULL, &nested_fops);
+	debugfs_create_file("nested_exits", 0444, dir, NULL,
+			    &nested_exits_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
 	debugfs_create_file("reset", 0600, dir, NULL, &reset_fops);
 	vmlat_report_debugfs_create(dir);

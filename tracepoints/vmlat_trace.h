@@ -123,6 +123,47 @@ TRACE_EVENT(vmlat_exit,
 );
 
 /*
+ * An exit of a nested (L2) guest, as the host saw it: from its kvm_exit to
+ * the next kvm_entry into L2, handled by the host alone (reflected=0) or
+ * reflected to the L1 hypervisor, whose handling is included (reflected=1).
+ * Preemptions and sleeps of the vCPU meanwhile are included too. isa and
+ * exit_reason are L2's exit, as in vmlat_exit.
+ */
+TRACE_EVENT(vmlat_nested_exit,
+
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u32 isa,
+		 u32 exit_reason, bool reflected),
+
+	TP_ARGS(vm_pid, vcpu, duration_ns, isa, exit_reason, reflected),
+
+	TP_STRUCT__entry(
+		__field(pid_t, vm_pid)
+		__field(int, vcpu)
+		__field(int, cpu)
+		__field(u64, duration_ns)
+		__field(u32, isa)
+		__field(u32, exit_reason)
+		__field(u8, reflected)
+	),
+
+	TP_fast_assign(
+		__entry->vm_pid = vm_pid;
+		__entry->vcpu = vcpu;
+		__entry->cpu = smp_processor_id();
+		__entry->duration_ns = duration_ns;
+		__entry->isa = isa;
+		__entry->exit_reason = exit_reason;
+		__entry->reflected = reflected;
+	),
+
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu reason=%s reflected=%u",
+		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
+		  __entry->duration_ns,
+		  vmlat_print_exit_reason(__entry->isa, __entry->exit_reason),
+		  __entry->reflected)
+);
+
+/*
  * A latency report that a snapshot was taken for (or would have been,
  * in "event" mode): emitted from process context, at most once per
  * snapshot_interval_ms. Its fields are those of the report (see the

@@ -250,8 +250,16 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 		atomic64_set(&vm->exit_ns[i], 0);
 	}
 	atomic64_set(&vm->exit_undecoded, 0);
+	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
+		atomic64_set(&vm->nested_exits[0][i], 0);
+		atomic64_set(&vm->nested_exits[1][i], 0);
+	}
+	atomic64_set(&vm->nested_undecoded[0], 0);
+	atomic64_set(&vm->nested_undecoded[1], 0);
 	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++)
 		vmlat_ahist_init(&vm->hist[i]);
+	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++)
+		vmlat_ahist_init(&vm->nested_hist[i]);
 	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
 		atomic_set(&vm->reason_slot[i], -1);
 		vmlat_ahist_init(&vm->reason_hist[i]);
@@ -516,6 +524,69 @@ static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
 		vmlat_interval_report(vc, kind, done->ns, by, now);
 }
 
+/* What a kvm_entry or kvm_exit tells the nested state machine. */
+struct vmlat_nested_in {
+	bool l2;	/* is_guest_mode(): L2 exited, or L2 is entered */
+	bool vmenter;	/* the exit is L1's VMRUN/VMLAUNCH/VMRESUME */
+	int slot;	/* the exit's reason slot, or -1 */
+};
+
+/* Whether a vCPU runs its L2 guest: is_guest_mode(), as KVM reads it. */
+static __always_inline bool vmlat_in_l2(const struct kvm_vcpu *vcpu)
+{
+	return vcpu->arch.hflags & HF_GUEST_MASK;
+}
+
+/*
+ * Feed the nested state machine a kvm_entry or kvm_exit of @a's vCPU.
+ * Context: in a write section of its vCPU's seq, in its thread.
+ */
+static __always_inline void vmlat_nested_event(struct vmlat_vcpu_acct *a,
+					       enum vmlat_event ev, bool hlt,
+					       const struct vmlat_nested_in *nin,
+					       u64 now,
+					       struct vmlat_nested_done *nd)
+{
+	nd->handled = VMLAT_LEVEL_NONE;
+	nd->nr = 0;
+	if (!nin)
+		return;
+	if (ev == VMLAT_EV_EXIT)
+		vmlat_nested_exit(&a->nested, nin->l2, nin->slot, hlt,
+				  nin->vmenter, now);
+	else if (ev == VMLAT_EV_ENTRY)
+		vmlat_nested_entry(&a->nested, nin->l2, a->woken_ns, now, nd);
+}
+
+/* Count what a kvm_entry completed in the nested state machine. */
+static noinline void vmlat_nested_done(struct vmlat_vcpu *vc,
+				       const struct vmlat_nested_done *nd)
+{
+	struct vmlat_vm *vm = vc->vm;
+	unsigned int i;
+	int slot;
+
+	if (nd->handled) {
+		i = nd->handled == VMLAT_LEVEL_L1;
+		if (nd->slot >= 0)
+			atomic64_inc(&vm->nested_exits[i][nd->slot]);
+		else
+			atomic64_inc(&vm->nested_undecoded[i]);
+	}
+	for (i = 0; i < nd->nr; i++) {
+		vmlat_ahist_add(&vm->nested_hist[nd->iv[i].hist],
+				nd->iv[i].ns);
+		if (nd->iv[i].hist != VMLAT_NH_L2_EXIT_L0 &&
+		    nd->iv[i].hist != VMLAT_NH_L2_EXIT_L1)
+			continue;
+		slot = nd->iv[i].slot;
+		trace_vmlat_nested_exit(vm->pid, vc->idx, nd->iv[i].ns,
+					slot < 0 ? 0 : vmlat_exit_slot_isa(slot),
+					slot < 0 ? 0 : vmlat_exit_slot_code(slot),
+					nd->iv[i].hist == VMLAT_NH_L2_EXIT_L1);
+	}
+}
+
 /*
  * Catch up with a reset @vc has not counted from yet.
  * Context: in a write section of @vc->seq.
@@ -536,15 +607,17 @@ static __always_inline void vmlat_vcpu_catch_up(struct vmlat_vcpu *vc)
  */
 static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 				      enum vmlat_event ev, bool hlt, u64 now,
-				      const struct vmlat_by *by)
+				      const struct vmlat_by *by,
+				      const struct vmlat_nested_in *nin)
 {
+	struct vmlat_nested_done nd;
 	struct vmlat_done done;
 	unsigned long flags;
 	int slot;
 
 	raw_spin_lock_irqsave(&vc->lock, flags);
 	/* Write nothing then: see vmlat_owner_event(). */
-	if (vmlat_acct_event_is_noop(&vc->acct, ev)) {
+	if (!nin && vmlat_acct_event_is_noop(&vc->acct, ev)) {
 		raw_spin_unlock_irqrestore(&vc->lock, flags);
 		return;
 	}
@@ -552,9 +625,12 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_vcpu_catch_up(vc);
 	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
+	vmlat_nested_event(&vc->acct, ev, hlt, nin, now, &nd);
 	raw_write_seqcount_end(&vc->seq);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	vmlat_vcpu_done(vc, &done, slot, by, now);
+	if (unlikely(nd.handled || nd.nr))
+		vmlat_nested_done(vc, &nd);
 }
 
 static_assert(VMLAT_GUEST < VMLAT_USER && VMLAT_KERNEL < VMLAT_USER &&
@@ -578,8 +654,10 @@ static_assert(VMLAT_GUEST < VMLAT_USER && VMLAT_KERNEL < VMLAT_USER &&
  */
 static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
 					      enum vmlat_event ev, bool hlt,
-					      u64 now)
+					      u64 now,
+					      const struct vmlat_nested_in *nin)
 {
+	struct vmlat_nested_done nd;
 	struct vmlat_done done;
 	bool ok;
 
@@ -587,15 +665,41 @@ static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
 		raw_write_seqcount_begin(&vc->seq);
 		vmlat_vcpu_catch_up(vc);
 		ok = vmlat_acct_owner(&vc->acct, ev, hlt, now, &done);
+		if (likely(ok))
+			vmlat_nested_event(&vc->acct, ev, hlt, nin, now, &nd);
 		raw_write_seqcount_end(&vc->seq);
 		if (likely(ok)) {
 			if (done.kind == VMLAT_DONE_EXIT)
 				vmlat_vcpu_done(vc, &done, vc->exit_slot, NULL,
 						now);
+			if (unlikely(nd.handled || nd.nr))
+				vmlat_nested_done(vc, &nd);
 			return;
 		}
 	}
-	vmlat_vcpu_event(vc, ev, hlt, now, NULL);
+	vmlat_vcpu_event(vc, ev, hlt, now, NULL, nin);
+}
+
+/*
+ * Apply @fn to the nested state of the current thread's @vc, as
+ * vmlat_owner_event() writes: without the lock while it is on CPU.
+ */
+static void vmlat_owner_nested(struct vmlat_vcpu *vc,
+			       void (*fn)(struct vmlat_nested *n))
+{
+	unsigned long flags;
+
+	if (likely(READ_ONCE(vc->acct.state) <= VMLAT_USER)) {
+		raw_write_seqcount_begin(&vc->seq);
+		fn(&vc->acct.nested);
+		raw_write_seqcount_end(&vc->seq);
+		return;
+	}
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	raw_write_seqcount_begin(&vc->seq);
+	fn(&vc->acct.nested);
+	raw_write_seqcount_end(&vc->seq);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
 }
 
 /**
@@ -631,9 +735,10 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 {
 	u64 now = vmlat_now_ns();
 	struct vmlat_vcpu *vc = vmlat_vcpu_get(vcpu, VMLAT_EV_ENTRY, now);
+	struct vmlat_nested_in nin = { .l2 = vmlat_in_l2(vcpu), .slot = -1 };
 
 	if (vc)
-		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now);
+		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, &nin);
 }
 
 /**
@@ -664,7 +769,13 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	}
 
 	if (vc) {
-		vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now);
+		struct vmlat_nested_in nin = {
+			.l2 = vmlat_in_l2(vcpu),
+			.vmenter = vmlat_exit_slot_is_vmenter(slot),
+			.slot = slot,
+		};
+
+		vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now, &nin);
 	} else {
 		vc = created;
 		raw_write_seqcount_begin(&vc->seq);
@@ -693,7 +804,36 @@ void vmlat_on_userspace_exit(void)
 
 	if (vc)
 		vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false,
-				  vmlat_now_ns());
+				  vmlat_now_ns(), NULL);
+}
+
+/**
+ * vmlat_on_mmu_get_page() - KVM's MMU looked up or made a shadow page
+ *
+ * Context: kvmmmu:kvm_mmu_get_page tracepoint, MMU lock held; current
+ * may be a vCPU thread or any thread of a VMM (the ioctls of dirty
+ * logging).
+ */
+void vmlat_on_mmu_get_page(void)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+
+	/* A READ_ONCE(): it is ours to write, readers copy it under seq. */
+	if (vc && READ_ONCE(vc->acct.nested.p1_state) == VMLAT_P1_WAITING)
+		vmlat_owner_nested(vc, vmlat_nested_mmu_page);
+}
+
+/**
+ * vmlat_on_nested_vmexit_inject() - KVM makes L1 handle an exit of L2
+ *
+ * Context: kvm_nested_vmexit_inject tracepoint, in the vCPU's thread.
+ */
+void vmlat_on_nested_vmexit_inject(void)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+
+	if (vc && READ_ONCE(vc->acct.nested.p1_state) != VMLAT_P1_NORMAL)
+		vmlat_owner_nested(vc, vmlat_nested_inject);
 }
 
 /* ---- preemptors --------------------------------------------------- */
@@ -864,7 +1004,7 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 
 	if (pv)
 		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
-				 VMLAT_EV_OUT_SLEEP, false, now, NULL);
+				 VMLAT_EV_OUT_SLEEP, false, now, NULL, NULL);
 
 	/*
 	 * Charge prev for its time on this CPU to every vCPU that waited here
@@ -886,7 +1026,7 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 
 		this_cpu_write(vmlat_cur_vcpu, nv);
 		vmlat_victim_leave(nv, &by);
-		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by);
+		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by, NULL);
 	}
 }
 
@@ -939,7 +1079,7 @@ void vmlat_on_sched_waking(struct task_struct *p)
 	vc = vmlat_vcpu_of(p);
 	if (vc)
 		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns(),
-				 NULL);
+				 NULL, NULL);
 }
 
 /**

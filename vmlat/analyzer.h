@@ -101,6 +101,10 @@ struct vmlat_preemptor {
  * @hist:	preemption, wait and exit-handling durations
  * @reason_slot: which exit reason slot each of @reason_hist serves (-1)
  * @reason_hist: exit-handling durations of the first reasons seen
+ * @nested_exits: L2 exits per reason slot: [0] handled by L0, [1]
+ *		reflected to L1 (nested.h)
+ * @nested_undecoded: the same for L2 exits of unknown reason
+ * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
  * @preemptors:	top preemptors by stolen time (a bounded table)
  * @other_ns:	stolen time of preemptors that did not fit in the table
  * @stolen_by:	stolen time by host tasks ([0]) and by each VM ([1 + slot])
@@ -118,6 +122,9 @@ struct vmlat_vm {
 	struct vmlat_ahist hist[VMLAT_NR_HIST_KINDS];
 	atomic_t reason_slot[VMLAT_REASON_HISTS];
 	struct vmlat_ahist reason_hist[VMLAT_REASON_HISTS];
+	atomic64_t nested_exits[2][VMLAT_EXIT_NR_SLOTS];
+	atomic64_t nested_undecoded[2];
+	struct vmlat_ahist nested_hist[VMLAT_NR_NESTED_HISTS];
 	struct vmlat_preemptor preemptors[VMLAT_TOP_PREEMPTORS];
 	u64 other_ns;
 	u64 stolen_by[1 + VMLAT_MAX_VMS];
@@ -186,6 +193,8 @@ void vmlat_analyzer_reset(void);
 void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
 void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
 void vmlat_on_userspace_exit(void);
+void vmlat_on_mmu_get_page(void);
+void vmlat_on_nested_vmexit_inject(void);
 void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state);
 void vmlat_on_sched_waking(struct task_struct *p);

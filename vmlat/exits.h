@@ -307,4 +307,12 @@ static inline bool vmlat_exit_slot_is_hlt(int slot)
 	return slot == VMLAT_EXIT_VMX_HLT || slot == VMLAT_EXIT_SVM_HLT;
 }
 
+/* Whether a slot is the guest entering its own guest (nested). */
+static inline bool vmlat_exit_slot_is_vmenter(int slot)
+{
+	return slot == VMLAT_EXIT_SVM_VMRUN ||
+	       slot == VMLAT_EXIT_VMX_VMLAUNCH ||
+	       slot == VMLAT_EXIT_VMX_VMRESUME;
+}
+
 #endif /* _VMLAT_EXITS_H */

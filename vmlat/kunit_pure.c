@@ -12,6 +12,7 @@
 #include "btf.c"
 #include "hist.c"
 #include "state.c"
+#include "nested.c"
 #include "exits.c"
 
 MODULE_DESCRIPTION("KUnit tests for vmlat's pure logic");

@@ -72,12 +72,14 @@ static void vmlat_probe_kvm_nested_vmexit_inject(void *data, __u32 exit_code,
 						 __u32 isa)
 {
 	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT);
+	vmlat_on_nested_vmexit_inject();
 }
 
 static void vmlat_probe_kvm_mmu_get_page(void *data, struct kvm_mmu_page *sp,
 					 bool created)
 {
 	vmlat_hit(VMLAT_HOOK_KVM_MMU_GET_PAGE);
+	vmlat_on_mmu_get_page();
 }
 
 static void vmlat_probe_sched_switch(void *data, bool preempt,

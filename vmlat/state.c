@@ -73,6 +73,7 @@ void vmlat_acct_init(struct vmlat_vcpu_acct *a, enum vmlat_event first,
 		     u64 now_ns)
 {
 	memset(a, 0, sizeof(*a));
+	vmlat_nested_init(&a->nested);
 	a->first_ns = now_ns;
 	a->since_ns = now_ns;
 	a->entered_ns = now_ns;
@@ -152,6 +153,9 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 	case VMLAT_EV_USER_EXIT:
 		a->in_user = true;
 		break;
+	case VMLAT_EV_WAKEUP:
+		a->woken_ns = a->since_ns;
+		break;
 	case VMLAT_EV_IN:
 		if (t & T_BAD)
 			break;
@@ -209,6 +213,7 @@ void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns)
 	memset(a->enters, 0, sizeof(a->enters));
 	a->exits = 0;
 	a->unexpected = 0;
+	vmlat_nested_reset(&a->nested);
 	a->first_ns = a->since_ns;
 	a->reset_gen = gen;
 }

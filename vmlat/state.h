@@ -21,6 +21,7 @@
 #ifndef _VMLAT_STATE_H
 #define _VMLAT_STATE_H
 
+#include "nested.h"
 #include "pure.h"
 
 enum vmlat_state {
@@ -69,6 +70,8 @@ struct vmlat_done {
  * @unexpected:	events that made no sense in the state they came in
  *		(e.g. vmlat attached mid-flight); counted, then resynced
  * @exit_host_ns: on-CPU host time since the last kvm_exit (exit handling)
+ * @woken_ns:	the last wake-up that ended an idle or blocked sleep
+ * @nested:	L1/L2 accounting, fed by the vCPU's thread (nested.h)
  * @reset_gen:	the reset the times count from (vmlat_acct_reset())
  * @state:	current state (enum vmlat_state)
  * @in_user:	when on CPU, runs in the VMM (after kvm_userspace_exit)
@@ -84,6 +87,8 @@ struct vmlat_vcpu_acct {
 	u64 exits;
 	u64 unexpected;
 	u64 exit_host_ns;
+	u64 woken_ns;
+	struct vmlat_nested nested;
 	u32 reset_gen;
 	u8 state;
 	bool in_user;

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The nested (L2) state machine of a vCPU: see nested.h.
+ */
+#include "nested.h"
+
+const char *const vmlat_nested_hist_names[VMLAT_NR_NESTED_HISTS] = {
+	[VMLAT_NH_L2_EXIT_L0]	= "l2_exit_l0",
+	[VMLAT_NH_L2_EXIT_L1]	= "l2_exit_l1",
+	[VMLAT_NH_WAKEUP_L2]	= "wakeup_l2",
+	[VMLAT_NH_WAKEUP_L1]	= "wakeup_l1",
+};
+
+static u64 since(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
+static u64 later(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+static void add_iv(struct vmlat_nested_done *done, u8 hist, int slot, u64 ns)
+{
+	if (done->nr < ARRAY_SIZE(done->iv)) {
+		done->iv[done->nr].hist = hist;
+		done->iv[done->nr].slot = slot;
+		done->iv[done->nr].ns = ns;
+		done->nr++;
+	}
+}
+
+/**
+ * vmlat_nested_init() - a vCPU seen for the first time
+ * @n:	its nested accounting
+ */
+void vmlat_nested_init(struct vmlat_nested *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->l2_exit_slot = -1;
+}
+
+/**
+ * vmlat_nested_reset() - zero the statistics, keep the state
+ * @n:	the vCPU's nested accounting
+ *
+ * An L2 exit or a halt in progress completes later whole.
+ */
+void vmlat_nested_reset(struct vmlat_nested *n)
+{
+	n->l1_ns = 0;
+	n->l2_ns = 0;
+	n->l2_exit_l0_ns = 0;
+	n->l2_exit_l1_ns = 0;
+	n->l2_entries = 0;
+	n->l1_to_l2 = 0;
+	n->l2_exits_l0 = 0;
+	n->l2_exits_l1 = 0;
+	memset(n->p1, 0, sizeof(n->p1));
+}
+
+/**
+ * vmlat_nested_exit() - kvm_exit of the vCPU
+ * @n:		its nested accounting
+ * @l2:		it ran L2 (is_guest_mode() in the probe)
+ * @slot:	the exit reason slot, or -1
+ * @hlt:	the exit is a HLT
+ * @vmenter:	the exit is VMRUN, VMLAUNCH or VMRESUME
+ * @now_ns:	time of the exit
+ */
+void vmlat_nested_exit(struct vmlat_nested *n, bool l2, int slot, bool hlt,
+		       bool vmenter, u64 now_ns)
+{
+	if (n->in_guest) {
+		if (l2)
+			n->l2_ns += since(n->entry_ns, now_ns);
+		else
+			n->l1_ns += since(n->entry_ns, now_ns);
+		n->in_guest = false;
+	}
+	if (l2) {
+		n->active = true;
+		n->l2_exit_open = true;
+		n->bounced = false;
+		n->l2_exit_ns = now_ns;
+		n->l2_exit_slot = slot;
+		if (hlt) {
+			n->l2_halted = true;
+			n->l2_halt_ns = now_ns;
+		}
+		return;
+	}
+	if (hlt) {
+		n->l1_halted = true;
+		n->l1_halt_ns = now_ns;
+	}
+	/* L1 enters its guest: [P1] Algorithm 4, seen from L0. */
+	if (vmenter) {
+		n->active = true;
+		n->p1_state = VMLAT_P1_WAITING;
+	}
+}
+
+/**
+ * vmlat_nested_entry() - kvm_entry of the vCPU
+ * @n:		its nested accounting
+ * @l2:		it enters L2 (is_guest_mode() in the probe)
+ * @woken_ns:	when its thread was last woken up by the host
+ * @now_ns:	time of the entry
+ * @done:	set to the exit classified and the intervals completed
+ */
+void vmlat_nested_entry(struct vmlat_nested *n, bool l2, u64 woken_ns,
+			u64 now_ns, struct vmlat_nested_done *done)
+{
+	done->handled = VMLAT_LEVEL_NONE;
+	done->slot = -1;
+	done->nr = 0;
+
+	if (l2)
+		n->active = true;
+	if (n->active)
+		n->p1[l2][n->p1_state == VMLAT_P1_READY]++;
+
+	if (l2) {
+		n->l2_entries++;
+		if (n->level == VMLAT_LEVEL_L1)
+			n->l1_to_l2++;
+		if (n->l2_exit_open) {
+			u64 d = since(n->l2_exit_ns, now_ns);
+
+			if (n->bounced) {
+				n->l2_exit_l1_ns += d;
+				add_iv(done, VMLAT_NH_L2_EXIT_L1,
+				       n->l2_exit_slot, d);
+			} else {
+				n->l2_exits_l0++;
+				n->l2_exit_l0_ns += d;
+				done->handled = VMLAT_LEVEL_L2;
+				done->slot = n->l2_exit_slot;
+				add_iv(done, VMLAT_NH_L2_EXIT_L0,
+				       n->l2_exit_slot, d);
+			}
+			n->l2_exit_open = false;
+		}
+		if (n->l2_halted) {
+			add_iv(done, VMLAT_NH_WAKEUP_L2, -1,
+			       since(later(n->l2_halt_ns, woken_ns), now_ns));
+			n->l2_halted = false;
+		}
+		/* L1 cannot have halted without running again. */
+		n->l1_halted = false;
+	} else {
+		if (n->l2_exit_open && !n->bounced) {
+			n->bounced = true;
+			n->l2_exits_l1++;
+			done->handled = VMLAT_LEVEL_L1;
+			done->slot = n->l2_exit_slot;
+		}
+		if (n->l1_halted) {
+			add_iv(done, VMLAT_NH_WAKEUP_L1, -1,
+			       since(later(n->l1_halt_ns, woken_ns), now_ns));
+			n->l1_halted = false;
+		}
+	}
+	n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
+	n->in_guest = true;
+	n->entry_ns = now_ns;
+}
+
+/**
+ * vmlat_nested_snapshot() - count the guest time in progress
+ * @n:		a copy of a vCPU's nested accounting, for a reader
+ * @now_ns:	the time of the snapshot
+ */
+void vmlat_nested_snapshot(struct vmlat_nested *n, u64 now_ns)
+{
+	if (!n->in_guest)
+		return;
+	if (n->level == VMLAT_LEVEL_L2)
+		n->l2_ns += since(n->entry_ns, now_ns);
+	else
+		n->l1_ns += since(n->entry_ns, now_ns);
+	n->entry_ns = now_ns;
+}
