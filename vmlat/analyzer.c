@@ -357,6 +357,12 @@ static int vmlat_vcpu_slot(void)
 	return -1;
 }
 
+/* Whether a vCPU runs its L2 guest: is_guest_mode(), as KVM reads it. */
+static __always_inline bool vmlat_in_l2(const struct kvm_vcpu *vcpu)
+{
+	return vcpu->arch.hflags & HF_GUEST_MASK;
+}
+
 /*
  * Creates the record of the current thread for @vcpu, at its first KVM
  * event @ev; @old: the thread's record for another vCPU (a VMM that
@@ -403,6 +409,12 @@ static noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	vc->vmcb_checked = NULL;
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_acct_init(&vc->acct, ev, now);
+	if (ev == VMLAT_EV_ENTRY) {
+		struct vmlat_nested_done nd;
+
+		vmlat_nested_entry(&vc->acct.nested, vmlat_in_l2(vcpu), 0, now,
+				   &nd);
+	}
 	/* Counts from now: no reset to catch up with (see below). */
 	vc->acct.reset_gen = smp_load_acquire(&vmlat_reset_gen);
 	raw_write_seqcount_end(&vc->seq);
@@ -530,12 +542,6 @@ struct vmlat_nested_in {
 	bool vmenter;	/* the exit is L1's VMRUN/VMLAUNCH/VMRESUME */
 	int slot;	/* the exit's reason slot, or -1 */
 };
-
-/* Whether a vCPU runs its L2 guest: is_guest_mode(), as KVM reads it. */
-static __always_inline bool vmlat_in_l2(const struct kvm_vcpu *vcpu)
-{
-	return vcpu->arch.hflags & HF_GUEST_MASK;
-}
 
 /*
  * Feed the nested state machine a kvm_entry or kvm_exit of @a's vCPU.

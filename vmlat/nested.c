@@ -117,6 +117,14 @@ void vmlat_nested_entry(struct vmlat_nested *n, bool l2, u64 woken_ns,
 	done->slot = -1;
 	done->nr = 0;
 
+	/* A re-entry without kvm_exit (6.1's fastpath): the time counts. */
+	if (n->in_guest) {
+		if (n->level == VMLAT_LEVEL_L2)
+			n->l2_ns += since(n->entry_ns, now_ns);
+		else
+			n->l1_ns += since(n->entry_ns, now_ns);
+	}
+
 	if (l2)
 		n->active = true;
 	if (n->active)

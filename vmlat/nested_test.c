@@ -188,7 +188,10 @@ static void vmlat_nested_reset_keeps_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n.l2_entries, 1ULL);
 }
 
-/* The guest time in progress counts in a reader's snapshot, once. */
+/*
+ * The guest time in progress counts in a reader's snapshot, once; a
+ * re-entry's too.
+ */
 static void vmlat_nested_snapshot_counts_current(struct kunit *test)
 {
 	struct vmlat_nested n, copy;
@@ -204,6 +207,12 @@ static void vmlat_nested_snapshot_counts_current(struct kunit *test)
 	copy = n;
 	vmlat_nested_snapshot(&copy, 500);
 	KUNIT_EXPECT_EQ(test, copy.l2_ns, 60ULL);
+
+	/* A re-entry without kvm_exit (6.1's fastpath) keeps the time. */
+	entry_at(&n, false, 0, 600, &d);
+	entry_at(&n, false, 0, 610, &d);
+	exit_at(&n, false, SLOT_IO, 615);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 15ULL);
 }
 
 static u32 rnd_state;

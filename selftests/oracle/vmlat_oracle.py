@@ -900,6 +900,151 @@ class Oracle:
         }
 
 
+# -- nested (L2) activity of one vCPU thread ----------------------------------
+
+INJECT_RE = re.compile(r"^reason: (?P<reason>.*?) ext_inf1")
+# L1's own VM entry instructions, as ftrace names the exits.
+VMENTER_EXITS = ("vmrun", "VMLAUNCH", "VMRESUME")
+
+
+class Nested:
+    """What an L1 hypervisor's vCPU thread ran, from ftrace's KVM events.
+
+    KVM traces kvm_nested_vmenter when L1's VMRUN (VMLAUNCH/VMRESUME) puts
+    the vCPU in guest mode, and kvm_nested_vmexit_inject when it makes L1
+    handle an exit of L2 (guest mode ends). So the level a kvm_entry
+    enters is L2 from a kvm_nested_vmenter to the next
+    kvm_nested_vmexit_inject, else L1. A kvm_exit after an L2 entry is an
+    L2 exit: KVM also traces kvm_nested_vmexit for it (checked). The L2
+    exit is reflected to L1 if the next kvm_entry enters L1, else handled
+    by L0; its round trip ends at the next L2 entry. A HLT exit's wake-up
+    latency runs to the next entry into its level, from the later of the
+    exit and the thread's last sched_waking (if traced).
+
+    The [P1] heuristic, from the same events: L1's VMRUN exit makes the
+    thread WAITING, a kvm_mmu_get_page on it then READY, an inject NORMAL;
+    at each kvm_entry (from the first VMRUN exit or L2 entry on), READY
+    says L2. Its verdicts are counted against the level: p1[truth][says].
+
+    Feed it every line of a trace; only the thread tid counts. Needs
+    kvm/kvm_entry, kvm_exit, kvm_nested_vmenter, kvm_nested_vmexit,
+    kvm_nested_vmexit_inject; kvmmmu/kvm_mmu_get_page for the heuristic;
+    sched/sched_waking for wake-ups that slept.
+    """
+
+    def __init__(self, tid):
+        self.tid = tid
+        self.next_level = "l1"
+        self.entry_level = None
+        self.entry_ns = None
+        self.active = False
+        self.p1_state = "normal"
+        self.open = None            # [reason, exit ns, bounced]
+        self.l2_exit_traced = True  # kvm_nested_vmexit of the last L2 exit
+        self.halt = {}              # level -> HLT exit ns
+        self.woken_ns = 0
+        self.r = {"l2_entries": 0, "l1_to_l2": 0, "vmenters": 0,
+                  "injects": 0, "l1_ns": 0, "l2_ns": 0,
+                  "handled": {}, "reflected": {},
+                  "trips_l0": [], "trips_l1": [],
+                  "wakeup_l1": [], "wakeup_l2": [],
+                  "p1": [[0, 0], [0, 0]], "anomalies": {}}
+
+    def anomaly(self, what):
+        a = self.r["anomalies"]
+        a[what] = a.get(what, 0) + 1
+
+    def feed(self, line):
+        m = LINE_RE.match(line)
+        if not m:
+            return
+        t = int(m.group("sec")) * 10**9 + int(m.group("frac").ljust(9, "0")[:9])
+        ev, body = m.group("event"), m.group("body")
+        if ev == "sched_waking":
+            w = WAKE_RE.match(body)
+            if w and int(w.group("pid")) == self.tid:
+                self.woken_ns = t
+            return
+        if int(m.group("pid")) != self.tid:
+            return
+        getattr(self, "on_" + ev, lambda t, body: None)(t, body)
+
+    def guest_time(self, t):
+        if self.entry_ns is not None:
+            self.r[self.entry_level + "_ns"] += t - self.entry_ns
+            self.entry_ns = None
+
+    def on_kvm_entry(self, t, body):
+        r, lvl = self.r, self.next_level
+        self.guest_time(t)      # a re-entry without kvm_exit
+        if not self.l2_exit_traced:
+            self.anomaly("l2_exit_without_nested_vmexit")
+            self.l2_exit_traced = True
+        if lvl == "l2":
+            self.active = True
+        if self.active:
+            r["p1"][lvl == "l2"][self.p1_state == "ready"] += 1
+        if lvl == "l2":
+            r["l2_entries"] += 1
+            if self.entry_level == "l1":
+                r["l1_to_l2"] += 1
+        if self.open:
+            reason, t0, bounced = self.open
+            if lvl == "l1" and not bounced:
+                r["reflected"][reason] = r["reflected"].get(reason, 0) + 1
+                self.open[2] = True
+            elif lvl == "l2":
+                if not bounced:
+                    r["handled"][reason] = r["handled"].get(reason, 0) + 1
+                r["trips_l1" if bounced else "trips_l0"].append(t - t0)
+                self.open = None
+        if lvl in self.halt:
+            r["wakeup_" + lvl].append(t - max(self.halt.pop(lvl),
+                                              self.woken_ns))
+        if lvl == "l2":
+            self.halt.pop("l1", None)
+        self.entry_level = lvl
+        self.entry_ns = t
+
+    def on_kvm_exit(self, t, body):
+        e = EXIT_RE.match(body)
+        reason = e.group("reason") if e else "?"
+        lvl = self.entry_level
+        self.guest_time(t)
+        if lvl == "l2":
+            self.active = True
+            self.open = [reason, t, False]
+            self.l2_exit_traced = False
+        elif reason in VMENTER_EXITS:
+            self.active = True
+            self.p1_state = "waiting"
+        if reason in ("hlt", "HLT") and lvl:
+            self.halt[lvl] = t
+
+    def on_kvm_nested_vmexit(self, t, body):
+        if self.entry_level != "l2":
+            self.anomaly("nested_vmexit_after_l1_entry")
+        self.l2_exit_traced = True
+
+    def on_kvm_nested_vmenter(self, t, body):
+        self.r["vmenters"] += 1
+        self.next_level = "l2"
+
+    def on_kvm_nested_vmexit_inject(self, t, body):
+        self.r["injects"] += 1
+        self.next_level = "l1"
+        self.p1_state = "normal"
+
+    def on_kvm_mmu_get_page(self, t, body):
+        if self.p1_state == "waiting":
+            self.p1_state = "ready"
+
+    def result(self):
+        """The counts (exit reasons as (isa, code, name) keys' names), the
+        interval lists and the heuristic's verdicts."""
+        return self.r
+
+
 # -- self-test: synthetic traces with results worked out by hand -------------
 
 def _sw(cpu, us, pcomm, ppid, pstate, ncomm, npid):
@@ -1017,6 +1162,55 @@ _EXPECT_C = {
 }
 
 
+def _nev(us, event, body=""):
+    return _ev("vcpu0", 100, 1, us, event, body)
+
+
+def _nexit(us, reason):
+    return [_exit(us, reason),
+            _nev(us, "kvm_nested_vmexit", "vcpu 0 reason %s rip 0x1009 "
+                 "info1 0x0000000000000000" % reason)]
+
+
+_INJ = "reason: %s ext_inf1: 0x0000000000000000 ext_inf2: 0x0"
+_VMENTER = "rip: 0x1000 vmcb: 0x35000 nested_rip: 0x2000"
+# L1 runs 0-10, VMRUNs (a shadow page: [P1] READY); L2 runs 12-20 and
+# makes a hypercall, reflected (L1 25-30); L2 runs 32-40, an I/O exit
+# handled by L0; L2 45-50, HLT reflected (L1 53-55); L2 runs from 58.
+_CASE_N = ([_entry(0), _exit(10, "vmrun"), _nev(11, "kvm_nested_vmenter",
+                                                 _VMENTER),
+            _nev(11, "kvm_mmu_get_page", "sp gen 0 gfn 0 l4"), _entry(12)] +
+           _nexit(20, "hypercall") +
+           [_nev(21, "kvm_nested_vmexit_inject", _INJ % "hypercall"),
+            _entry(25), _exit(30, "vmrun"),
+            _nev(31, "kvm_nested_vmenter", _VMENTER), _entry(32)] +
+           _nexit(40, "io") + [_entry(45)] + _nexit(50, "hlt") +
+           [_nev(51, "kvm_nested_vmexit_inject", _INJ % "hlt"), _entry(53),
+            _exit(55, "vmrun"), _nev(56, "kvm_nested_vmenter", _VMENTER),
+            _entry(58)])
+_EXPECT_N = {
+    "l2_entries": 4, "l1_to_l2": 3, "vmenters": 3, "injects": 2,
+    "l1_ns": 17000, "l2_ns": 21000, "handled": {"io": 1},
+    "reflected": {"hypercall": 1, "hlt": 1}, "trips_l0": [5000],
+    "trips_l1": [12000, 8000], "wakeup_l1": [], "wakeup_l2": [8000],
+    "p1": [[2, 0], [3, 1]], "anomalies": {},
+}
+
+
+def nested_self_test(i):
+    """The nested case; prints its TAP line; returns 1 if it failed."""
+    n = Nested(100)
+    for line in _CASE_N:
+        n.feed(line + "\n")
+    got = n.result()
+    bad = [k for k in _EXPECT_N if got[k] != _EXPECT_N[k]]
+    print("%sok %d nested_l1_l2_reflected_handled_p1" %
+          ("not " if bad else "", i))
+    for k in bad:
+        print("# %s: got %s, expected %s" % (k, got[k], _EXPECT_N[k]))
+    return 1 if bad else 0
+
+
 def self_test():
     """Replays the synthetic cases; prints TAP; returns the exit status."""
     cases = [("basic_states_preemptors_migration", _CASE_A, _EXPECT_A, {}),
@@ -1024,7 +1218,7 @@ def self_test():
              ("window_markers", _CASE_C, _EXPECT_C,
               {"start_marker": "vmlat_start", "end_marker": "vmlat_end"})]
     print("TAP version 13")
-    print("1..%d" % len(cases))
+    print("1..%d" % (len(cases) + 1))
     failed = 0
     for i, (name, lines, exp, kw) in enumerate(cases, 1):
         o = Oracle({100: Vcpu(100, 99)}, **kw)
@@ -1051,6 +1245,7 @@ def self_test():
                                                      exp.get(k)))
         else:
             print("ok %d %s" % (i, name))
+    failed += nested_self_test(len(cases) + 1)
     return 1 if failed else 0
 
 

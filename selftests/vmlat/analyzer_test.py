@@ -37,8 +37,10 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VMLAT = "/sys/kernel/debug/vmlat"
-TRACING = "/sys/kernel/tracing"
+sys.path.insert(0, HERE)
+from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest, main, rd, tap,  # noqa: E402
+                         wr)
+
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "sched/sched_migrate_task", "sched/sched_process_exit",
@@ -48,30 +50,6 @@ STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
 SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
 RANK_TOL = 0.05     # percentiles: a 20th of the intervals either way
 PAUSE_NS = 10 * 10**6   # exit handling totals: one stall of a CPU
-KEEP = os.environ.get("VMLAT_OUT")
-
-results = []
-
-
-def tap(ok, name, why=""):
-    results.append((ok, name, why))
-    n = len(results)
-    line = "%s %d %s" % ("ok" if ok else "not ok", n, name)
-    if why:
-        line += " # " + why
-    print(line, flush=True)
-
-
-def wr(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def rd(path):
-    with open(path) as f:
-        return f.read()
-
-
 def marker(text):
     wr(INST + "/trace_marker", text)
 
@@ -154,10 +132,6 @@ def record(name, args):
         raise RuntimeError("oracle failed (%d): %s" %
                            (o.returncode, o.stderr.strip()[-300:]))
     return stdout, vm, json.loads(rd(tmp + "/oracle.json")), tmp
-
-
-class SkipTest(Exception):
-    pass
 
 
 def scen_lines(text, tag):
@@ -495,42 +469,5 @@ def t_reset():
         "exits %d histogram samples %d" % (total_exits(after), hsum))
 
 
-def main():
-    print("TAP version 13")
-    ko = os.environ.get("VMLAT_KO")
-    if os.geteuid() != 0 or not ko or not os.path.isfile(ko):
-        print("1..0 # SKIP needs root and $VMLAT_KO")
-        return 4
-    if not os.path.isdir(TRACING + "/instances"):
-        print("1..0 # SKIP no tracefs at %s" % TRACING)
-        return 4
-    if os.path.isdir(VMLAT):
-        print("1..0 # SKIP vmlat is already loaded")
-        return 4
-    subprocess.run(["insmod", ko], check=True)
-    try:
-        return run_all()
-    finally:
-        subprocess.run(["rmmod", "vmlat"])
-
-
-def run_all():
-    skipped = 0
-    for t in (t_exits, t_hog, t_two_vms, t_wait, t_idle, t_crowd, t_reset):
-        name = t.__name__[2:].replace("_", "-")
-        try:
-            t()
-        except SkipTest as e:
-            tap(True, name, "SKIP %s" % e)
-            skipped += 1
-        except (RuntimeError, OSError, ValueError, KeyError,
-                IndexError, subprocess.TimeoutExpired) as e:
-            tap(False, name, "%s: %s" % (type(e).__name__,
-                                         str(e).replace("\n", " ")[:400]))
-        time.sleep(0.2)
-    print("1..%d" % len(results))
-    return 4 if skipped == len(results) else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main([t_exits, t_hog, t_two_vms, t_wait, t_idle, t_crowd, t_reset])

@@ -38,42 +38,13 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VMLAT = "/sys/kernel/debug/vmlat"
-TRACING = "/sys/kernel/tracing"
+sys.path.insert(0, HERE)
+from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd, tap,  # noqa: E402
+                         ts_ns, wr)
+
 INST = TRACING + "/instances/vmlat_trace_test"
 INST2 = TRACING + "/instances/vmlat_trace_test_snap"
-
-KEEP = os.environ.get("VMLAT_OUT")
-results = []
 TOL_NS = 10 * 10**6
-
-
-def keep(name, text):
-    """Save what a check looked at, for a human reading a failure."""
-    if KEEP:
-        wr(os.path.join(KEEP, "trace_test_" + name), text)
-
-
-class SkipTest(Exception):
-    pass
-
-
-def tap(ok, name, why=""):
-    results.append((ok, name, why))
-    line = "%s %d %s" % ("ok" if ok else "not ok", len(results), name)
-    if why:
-        line += " # " + why
-    print(line, flush=True)
-
-
-def wr(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-
-
-def rd(path):
-    with open(path) as f:
-        return f.read()
 
 
 def scenario(*args):
@@ -124,12 +95,6 @@ def new_instance():
         os.rmdir(INST)
     os.mkdir(INST)
     wr(INST + "/trace_clock", "mono")
-
-
-def ts_ns(field):
-    """A trace timestamp "123.456789:" in ns."""
-    sec, _, frac = field.rstrip(":").partition(".")
-    return int(sec) * 10**9 + int(frac.ljust(9, "0"))
 
 
 SWITCH = re.compile(r"\s(\d+\.\d+): sched_switch: prev_comm=.* prev_pid=(\d+)"
@@ -209,8 +174,8 @@ def test_report():
         snap = rd(TRACING + "/snapshot")
     finally:
         main_buffer(False)
-    keep("report_snapshot.txt", snap)
-    keep("report_reports.txt", rd(VMLAT + "/reports"))
+    keep("trace_test_report_snapshot.txt", snap)
+    keep("trace_test_report_reports.txt", rd(VMLAT + "/reports"))
     burst = rec(recs, "burst")[0]
     vcpu = rec(recs, "vcpu")[0]
     tid, hog = int(vcpu["vcpu_tid"]), int(burst["pid"])
@@ -293,7 +258,7 @@ def test_flood():
         (n, taken, limited), _ = reports()
         text = rd(INST + "/trace")
         snap2 = rd(INST2 + "/snapshot")
-        keep("flood_events.txt", text)
+        keep("trace_test_flood_events.txt", text)
         wr(INST2 + ev + "/trigger", "!snapshot")
     finally:
         wr(INST + ev + "/enable", "0")
@@ -392,29 +357,5 @@ def test_knobs():
     knobs_default()
 
 
-def main():
-    print("TAP version 13")
-    ko = os.environ.get("VMLAT_KO")
-    if os.geteuid() != 0 or not ko or not os.path.isfile(ko):
-        print("1..0 # SKIP needs root and $VMLAT_KO")
-        return 4
-    if not os.path.exists("/dev/kvm"):
-        print("1..0 # SKIP no /dev/kvm")
-        return 4
-    subprocess.run(["insmod", ko], check=True)
-    try:
-        for t in (test_knobs, test_hist, test_report, test_flood, test_freeze):
-            try:
-                t()
-            except SkipTest as e:
-                tap(True, t.__name__, "SKIP %s" % e)
-            except Exception as e:  # a broken step fails, the rest runs
-                tap(False, t.__name__, "%s: %s" % (type(e).__name__, e))
-    finally:
-        subprocess.run(["rmmod", "vmlat"])
-    print("1..%d" % len(results))
-    return 0 if all(ok for ok, _, _ in results) else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    main([test_knobs, test_hist, test_report, test_flood, test_freeze])

@@ -10,7 +10,9 @@
 #
 # The binaries are dynamically linked against the build machine's glibc:
 # they run inside the test host, which sees the build machine's root.
-# Cache: ${VMLAT_CACHE:-/var/cache/vmlat}/kvm-selftests-<package version>.
+# Cache: ${VMLAT_CACHE:-/var/cache/vmlat}/kvm-selftests-<package version>,
+# with the selftests' library in lib/ (objects, and the path of the source
+# tree they came from) and the uapi headers in usr/include.
 
 set -euo pipefail
 
@@ -76,6 +78,15 @@ build_locked() {
 		grep -E 'error|Error' "$log" | tail -n 40 >&2 || true
 		die "not built: ${missing[*]} (log kept: $log)"
 	fi
+	# The selftests' library (libkvm) and the uapi headers it was built
+	# with, for vmlat's own KVM selftest programs (selftests/vmlat's
+	# Makefile, KVM_LIB=<this dir>): their sources change more often
+	# than this cache's key.
+	cp -r "$obj/kselftest/kvm/lib" "$tmp/out/lib"
+	[[ -f $tmp/out/lib/kvm_util.o && -f $tmp/out/lib/x86_64/svm.o ]] ||
+		die "libkvm objects not built (log kept: $log)"
+	cp -r "$obj/usr" "$tmp/out/usr"
+	printf '%s\n' "$src" >"$tmp/out/lib/source"
 	# The log stays with the binaries: it tells which tests did not build.
 	mv "$log" "$tmp/out/build.log"
 	printf '%s\n' "$key" >"$tmp/out/.complete"
@@ -98,7 +109,7 @@ main() {
 	mkdir -p "$CACHE"
 	(
 		flock 9
-		build_locked "$src" "$out" "$SRC_PKG $pkgver"
+		build_locked "$src" "$out" "$SRC_PKG $pkgver libkvm"
 	) 9>"$CACHE/.kvm-selftests-$pkgver.lock"
 	printf '%s\n' "$out" >&3
 }

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""nested_test.py - vmlat's nested (L2) analysis against ftrace.
+
+Each workload runs while a private tracefs instance records KVM's own
+events (kvm_entry, kvm_exit, kvm_nested_vmenter, kvm_nested_vmexit,
+kvm_nested_vmexit_inject, kvm_mmu_get_page, sched_waking; clock "mono")
+and vmlat's vmlat_nested_exit; vmlat is reset just before. The oracle is
+vmlat_oracle.Nested, which reads the level of each entry from KVM's
+nested events, not from is_guest_mode() as vmlat does.
+
+  l1-hypervisor  ./nested_l1: a guest that is a minimal L1 hypervisor and
+                 runs an L2 doing 400 VMMCALL and 200 HLT (L1 intercepts
+                 them: reflected), 400 port I/O and 400 CPUID (L0 handles
+                 them). Exact: L2 exits per reason handled by L0 and
+                 reflected to L1 equal the oracle's, and the workload's own
+                 numbers; L1->L2 switches equal ftrace's kvm_nested_vmenter
+                 count, reflected exits its kvm_nested_vmexit_inject count,
+                 L2 entries the oracle's; the [P1] heuristic's verdicts equal
+                 the oracle's replay of it. Times: L1 and L2 guest time, the
+                 round trips handled/reflected and the L2 wake-ups against
+                 the oracle's, within 1% of the observed time plus 2 x SLACK
+                 per interval plus PAUSE_NS (as analyzer_test); L2 time is
+                 above 0 and below the vCPU's guest time. The histograms'
+                 counts equal the oracle's interval counts, and the
+                 vmlat_nested_exit events' count and durations equal the
+                 histograms'.
+  upstream       the upstream KVM selftests svm_vmcall_test and
+                 svm_int_ctl_test ($KVM_SELFTESTS) pass with vmlat loaded,
+                 and vmlat shows their L2 activity as the oracle does.
+
+The heuristic's agreement is printed in each result's comment.
+Needs root, kvm_amd nested=1, $VMLAT_KO; run from the directory holding
+nested_l1 and vmlat_oracle.py. TAP output; exit status 4 when everything
+was skipped.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import vmlat_oracle  # noqa: E402
+from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
+                         tap, wr)
+
+INST = TRACING + "/instances/vmlat_nested_test"
+EVENTS = ["kvm/kvm_entry", "kvm/kvm_exit", "kvm/kvm_nested_vmenter",
+          "kvm/kvm_nested_vmexit", "kvm/kvm_nested_vmexit_inject",
+          "kvmmmu/kvm_mmu_get_page", "sched/sched_waking",
+          "vmlat/vmlat_nested_exit"]
+SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
+PAUSE_NS = 10 * 10**6
+SVM_CODE = {"VMMCALL": 0x81, "HLT": 0x78, "IOIO": 0x7b, "CPUID": 0x72}
+
+
+def traced(name, argv):
+    """Run argv under ftrace; return (returncode, stdout, stderr, pid,
+    trace text, vmlat json read right after it ended)."""
+    if os.path.isdir(INST):
+        os.rmdir(INST)
+    os.mkdir(INST)
+    try:
+        wr(INST + "/trace_clock", "mono")
+        wr(INST + "/buffer_size_kb", "16384")
+        for e in EVENTS:
+            wr(INST + "/events/" + e + "/enable", "1")
+        wr(INST + "/trace", "")
+        wr(VMLAT + "/reset", "1")
+        wr(INST + "/tracing_on", "1")
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True)
+        out, err = p.communicate(timeout=300)
+        js = json.loads(rd(VMLAT + "/json"))
+        wr(INST + "/tracing_on", "0")
+        for cpu in os.listdir(INST + "/per_cpu"):
+            for line in rd(INST + "/per_cpu/%s/stats" % cpu).splitlines():
+                k, _, v = line.partition(":")
+                if k in ("overrun", "commit overrun", "dropped events") \
+                        and int(v) != 0:
+                    raise RuntimeError("ftrace lost events on %s: %s" %
+                                       (cpu, line))
+        trace = rd(INST + "/trace")
+    finally:
+        wr(INST + "/tracing_on", "0")
+        os.rmdir(INST)
+    keep("nested_%s_trace.txt" % name, trace)
+    keep("nested_%s_vmlat.json" % name, json.dumps(js, indent=1))
+    keep("nested_%s_stdout.txt" % name, out + err)
+    return p.returncode, out, err, p.pid, trace, js
+
+
+def oracle(pid, trace):
+    n = vmlat_oracle.Nested(pid)
+    for line in trace.splitlines():
+        n.feed(line)
+    r = n.result()
+    if KEEP:
+        keep("nested_oracle_%d.json" % pid, json.dumps(r, indent=1))
+    return r
+
+
+def vm_of(js, pid):
+    for vm in js["vms"]:
+        if vm["pid"] == pid:
+            return vm
+    return None
+
+
+def key(reason):
+    isa, code, _ = vmlat_oracle.exit_info(reason)
+    return (isa, code)
+
+
+def per_reason(vm, o):
+    """L2 exits per (isa, code): (handled by L0, reflected), both sides."""
+    mine = {(e["isa"], e["code"]): (e["handled_by_l0"], e["reflected_to_l1"])
+            for e in vm["nested"]["exits"]}
+    theirs = {}
+    for i, side in enumerate(("handled", "reflected")):
+        for reason, n in o[side].items():
+            c = list(theirs.get(key(reason), (0, 0)))
+            c[i] = n
+            theirs[key(reason)] = tuple(c)
+    return mine, theirs
+
+
+def near(a, b, slack):
+    return abs(a - b) <= slack
+
+
+def p1_figure(nv):
+    if not nv["p1_judged"]:
+        return "no verdicts"
+    return "[P1] heuristic agrees at %d of %d L0 entries (%.1f%%)" % (
+        nv["p1_agree"], nv["p1_judged"],
+        100.0 * nv["p1_agree"] / nv["p1_judged"])
+
+
+def check_common(tag, vm, o):
+    """What every nested workload must show: vmlat's nested view of the
+    one vCPU equals the oracle's."""
+    nvs = vm["nested"]["vcpus"]
+    if len(nvs) != 1:
+        tap(False, tag + ".one_nested_vcpu", "nested vcpus: %s" % nvs)
+        return None
+    nv = nvs[0]
+    tap(nv["l2_entries"] > 0 and nv["l2_entries"] == o["l2_entries"],
+        tag + ".l2_entries_equal_oracle",
+        "vmlat %d oracle %d" % (nv["l2_entries"], o["l2_entries"]))
+    tap(nv["l1_to_l2"] == o["vmenters"] == o["l1_to_l2"],
+        tag + ".l1_to_l2_equal_kvm_nested_vmenter",
+        "vmlat %d ftrace %d oracle %d" % (nv["l1_to_l2"], o["vmenters"],
+                                          o["l1_to_l2"]))
+    tap(nv["l2_exits_l1"] == o["injects"],
+        tag + ".reflected_equal_kvm_nested_vmexit_inject",
+        "vmlat %d ftrace %d" % (nv["l2_exits_l1"], o["injects"]))
+    mine, theirs = per_reason(vm, o)
+    tap(mine == theirs, tag + ".l2_exits_per_reason_equal_oracle",
+        "vmlat %s oracle %s" % (sorted(mine.items()), sorted(theirs.items())))
+    agree = o["p1"][0][0] + o["p1"][1][1]
+    judged = sum(o["p1"][0]) + sum(o["p1"][1])
+    tap(nv["p1_agree"] == agree and nv["p1_judged"] == judged,
+        tag + ".p1_verdicts_equal_oracle",
+        "%s; oracle %d of %d" % (p1_figure(nv), agree, judged))
+    tap(not o["anomalies"], tag + ".trace_consistent", str(o["anomalies"]))
+    return nv
+
+
+def t_l1_hypervisor():
+    rc, out, err, pid, trace, js = traced("l1", [os.path.join(HERE,
+                                                              "nested_l1")])
+    if rc == 4:
+        raise SkipTest(err.strip().splitlines()[-1:] or "skip")
+    if rc != 0 or "nested_l1 pid=" not in out:
+        raise RuntimeError("nested_l1 failed (%d): %s" % (rc, err[-300:]))
+    w = dict(kv.split("=", 1) for kv in out.split() if "=" in kv)
+    w = {k: int(v) for k, v in w.items()}
+    vm = vm_of(js, pid)
+    if vm is None:
+        raise RuntimeError("vmlat does not know VM %d" % pid)
+    o = oracle(pid, trace)
+    nv = check_common("l1", vm, o)
+    if nv is None:
+        return
+
+    # The workload's own numbers: what L2 did, what L1 and L0 saw.
+    mine, _ = per_reason(vm, o)
+    want = {"VMMCALL": (0, w["vmmcall"] + 1), "HLT": (0, w["hlt"]),
+            "IOIO": (w["io"], 0), "CPUID": (w["cpuid"], 0)}
+    for name, exp in sorted(want.items()):
+        got = mine.get(("svm", SVM_CODE[name]), (0, 0))
+        tap(got == exp, "l1.%s_l0_and_reflected" % name.lower(),
+            "vmlat %s workload %s" % (got, exp))
+    tap(w["l1_vmmcall"] == w["vmmcall"] + 1 and w["l1_hlt"] == w["hlt"] and
+        w["l0_io"] == w["io"], "l1.workload_saw_its_exits", out.strip())
+
+    # Times, within the analyzer's tolerances.
+    vc = [v for v in vm["vcpus"] if v["tid"] == pid]
+    if len(vc) != 1:
+        tap(False, "l1.vcpu_known", str(vm["vcpus"]))
+        return
+    vc = vc[0]
+    base = vc["observed_ns"] // 100 + PAUSE_NS
+    entries = 0
+    for line in trace.splitlines():
+        m = vmlat_oracle.LINE_RE.match(line)
+        entries += bool(m and m.group("event") == "kvm_entry" and
+                        int(m.group("pid")) == pid)
+    for lvl in ("l1", "l2"):
+        slack = base + 2 * SLACK_NS * entries
+        tap(near(nv[lvl + "_ns"], o[lvl + "_ns"], slack),
+            "l1.%s_time_near_oracle" % lvl,
+            "vmlat %d oracle %d slack %d" % (nv[lvl + "_ns"], o[lvl + "_ns"],
+                                             slack))
+    tap(0 < nv["l2_ns"] < vc["guest_ns"], "l1.l2_time_within_guest_time",
+        "l2 %d guest %d" % (nv["l2_ns"], vc["guest_ns"]))
+    hists = vm["histograms"]
+    for hist, ivs, field in (("l2_exit_l0", o["trips_l0"], "l2_exit_l0_ns"),
+                             ("l2_exit_l1", o["trips_l1"], "l2_exit_l1_ns"),
+                             ("wakeup_l2", o["wakeup_l2"], None)):
+        h = hists[hist]
+        slack = base + 2 * SLACK_NS * len(ivs)
+        tap(h["count"] == len(ivs) and near(h["sum_ns"], sum(ivs), slack),
+            "l1.%s_histogram_near_oracle" % hist,
+            "vmlat %d/%d oracle %d/%d slack %d" %
+            (h["count"], h["sum_ns"], len(ivs), sum(ivs), slack))
+        if field:
+            tap(nv[field] == h["sum_ns"], "l1.%s_equals_histogram" % field,
+                "%d vs %d" % (nv[field], h["sum_ns"]))
+    tap(hists["wakeup_l2"]["count"] == w["hlt"], "l1.wakeup_l2_per_hlt",
+        "%d samples, %d HLT" % (hists["wakeup_l2"]["count"], w["hlt"]))
+
+    # vmlat's trace event: one per round trip, as the histograms count.
+    evs = [dict(kv.split("=", 1) for kv in ln.split("vmlat_nested_exit: ")[1]
+                .split() if "=" in kv)
+           for ln in trace.splitlines() if "vmlat_nested_exit: " in ln]
+    evs = [e for e in evs if int(e["vm_pid"]) == pid]
+    for refl, hist in (("0", "l2_exit_l0"), ("1", "l2_exit_l1")):
+        sel = [int(e["duration_ns"]) for e in evs if e["reflected"] == refl]
+        h = hists[hist]
+        tap(len(sel) == h["count"] and sum(sel) == h["sum_ns"],
+            "l1.vmlat_nested_exit_events_reflected_%s" % refl,
+            "events %d/%d histogram %d/%d" % (len(sel), sum(sel),
+                                              h["count"], h["sum_ns"]))
+
+
+def t_upstream():
+    ks = os.environ.get("KVM_SELFTESTS")
+    if not ks or not os.path.isdir(ks):
+        raise SkipTest("no $KVM_SELFTESTS")
+    for t in ("svm_vmcall_test", "svm_int_ctl_test"):
+        rc, out, err, pid, trace, js = traced(t, [os.path.join(ks, t)])
+        if rc == 4:
+            tap(True, t, "SKIP %s" % (err.strip().splitlines()[-1:] or ""))
+            continue
+        tap(rc == 0, t + ".passes", "exit status %d: %s" % (rc, err[-200:]))
+        vm = vm_of(js, pid)
+        if vm is None:
+            tap(False, t + ".vm_known", "vmlat does not know VM %d" % pid)
+            continue
+        check_common(t, vm, oracle(pid, trace))
+
+
+if __name__ == "__main__":
+    main([t_l1_hypervisor, t_upstream])

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+"""vmlat_ktest - what vmlat's Python selftests share.
+
+TAP output (tap(), run_suite()), small file helpers, ftrace timestamps, and
+the load/unload of vmlat around a suite. Installed next to the tests by
+selftests/vmlat/Makefile.
+"""
+import os
+import subprocess
+import sys
+import time
+
+VMLAT = "/sys/kernel/debug/vmlat"
+TRACING = "/sys/kernel/tracing"
+# Where a run keeps what its checks looked at (selftests/run sets it).
+KEEP = os.environ.get("VMLAT_OUT")
+
+results = []
+
+
+class SkipTest(Exception):
+    """A test that cannot run here: reported as "ok ... # SKIP why"."""
+
+
+def tap(ok, name, why=""):
+    """Print one TAP result line and remember it."""
+    results.append((ok, name, why))
+    line = "%s %d %s" % ("ok" if ok else "not ok", len(results), name)
+    if why:
+        line += " # " + str(why).replace("\n", " ")
+    print(line, flush=True)
+
+
+def wr(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def rd(path):
+    with open(path) as f:
+        return f.read()
+
+
+def keep(name, text):
+    """Save what a check looked at under $VMLAT_OUT, for a human reading a
+    failure."""
+    if KEEP:
+        wr(os.path.join(KEEP, name), text)
+
+
+def ts_ns(field):
+    """A trace timestamp "123.456789:" in ns."""
+    sec, _, frac = field.rstrip(":").partition(".")
+    return int(sec) * 10**9 + int(frac.ljust(9, "0"))
+
+
+def run_suite(tests, needs_tracefs=True):
+    """Load $VMLAT_KO, run each test function (its name less a leading
+    "t_" or "test_" names it), unload. Return the exit status: 4 if
+    everything was skipped, 1 if anything failed, else 0."""
+    print("TAP version 13")
+    ko = os.environ.get("VMLAT_KO")
+    if os.geteuid() != 0 or not ko or not os.path.isfile(ko):
+        print("1..0 # SKIP needs root and $VMLAT_KO")
+        return 4
+    if not os.path.exists("/dev/kvm"):
+        print("1..0 # SKIP no /dev/kvm")
+        return 4
+    if needs_tracefs and not os.path.isdir(TRACING + "/instances"):
+        print("1..0 # SKIP no tracefs at %s" % TRACING)
+        return 4
+    if os.path.isdir(VMLAT):
+        print("1..0 # SKIP vmlat is already loaded")
+        return 4
+    subprocess.run(["insmod", ko], check=True)
+    skipped = 0
+    try:
+        for t in tests:
+            name = t.__name__
+            for prefix in ("t_", "test_"):
+                if name.startswith(prefix):
+                    name = name[len(prefix):]
+            name = name.replace("_", "-")
+            try:
+                t()
+            except SkipTest as e:
+                tap(True, name, "SKIP %s" % e)
+                skipped += 1
+            except Exception as e:  # a broken step fails, the rest runs
+                tap(False, name, "%s: %s" % (type(e).__name__,
+                                             str(e)[:400]))
+            time.sleep(0.2)
+    finally:
+        subprocess.run(["rmmod", "vmlat"])
+    print("1..%d" % len(results))
+    if results and skipped == len(results):
+        return 4
+    return 0 if all(ok for ok, _, _ in results) else 1
+
+
+def main(tests, **kw):
+    sys.exit(run_suite(tests, **kw))
