@@ -11,26 +11,6 @@ const char *const vmlat_nested_hist_names[VMLAT_NR_NESTED_HISTS] = {
 	[VMLAT_NH_WAKEUP_L1]	= "wakeup_l1",
 };
 
-static u64 since(u64 from, u64 to)
-{
-	return to > from ? to - from : 0;
-}
-
-static u64 later(u64 a, u64 b)
-{
-	return a > b ? a : b;
-}
-
-static void add_iv(struct vmlat_nested_done *done, u8 hist, int slot, u64 ns)
-{
-	if (done->nr < ARRAY_SIZE(done->iv)) {
-		done->iv[done->nr].hist = hist;
-		done->iv[done->nr].slot = slot;
-		done->iv[done->nr].ns = ns;
-		done->nr++;
-	}
-}
-
 /**
  * vmlat_nested_init() - a vCPU seen for the first time
  * @n:	its nested accounting
@@ -60,25 +40,39 @@ void vmlat_nested_reset(struct vmlat_nested *n)
 	memset(n->p1, 0, sizeof(n->p1));
 }
 
+static u64 since(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
+static u64 later(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+static void add_iv(struct vmlat_nested_done *done, u8 hist, int slot, u64 ns)
+{
+	if (done->nr < ARRAY_SIZE(done->iv)) {
+		done->iv[done->nr].hist = hist;
+		done->iv[done->nr].slot = slot;
+		done->iv[done->nr].ns = ns;
+		done->nr++;
+	}
+}
+
 /**
- * vmlat_nested_exit() - kvm_exit of the vCPU
- * @n:		its nested accounting
- * @l2:		it ran L2 (is_guest_mode() in the probe)
+ * vmlat_nested_exit_slow() - the part of vmlat_nested_exit() for exits of
+ * L2, HLT and VMRUN (VMLAUNCH, VMRESUME) exits
+ * @n:		the vCPU's nested accounting
+ * @l2:		it ran L2
  * @slot:	the exit reason slot, or -1
  * @hlt:	the exit is a HLT
  * @vmenter:	the exit is VMRUN, VMLAUNCH or VMRESUME
  * @now_ns:	time of the exit
  */
-void vmlat_nested_exit(struct vmlat_nested *n, bool l2, int slot, bool hlt,
-		       bool vmenter, u64 now_ns)
+void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
+			    bool hlt, bool vmenter, u64 now_ns)
 {
-	if (n->in_guest) {
-		if (l2)
-			n->l2_ns += since(n->entry_ns, now_ns);
-		else
-			n->l1_ns += since(n->entry_ns, now_ns);
-		n->in_guest = false;
-	}
 	if (l2) {
 		n->active = true;
 		n->l2_exit_open = true;
@@ -102,63 +96,45 @@ void vmlat_nested_exit(struct vmlat_nested *n, bool l2, int slot, bool hlt,
 	}
 }
 
+/* An entry into L2 after an L2 exit: the exit's round trip is done. */
+static void l2_exit_done(struct vmlat_nested *n, u64 now_ns,
+			 struct vmlat_nested_done *done)
+{
+	u64 d = since(n->l2_exit_ns, now_ns);
+
+	if (n->bounced) {
+		n->l2_exit_l1_ns += d;
+		add_iv(done, VMLAT_NH_L2_EXIT_L1, n->l2_exit_slot, d);
+	} else {
+		n->l2_exits_l0++;
+		n->l2_exit_l0_ns += d;
+		done->handled = VMLAT_LEVEL_L2;
+		done->slot = n->l2_exit_slot;
+		add_iv(done, VMLAT_NH_L2_EXIT_L0, n->l2_exit_slot, d);
+	}
+	n->l2_exit_open = false;
+}
+
 /**
- * vmlat_nested_entry() - kvm_entry of the vCPU
- * @n:		its nested accounting
- * @l2:		it enters L2 (is_guest_mode() in the probe)
+ * vmlat_nested_entry_slow() - the part of vmlat_nested_entry() for
+ * entries into L2, of L1 hypervisors and after a HLT
+ * @n:		the vCPU's nested accounting
+ * @l2:		it enters L2
  * @woken_ns:	when its thread was last woken up by the host
  * @now_ns:	time of the entry
- * @done:	set to the exit classified and the intervals completed
+ * @done:	the exit classified and the intervals completed are added
+ *
+ * Context: called before @n's level and entry time are updated.
  */
-void vmlat_nested_entry(struct vmlat_nested *n, bool l2, u64 woken_ns,
-			u64 now_ns, struct vmlat_nested_done *done)
+void vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
+			     u64 now_ns, struct vmlat_nested_done *done)
 {
-	done->handled = VMLAT_LEVEL_NONE;
-	done->slot = -1;
-	done->nr = 0;
-
-	/* A re-entry without kvm_exit (6.1's fastpath): the time counts. */
-	if (n->in_guest) {
-		if (n->level == VMLAT_LEVEL_L2)
-			n->l2_ns += since(n->entry_ns, now_ns);
-		else
-			n->l1_ns += since(n->entry_ns, now_ns);
-	}
-
 	if (l2)
 		n->active = true;
 	if (n->active)
 		n->p1[l2][n->p1_state == VMLAT_P1_READY]++;
 
-	if (l2) {
-		n->l2_entries++;
-		if (n->level == VMLAT_LEVEL_L1)
-			n->l1_to_l2++;
-		if (n->l2_exit_open) {
-			u64 d = since(n->l2_exit_ns, now_ns);
-
-			if (n->bounced) {
-				n->l2_exit_l1_ns += d;
-				add_iv(done, VMLAT_NH_L2_EXIT_L1,
-				       n->l2_exit_slot, d);
-			} else {
-				n->l2_exits_l0++;
-				n->l2_exit_l0_ns += d;
-				done->handled = VMLAT_LEVEL_L2;
-				done->slot = n->l2_exit_slot;
-				add_iv(done, VMLAT_NH_L2_EXIT_L0,
-				       n->l2_exit_slot, d);
-			}
-			n->l2_exit_open = false;
-		}
-		if (n->l2_halted) {
-			add_iv(done, VMLAT_NH_WAKEUP_L2, -1,
-			       since(later(n->l2_halt_ns, woken_ns), now_ns));
-			n->l2_halted = false;
-		}
-		/* L1 cannot have halted without running again. */
-		n->l1_halted = false;
-	} else {
+	if (!l2) {
 		if (n->l2_exit_open && !n->bounced) {
 			n->bounced = true;
 			n->l2_exits_l1++;
@@ -170,10 +146,20 @@ void vmlat_nested_entry(struct vmlat_nested *n, bool l2, u64 woken_ns,
 			       since(later(n->l1_halt_ns, woken_ns), now_ns));
 			n->l1_halted = false;
 		}
+		return;
 	}
-	n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
-	n->in_guest = true;
-	n->entry_ns = now_ns;
+	n->l2_entries++;
+	if (n->level == VMLAT_LEVEL_L1)
+		n->l1_to_l2++;
+	if (n->l2_exit_open)
+		l2_exit_done(n, now_ns, done);
+	if (n->l2_halted) {
+		add_iv(done, VMLAT_NH_WAKEUP_L2, -1,
+		       since(later(n->l2_halt_ns, woken_ns), now_ns));
+		n->l2_halted = false;
+	}
+	/* L1 cannot have halted without running again. */
+	n->l1_halted = false;
 }
 
 /**
@@ -185,9 +171,6 @@ void vmlat_nested_snapshot(struct vmlat_nested *n, u64 now_ns)
 {
 	if (!n->in_guest)
 		return;
-	if (n->level == VMLAT_LEVEL_L2)
-		n->l2_ns += since(n->entry_ns, now_ns);
-	else
-		n->l1_ns += since(n->entry_ns, now_ns);
+	vmlat_nested_guest_time(n, now_ns);
 	n->entry_ns = now_ns;
 }

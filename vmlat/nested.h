@@ -138,11 +138,76 @@ struct vmlat_nested {
 
 void vmlat_nested_init(struct vmlat_nested *n);
 void vmlat_nested_reset(struct vmlat_nested *n);
-void vmlat_nested_exit(struct vmlat_nested *n, bool l2, int slot, bool hlt,
-		       bool vmenter, u64 now_ns);
-void vmlat_nested_entry(struct vmlat_nested *n, bool l2, u64 woken_ns,
-			u64 now_ns, struct vmlat_nested_done *done);
 void vmlat_nested_snapshot(struct vmlat_nested *n, u64 now_ns);
+
+void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
+			    bool hlt, bool vmenter, u64 now_ns);
+void vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
+			     u64 now_ns, struct vmlat_nested_done *done);
+
+/* The guest time from the last kvm_entry to @now_ns, at its level. */
+static inline void vmlat_nested_guest_time(struct vmlat_nested *n,
+					   u64 now_ns)
+{
+	u64 d = now_ns > n->entry_ns ? now_ns - n->entry_ns : 0;
+
+	if (n->level == VMLAT_LEVEL_L2)
+		n->l2_ns += d;
+	else
+		n->l1_ns += d;
+}
+
+/*
+ * The two events of every exit round trip of every vCPU, nested or not,
+ * inline: a VM that never runs L2 pays a few instructions for them.
+ */
+
+/**
+ * vmlat_nested_exit() - kvm_exit of the vCPU
+ * @n:		its nested accounting
+ * @l2:		it ran L2 (is_guest_mode() in the probe)
+ * @slot:	the exit reason slot, or -1
+ * @hlt:	the exit is a HLT
+ * @vmenter:	the exit is VMRUN, VMLAUNCH or VMRESUME
+ * @now_ns:	time of the exit
+ */
+static inline void vmlat_nested_exit(struct vmlat_nested *n, bool l2,
+				     int slot, bool hlt, bool vmenter,
+				     u64 now_ns)
+{
+	if (n->in_guest) {
+		/* KVM's guest mode decides, should an entry have been missed */
+		n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
+		vmlat_nested_guest_time(n, now_ns);
+		n->in_guest = false;
+	}
+	if (l2 || hlt || vmenter)
+		vmlat_nested_exit_slow(n, l2, slot, hlt, vmenter, now_ns);
+}
+
+/**
+ * vmlat_nested_entry() - kvm_entry of the vCPU
+ * @n:		its nested accounting
+ * @l2:		it enters L2 (is_guest_mode() in the probe)
+ * @woken_ns:	when its thread was last woken up by the host
+ * @now_ns:	time of the entry
+ * @done:	set to the exit classified and the intervals completed
+ */
+static inline void vmlat_nested_entry(struct vmlat_nested *n, bool l2,
+				      u64 woken_ns, u64 now_ns,
+				      struct vmlat_nested_done *done)
+{
+	done->handled = VMLAT_LEVEL_NONE;
+	done->nr = 0;
+	/* A re-entry without kvm_exit (6.1's fastpath): the time counts. */
+	if (n->in_guest)
+		vmlat_nested_guest_time(n, now_ns);
+	if (l2 || n->active || n->l1_halted)
+		vmlat_nested_entry_slow(n, l2, woken_ns, now_ns, done);
+	n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
+	n->in_guest = true;
+	n->entry_ns = now_ns;
+}
 
 /* kvm_mmu_get_page on the vCPU's thread ([P1] Algorithm 6). */
 static inline void vmlat_nested_mmu_page(struct vmlat_nested *n)

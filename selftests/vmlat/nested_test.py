@@ -25,6 +25,10 @@ nested events, not from is_guest_mode() as vmlat does.
                  counts equal the oracle's interval counts, and the
                  vmlat_nested_exit events' count and durations equal the
                  histograms'.
+  l1-wakeups     ./scenario idle: a guest that halts (the VMM sleeps 5 ms
+                 after each KVM_EXIT_HLT): vmlat's L1 wake-up histogram
+                 counts the oracle's wake-ups and sums their latencies
+                 within tolerance; nothing nested is reported.
   upstream       the upstream KVM selftests svm_vmcall_test and
                  svm_int_ctl_test ($KVM_SELFTESTS) pass with vmlat loaded,
                  and vmlat shows their L2 activity as the oracle does.
@@ -246,6 +250,33 @@ def t_l1_hypervisor():
                                               h["count"], h["sum_ns"]))
 
 
+def t_l1_wakeups():
+    rc, out, err, _, trace, js = traced("idle", [os.path.join(HERE, "scenario"),
+                                                 "idle", "1"])
+    if rc == 4:
+        raise SkipTest(err.strip().splitlines()[-1:] or "skip")
+    if rc != 0 or "status=ok" not in out:
+        raise RuntimeError("scenario idle failed (%d): %s" % (rc, err[-300:]))
+    line = [ln for ln in out.splitlines() if ln.startswith("vcpu ")][0]
+    w = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+    pid, tid = int(w["vm_pid"]), int(w["vcpu_tid"])
+    vm = vm_of(js, pid)
+    if vm is None:
+        raise RuntimeError("vmlat does not know VM %d" % pid)
+    o = oracle(tid, trace)
+    vc = [v for v in vm["vcpus"] if v["tid"] == tid][0]
+    h = vm["histograms"]["wakeup_l1"]
+    ivs = o["wakeup_l1"]
+    slack = vc["observed_ns"] // 100 + PAUSE_NS + 2 * SLACK_NS * len(ivs)
+    tap(h["count"] == len(ivs) > 0 and near(h["sum_ns"], sum(ivs), slack),
+        "idle.wakeup_l1_histogram_near_oracle",
+        "vmlat %d/%d oracle %d/%d slack %d, p50 %d ns" %
+        (h["count"], h["sum_ns"], len(ivs), sum(ivs), slack, h["p50_ns"]))
+    tap(not vm["nested"]["vcpus"] and not vm["nested"]["exits"] and
+        vm["histograms"]["wakeup_l2"]["count"] == 0, "idle.nothing_nested",
+        json.dumps(vm["nested"]))
+
+
 def t_upstream():
     ks = os.environ.get("KVM_SELFTESTS")
     if not ks or not os.path.isdir(ks):
@@ -264,4 +295,4 @@ def t_upstream():
 
 
 if __name__ == "__main__":
-    main([t_l1_hypervisor, t_upstream])
+    main([t_l1_hypervisor, t_l1_wakeups, t_upstream])
