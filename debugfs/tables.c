@@ -283,35 +283,72 @@ static void print_permille(struct seq_file *m, u64 part, u64 whole)
 	seq_printf(m, "%llu.%llu", div_u64(pm, 10), pm % 10);
 }
 
+/* Add @n's statistics to @sum (a VM's total). */
+static void nested_add(struct vmlat_nested *sum, const struct vmlat_nested *n)
+{
+	int i, j;
+
+	sum->l1_ns += n->l1_ns;
+	sum->l2_ns += n->l2_ns;
+	sum->l2_exit_l0_ns += n->l2_exit_l0_ns;
+	sum->l2_exit_l1_ns += n->l2_exit_l1_ns;
+	sum->l2_entries += n->l2_entries;
+	sum->l1_to_l2 += n->l1_to_l2;
+	sum->l2_exits_l0 += n->l2_exits_l0;
+	sum->l2_exits_l1 += n->l2_exits_l1;
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			sum->p1[i][j] += n->p1[i][j];
+}
+
+/* The columns of "nested" from l1_ns on. */
+static void print_nested(struct seq_file *m, const struct vmlat_nested *n)
+{
+	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu ",
+		   n->l1_ns, n->l2_ns, n->l2_exit_l0_ns, n->l2_exit_l1_ns,
+		   n->l2_entries, n->l1_to_l2, n->l2_exits_l0, n->l2_exits_l1,
+		   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+	print_permille(m, vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+	seq_putc(m, '\n');
+}
+
 static int nested_show(struct seq_file *m, void *unused)
 {
 	u64 now = vmlat_now_ns();
-	const struct vmlat_nested *n = NULL;
+	struct vmlat_nested *sum;
 	struct vcpu_snap *s;
-	int i;
+	struct vmlat_vm *vm;
+	int i, j, nr;
 
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
+	sum = kmalloc(sizeof(*sum), GFP_KERNEL);
+	if (!s || !sum) {
+		kfree(s);
+		kfree(sum);
 		return -ENOMEM;
+	}
 	seq_puts(m, "# vm_pid vcpu tid level l1_ns l2_ns l2_exit_l0_ns l2_exit_l1_ns l2_entries l1_to_l2 l2_exits_l0 l2_exits_l1 p1_agree p1_judged p1_agree_pct\n");
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vcpu_snapshot(&vmlat_vcpus[i], now, s) ||
-		    !s->nested.active)
-			continue;
-		n = &s->nested;
-		seq_printf(m, "%d %d %d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu ",
-			   s->vm_pid, s->idx, s->tid,
-			   !s->live ? "exited" :
-			   n->level == VMLAT_LEVEL_L2 ? "l2" : "l1",
-			   n->l1_ns, n->l2_ns, n->l2_exit_l0_ns,
-			   n->l2_exit_l1_ns, n->l2_entries, n->l1_to_l2,
-			   n->l2_exits_l0, n->l2_exits_l1,
-			   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
-		print_permille(m, vmlat_nested_p1_agree(n),
-			       vmlat_nested_p1_judged(n));
-		seq_putc(m, '\n');
+	for_each_vm(vm, i) {
+		memset(sum, 0, sizeof(*sum));
+		nr = 0;
+		for (j = 0; j < VMLAT_MAX_VCPUS; j++) {
+			if (!vcpu_snapshot(&vmlat_vcpus[j], now, s) ||
+			    s->vm != vm || !s->nested.active)
+				continue;
+			seq_printf(m, "%d %d %d %s", s->vm_pid, s->idx, s->tid,
+				   !s->live ? "exited" :
+				   s->nested.level == VMLAT_LEVEL_L2 ? "l2" : "l1");
+			print_nested(m, &s->nested);
+			nested_add(sum, &s->nested);
+			nr++;
+		}
+		if (nr) {
+			seq_printf(m, "%d all - -", vm->pid);
+			print_nested(m, sum);
+		}
 	}
 	kfree(s);
+	kfree(sum);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nested);
@@ -509,9 +546,18 @@ static void json_hist(struct seq_file *m, const struct vmlat_ahist *ah,
 }
 
 /* The "nested" object's members of @vm, its opening brace printed. */
+static void json_nested_stats(struct seq_file *m,
+			      const struct vmlat_nested *n)
+{
+	seq_printf(m, "{\"l1_ns\":%llu,\"l2_ns\":%llu,\"l2_exit_l0_ns\":%llu,\"l2_exit_l1_ns\":%llu,\"l2_entries\":%llu,\"l1_to_l2\":%llu,\"l2_exits_l0\":%llu,\"l2_exits_l1\":%llu,\"p1_agree\":%llu,\"p1_judged\":%llu}",
+		   n->l1_ns, n->l2_ns, n->l2_exit_l0_ns, n->l2_exit_l1_ns,
+		   n->l2_entries, n->l1_to_l2, n->l2_exits_l0, n->l2_exits_l1,
+		   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+}
+
 static void json_nested(struct seq_file *m, struct vmlat_vm *vm, u64 now)
 {
-	const struct vmlat_nested *n;
+	struct vmlat_nested sum = {};
 	struct vcpu_snap s;
 	bool first = true;
 	u64 l0, l1;
@@ -521,15 +567,16 @@ static void json_nested(struct seq_file *m, struct vmlat_vm *vm, u64 now)
 		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s) || s.vm != vm ||
 		    !s.nested.active)
 			continue;
-		n = &s.nested;
-		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"l1_ns\":%llu,\"l2_ns\":%llu,\"l2_exit_l0_ns\":%llu,\"l2_exit_l1_ns\":%llu,\"l2_entries\":%llu,\"l1_to_l2\":%llu,\"l2_exits_l0\":%llu,\"l2_exits_l1\":%llu,\"p1_agree\":%llu,\"p1_judged\":%llu}",
-			   first ? "" : ",", s.idx, s.tid, n->l1_ns, n->l2_ns,
-			   n->l2_exit_l0_ns, n->l2_exit_l1_ns, n->l2_entries,
-			   n->l1_to_l2, n->l2_exits_l0, n->l2_exits_l1,
-			   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"stats\":",
+			   first ? "" : ",", s.idx, s.tid);
+		json_nested_stats(m, &s.nested);
+		seq_putc(m, '}');
+		nested_add(&sum, &s.nested);
 		first = false;
 	}
-	seq_puts(m, "],\"exits\":[");
+	seq_puts(m, "],\"totals\":");
+	json_nested_stats(m, &sum);
+	seq_puts(m, ",\"exits\":[");
 	for (first = true, i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
 		l0 = atomic64_read(&vm->nested_exits[0][i]);
 		l1 = atomic64_read(&vm->nested_exits[1][i]);

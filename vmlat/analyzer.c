@@ -409,12 +409,9 @@ static noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	vc->vmcb_checked = NULL;
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_acct_init(&vc->acct, ev, now);
-	if (ev == VMLAT_EV_ENTRY) {
-		struct vmlat_nested_done nd;
-
+	if (ev == VMLAT_EV_ENTRY)
 		vmlat_nested_entry(&vc->acct.nested, vmlat_in_l2(vcpu), 0, now,
-				   &nd);
-	}
+				   &vc->nested_done);
 	/* Counts from now: no reset to catch up with (see below). */
 	vc->acct.reset_gen = smp_load_acquire(&vmlat_reset_gen);
 	raw_write_seqcount_end(&vc->seq);
@@ -536,32 +533,35 @@ static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
 		vmlat_interval_report(vc, kind, done->ns, by, now);
 }
 
-/* What a kvm_entry or kvm_exit tells the nested state machine. */
-struct vmlat_nested_in {
-	bool l2;	/* is_guest_mode(): L2 exited, or L2 is entered */
-	bool vmenter;	/* the exit is L1's VMRUN/VMLAUNCH/VMRESUME */
-	int slot;	/* the exit's reason slot, or -1 */
-};
+/*
+ * What a kvm_entry or kvm_exit tells the nested state machine, as flags
+ * (in registers: a struct on the stack costs its zeroing on kernels built
+ * with CONFIG_INIT_STACK_ALL_ZERO, at every exit).
+ */
+#define VMLAT_NIN_EVENT		0x1	/* a kvm_entry or kvm_exit */
+#define VMLAT_NIN_L2		0x2	/* is_guest_mode(): L2 exited/entered */
+#define VMLAT_NIN_VMENTER	0x4	/* the exit is L1's VMRUN/VMLAUNCH/VMRESUME */
 
 /*
- * Feed the nested state machine a kvm_entry or kvm_exit of @a's vCPU.
+ * Feed the nested state machine a kvm_entry or kvm_exit of @a's vCPU;
+ * true if it completed something to count (in @nd).
  * Context: in a write section of its vCPU's seq, in its thread.
  */
-static __always_inline void vmlat_nested_event(struct vmlat_vcpu_acct *a,
+static __always_inline bool vmlat_nested_event(struct vmlat_vcpu_acct *a,
 					       enum vmlat_event ev, bool hlt,
-					       const struct vmlat_nested_in *nin,
+					       unsigned int nin, int slot,
 					       u64 now,
 					       struct vmlat_nested_done *nd)
 {
-	nd->handled = VMLAT_LEVEL_NONE;
-	nd->nr = 0;
 	if (!nin)
-		return;
-	if (ev == VMLAT_EV_EXIT)
-		vmlat_nested_exit(&a->nested, nin->l2, nin->slot, hlt,
-				  nin->vmenter, now);
-	else if (ev == VMLAT_EV_ENTRY)
-		vmlat_nested_entry(&a->nested, nin->l2, a->woken_ns, now, nd);
+		return false;
+	if (ev == VMLAT_EV_EXIT) {
+		vmlat_nested_exit(&a->nested, nin & VMLAT_NIN_L2, slot, hlt,
+				  nin & VMLAT_NIN_VMENTER, now);
+		return false;
+	}
+	return vmlat_nested_entry(&a->nested, nin & VMLAT_NIN_L2, a->woken_ns,
+				  now, nd);
 }
 
 /* Count what a kvm_entry completed in the nested state machine. */
@@ -614,11 +614,12 @@ static __always_inline void vmlat_vcpu_catch_up(struct vmlat_vcpu *vc)
 static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 				      enum vmlat_event ev, bool hlt, u64 now,
 				      const struct vmlat_by *by,
-				      const struct vmlat_nested_in *nin)
+				      unsigned int nin, int nslot)
 {
-	struct vmlat_nested_done nd;
+	struct vmlat_nested_done *nd = &vc->nested_done;
 	struct vmlat_done done;
 	unsigned long flags;
+	bool count_nd;
 	int slot;
 
 	raw_spin_lock_irqsave(&vc->lock, flags);
@@ -631,12 +632,12 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_vcpu_catch_up(vc);
 	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
-	vmlat_nested_event(&vc->acct, ev, hlt, nin, now, &nd);
+	count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin, nslot, now, nd);
 	raw_write_seqcount_end(&vc->seq);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	vmlat_vcpu_done(vc, &done, slot, by, now);
-	if (unlikely(nd.handled || nd.nr))
-		vmlat_nested_done(vc, &nd);
+	if (unlikely(count_nd))
+		vmlat_nested_done(vc, nd);
 }
 
 static_assert(VMLAT_GUEST < VMLAT_USER && VMLAT_KERNEL < VMLAT_USER &&
@@ -660,30 +661,31 @@ static_assert(VMLAT_GUEST < VMLAT_USER && VMLAT_KERNEL < VMLAT_USER &&
  */
 static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
 					      enum vmlat_event ev, bool hlt,
-					      u64 now,
-					      const struct vmlat_nested_in *nin)
+					      u64 now, unsigned int nin,
+					      int nslot)
 {
-	struct vmlat_nested_done nd;
+	struct vmlat_nested_done *nd = &vc->nested_done;
 	struct vmlat_done done;
-	bool ok;
+	bool ok, count_nd = false;
 
 	if (likely(READ_ONCE(vc->acct.state) <= VMLAT_USER)) {
 		raw_write_seqcount_begin(&vc->seq);
 		vmlat_vcpu_catch_up(vc);
 		ok = vmlat_acct_owner(&vc->acct, ev, hlt, now, &done);
 		if (likely(ok))
-			vmlat_nested_event(&vc->acct, ev, hlt, nin, now, &nd);
+			count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin,
+						      nslot, now, nd);
 		raw_write_seqcount_end(&vc->seq);
 		if (likely(ok)) {
 			if (done.kind == VMLAT_DONE_EXIT)
 				vmlat_vcpu_done(vc, &done, vc->exit_slot, NULL,
 						now);
-			if (unlikely(nd.handled || nd.nr))
-				vmlat_nested_done(vc, &nd);
+			if (unlikely(count_nd))
+				vmlat_nested_done(vc, nd);
 			return;
 		}
 	}
-	vmlat_vcpu_event(vc, ev, hlt, now, NULL, nin);
+	vmlat_vcpu_event(vc, ev, hlt, now, NULL, nin, nslot);
 }
 
 /*
@@ -741,10 +743,11 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 {
 	u64 now = vmlat_now_ns();
 	struct vmlat_vcpu *vc = vmlat_vcpu_get(vcpu, VMLAT_EV_ENTRY, now);
-	struct vmlat_nested_in nin = { .l2 = vmlat_in_l2(vcpu), .slot = -1 };
+	unsigned int nin = VMLAT_NIN_EVENT |
+			   (vmlat_in_l2(vcpu) ? VMLAT_NIN_L2 : 0);
 
 	if (vc)
-		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, &nin);
+		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, nin, -1);
 }
 
 /**
@@ -775,13 +778,11 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	}
 
 	if (vc) {
-		struct vmlat_nested_in nin = {
-			.l2 = vmlat_in_l2(vcpu),
-			.vmenter = vmlat_exit_slot_is_vmenter(slot),
-			.slot = slot,
-		};
+		unsigned int nin = VMLAT_NIN_EVENT |
+			(vmlat_in_l2(vcpu) ? VMLAT_NIN_L2 : 0) |
+			(vmlat_exit_slot_is_vmenter(slot) ? VMLAT_NIN_VMENTER : 0);
 
-		vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now, &nin);
+		vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now, nin, slot);
 	} else {
 		vc = created;
 		raw_write_seqcount_begin(&vc->seq);
@@ -810,7 +811,7 @@ void vmlat_on_userspace_exit(void)
 
 	if (vc)
 		vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false,
-				  vmlat_now_ns(), NULL);
+				  vmlat_now_ns(), 0, -1);
 }
 
 /**
@@ -1010,7 +1011,7 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 
 	if (pv)
 		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
-				 VMLAT_EV_OUT_SLEEP, false, now, NULL, NULL);
+				 VMLAT_EV_OUT_SLEEP, false, now, NULL, 0, -1);
 
 	/*
 	 * Charge prev for its time on this CPU to every vCPU that waited here
@@ -1032,7 +1033,7 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 
 		this_cpu_write(vmlat_cur_vcpu, nv);
 		vmlat_victim_leave(nv, &by);
-		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by, NULL);
+		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by, 0, -1);
 	}
 }
 
@@ -1085,7 +1086,7 @@ void vmlat_on_sched_waking(struct task_struct *p)
 	vc = vmlat_vcpu_of(p);
 	if (vc)
 		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns(),
-				 NULL, NULL);
+				 NULL, 0, -1);
 }
 
 /**

@@ -152,6 +152,8 @@ struct vmlat_vm {
  * @exit_reason: its raw code
  * @exit_ns:	its kvm_exit time
  * @vmcb_checked: the last VMCB pointer found plausible (exit_reason.h)
+ * @nested_done: what its last kvm_entry completed in the nested state
+ *		machine (its thread's scratch space)
  */
 struct vmlat_vcpu {
 	raw_spinlock_t lock;
@@ -170,6 +172,7 @@ struct vmlat_vcpu {
 	u32 exit_reason;
 	u64 exit_ns;
 	const void *vmcb_checked;
+	struct vmlat_nested_done nested_done;
 };
 
 /**

@@ -122,13 +122,17 @@ static void l2_exit_done(struct vmlat_nested *n, u64 now_ns,
  * @l2:		it enters L2
  * @woken_ns:	when its thread was last woken up by the host
  * @now_ns:	time of the entry
- * @done:	the exit classified and the intervals completed are added
+ * @done:	set to the exit classified and the intervals completed
  *
  * Context: called before @n's level and entry time are updated.
+ * Return: whether @done holds anything.
  */
-void vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
+bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 			     u64 now_ns, struct vmlat_nested_done *done)
 {
+	done->handled = VMLAT_LEVEL_NONE;
+	done->slot = -1;
+	done->nr = 0;
 	if (l2)
 		n->active = true;
 	if (n->active)
@@ -146,7 +150,7 @@ void vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 			       since(later(n->l1_halt_ns, woken_ns), now_ns));
 			n->l1_halted = false;
 		}
-		return;
+		return done->handled || done->nr;
 	}
 	n->l2_entries++;
 	if (n->level == VMLAT_LEVEL_L1)
@@ -160,6 +164,7 @@ void vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 	}
 	/* L1 cannot have halted without running again. */
 	n->l1_halted = false;
+	return done->handled || done->nr;
 }
 
 /**

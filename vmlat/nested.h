@@ -142,7 +142,7 @@ void vmlat_nested_snapshot(struct vmlat_nested *n, u64 now_ns);
 
 void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
 			    bool hlt, bool vmenter, u64 now_ns);
-void vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
+bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 			     u64 now_ns, struct vmlat_nested_done *done);
 
 /* The guest time from the last kvm_entry to @now_ns, at its level. */
@@ -176,9 +176,13 @@ static inline void vmlat_nested_exit(struct vmlat_nested *n, bool l2,
 				     u64 now_ns)
 {
 	if (n->in_guest) {
+		u64 d = now_ns > n->entry_ns ? now_ns - n->entry_ns : 0;
+
 		/* KVM's guest mode decides, should an entry have been missed */
-		n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
-		vmlat_nested_guest_time(n, now_ns);
+		if (l2)
+			n->l2_ns += d;
+		else
+			n->l1_ns += d;
 		n->in_guest = false;
 	}
 	if (l2 || hlt || vmenter)
@@ -191,22 +195,26 @@ static inline void vmlat_nested_exit(struct vmlat_nested *n, bool l2,
  * @l2:		it enters L2 (is_guest_mode() in the probe)
  * @woken_ns:	when its thread was last woken up by the host
  * @now_ns:	time of the entry
- * @done:	set to the exit classified and the intervals completed
+ * @done:	set to the exit classified and the intervals completed, if
+ *		it returns true (else left as it was)
+ *
+ * Return: whether the entry completed something to count in @done.
  */
-static inline void vmlat_nested_entry(struct vmlat_nested *n, bool l2,
+static inline bool vmlat_nested_entry(struct vmlat_nested *n, bool l2,
 				      u64 woken_ns, u64 now_ns,
 				      struct vmlat_nested_done *done)
 {
-	done->handled = VMLAT_LEVEL_NONE;
-	done->nr = 0;
+	bool ret = false;
+
 	/* A re-entry without kvm_exit (6.1's fastpath): the time counts. */
 	if (n->in_guest)
 		vmlat_nested_guest_time(n, now_ns);
 	if (l2 || n->active || n->l1_halted)
-		vmlat_nested_entry_slow(n, l2, woken_ns, now_ns, done);
+		ret = vmlat_nested_entry_slow(n, l2, woken_ns, now_ns, done);
 	n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
 	n->in_guest = true;
 	n->entry_ns = now_ns;
+	return ret;
 }
 
 /* kvm_mmu_get_page on the vCPU's thread ([P1] Algorithm 6). */

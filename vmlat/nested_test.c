@@ -24,10 +24,14 @@ static void exit_at(struct vmlat_nested *n, bool l2, int slot, u64 t)
 			  vmlat_exit_slot_is_vmenter(slot), t);
 }
 
+/* @d: what the entry completed (nothing if it says so). */
 static void entry_at(struct vmlat_nested *n, bool l2, u64 woken, u64 t,
 		     struct vmlat_nested_done *d)
 {
-	vmlat_nested_entry(n, l2, woken, t, d);
+	if (!vmlat_nested_entry(n, l2, woken, t, d)) {
+		d->handled = VMLAT_LEVEL_NONE;
+		d->nr = 0;
+	}
 }
 
 static void expect_iv(struct kunit *test, const struct vmlat_nested_done *d,

@@ -309,6 +309,29 @@ static void vmlat_acct_reset_counts_from_then(struct kunit *test)
 }
 
 /* A vCPU whose thread exited keeps its times: its clock stopped. */
+/*
+ * The wake-up that ends a sleep is remembered (the nested wake-up
+ * latencies start there); one of a running vCPU changes nothing.
+ */
+static void vmlat_acct_remembers_wakeup(struct kunit *test)
+{
+	struct vmlat_vcpu_acct a;
+	struct vmlat_done done;
+
+	vmlat_acct_init(&a, VMLAT_EV_ENTRY, 0);
+	vmlat_acct_event(&a, VMLAT_EV_EXIT, true, 10, &done);
+	vmlat_acct_event(&a, VMLAT_EV_WAKEUP, false, 12, &done);
+	KUNIT_EXPECT_EQ(test, a.woken_ns, 0ULL);
+	vmlat_acct_event(&a, VMLAT_EV_OUT_SLEEP, false, 20, &done);
+	vmlat_acct_event(&a, VMLAT_EV_WAKEUP, false, 90, &done);
+	KUNIT_EXPECT_EQ(test, a.woken_ns, 90ULL);
+	vmlat_acct_event(&a, VMLAT_EV_WAKEUP, false, 95, &done);
+	KUNIT_EXPECT_EQ(test, a.woken_ns, 90ULL);
+	vmlat_acct_event(&a, VMLAT_EV_IN, false, 100, &done);
+	vmlat_acct_event(&a, VMLAT_EV_ENTRY, false, 105, &done);
+	KUNIT_EXPECT_EQ(test, a.woken_ns, 90ULL);
+}
+
 static void vmlat_acct_end_stops_the_clock(struct kunit *test)
 {
 	u64 times[VMLAT_NR_STATES], observed;
@@ -336,6 +359,7 @@ static struct kunit_case vmlat_state_cases[] = {
 	KUNIT_CASE_PARAM(vmlat_acct_event_scenarios, scenario_gen_params),
 	KUNIT_CASE(vmlat_acct_event_counts_entries_and_exits),
 	KUNIT_CASE(vmlat_acct_event_random_walk_keeps_partition),
+	KUNIT_CASE(vmlat_acct_remembers_wakeup),
 	KUNIT_CASE(vmlat_acct_end_stops_the_clock),
 	KUNIT_CASE(vmlat_acct_owner_matches_event),
 	KUNIT_CASE(vmlat_acct_noop_writes_nothing),

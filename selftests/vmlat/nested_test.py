@@ -149,7 +149,9 @@ def check_common(tag, vm, o):
     if len(nvs) != 1:
         tap(False, tag + ".one_nested_vcpu", "nested vcpus: %s" % nvs)
         return None
-    nv = nvs[0]
+    nv = nvs[0]["stats"]
+    tap(vm["nested"]["totals"] == nv, tag + ".vm_totals_of_its_one_vcpu",
+        "totals %s vcpu %s" % (vm["nested"]["totals"], nv))
     tap(nv["l2_entries"] > 0 and nv["l2_entries"] == o["l2_entries"],
         tag + ".l2_entries_equal_oracle",
         "vmlat %d oracle %d" % (nv["l2_entries"], o["l2_entries"]))
