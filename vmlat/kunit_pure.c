@@ -13,6 +13,7 @@
 #include "hist.c"
 #include "state.c"
 #include "nested.c"
+#include "sync.c"
 #include "exits.c"
 
 MODULE_DESCRIPTION("KUnit tests for vmlat's pure logic");

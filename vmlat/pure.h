@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/kernel.h>
 #include <linux/compiler.h>
+#include <linux/math64.h>
 #include <uapi/linux/btf.h>
 
 /* fls64(): 1-based index of the most significant set bit, 0 for 0. */
@@ -52,11 +53,35 @@ typedef int64_t s64;
 #ifndef U64_MAX
 #define U64_MAX UINT64_MAX
 #endif
+#ifndef S64_MAX
+#define S64_MAX INT64_MAX
+#endif
 
 static inline unsigned int vmlat_fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 #endif /* __KERNEL__ */
+
+/* Both gcc and clang have it on 64-bit targets; the kernel needs it. */
+typedef __int128 vmlat_s128;
+typedef unsigned __int128 vmlat_u128;
+
+/*
+ * a * b / c, rounded down, in 128-bit precision; U64_MAX if c is 0 or the
+ * quotient does not fit. (x86-64's divq would fault then: never reached.)
+ */
+static inline u64 vmlat_mul_div(u64 a, u64 b, u64 c)
+{
+	vmlat_u128 p = (vmlat_u128)a * b;
+
+	if (!c || (u64)(p >> 64) >= c)
+		return U64_MAX;
+#ifdef __KERNEL__
+	return mul_u64_u64_div_u64(a, b, c);
+#else
+	return (u64)(p / c);
+#endif
+}
 
 #endif /* _VMLAT_PURE_H */

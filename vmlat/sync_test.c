@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for vmlat/sync.c, the guest -> host clock mapping.
+ *
+ * Synthetic exchanges from a known line (drift, offset) with a known
+ * round-trip jitter: the true line must lie in the bounds, the bounds must
+ * be about one round trip wide; adversarial inputs (a lie, replays, out of
+ * order, one exchange, identical timestamps, a wrapping counter, more
+ * vertices than the hulls hold). A slow reference that keeps every point
+ * (no hull) gives the same bounds.
+ */
+#include <kunit/test.h>
+
+#include "sync.h"
+
+#define NS	1000000000LL
+
+static u32 rnd_state;
+
+static u32 rnd(void)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return rnd_state >> 8;
+}
+
+/* The true line: host = g + g * ppb / 1e9 + off (g relative to @base). */
+struct line {
+	u64 base;
+	s64 ppb;
+	s64 off;
+};
+
+static u64 truth(const struct line *l, u64 g)
+{
+	s64 d = (s64)(g - l->base);
+	s64 corr = (s64)vmlat_mul_div(d < 0 ? -d : d,
+				      l->ppb < 0 ? -l->ppb : l->ppb, NS);
+	bool neg_d = d < 0, neg_ppb = l->ppb < 0;
+
+	if (neg_d != neg_ppb)
+		corr = -corr;
+	return l->base + l->off + d + corr;
+}
+
+struct xchg {
+	u64 g1, h, g2;
+};
+
+/*
+ * @n exchanges every @period ns from guest time @start, round trips in
+ * [@rtt_min, @rtt_max], the host stamping somewhere strictly inside.
+ */
+static void make_exchanges(struct xchg *x, int n, const struct line *l,
+			   u64 start, u64 period, u32 rtt_min, u32 rtt_max)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		u32 rtt = rtt_min + rnd() % (rtt_max - rtt_min + 1);
+
+		x[i].g1 = start + i * period + rnd() % (period / 4);
+		x[i].g2 = x[i].g1 + rtt;
+		x[i].h = truth(l, x[i].g1 + 1 + rnd() % (rtt - 1));
+	}
+}
+
+static int feed(struct vmlat_sync *s, const struct xchg *x, int n)
+{
+	int i, err;
+
+	for (i = 0; i < n; i++) {
+		err = vmlat_sync_add(s, x[i].g1, x[i].h, x[i].g2);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The true line lies in what the fit allows. */
+static void expect_truth_inside(struct kunit *test,
+				const struct vmlat_sync_fit *f,
+				const struct line *l)
+{
+	u64 t = truth(l, f->at_guest_ns);
+
+	KUNIT_EXPECT_LE(test, f->drift_min_ppb, l->ppb);
+	KUNIT_EXPECT_GE(test, f->drift_max_ppb, l->ppb);
+	KUNIT_EXPECT_LE(test, f->host_min_ns, t);
+	KUNIT_EXPECT_GE(test, f->host_max_ns, t);
+	KUNIT_EXPECT_LE(test, f->host_min_ns, f->host_ns);
+	KUNIT_EXPECT_GE(test, f->host_max_ns, f->host_ns);
+}
+
+static struct xchg xs[2000];
+
+/* 50 ppm fast, 3 s ahead, round trips 2-20 us, one exchange per 10 ms. */
+static void vmlat_sync_known_line(struct kunit *test)
+{
+	struct line l = { .base = 5 * NS, .ppb = 50000, .off = 3 * NS };
+	struct vmlat_sync s;
+	struct vmlat_sync_fit f;
+	s64 mapped;
+
+	rnd_state = 1;
+	vmlat_sync_init(&s);
+	make_exchanges(xs, 200, &l, 5 * NS, 10000000, 2000, 20000);
+	KUNIT_ASSERT_EQ(test, feed(&s, xs, 200), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	expect_truth_inside(test, &f, &l);
+	/* About one round trip wide, the drift to a fraction of a ppm. */
+	KUNIT_EXPECT_LE(test, f.host_max_ns - f.host_min_ns, 2 * 20000ULL);
+	KUNIT_EXPECT_LE(test, f.drift_max_ppb - f.drift_min_ppb, 10000LL);
+	/* The middle line maps the guest's times near the truth. */
+	mapped = vmlat_sync_map(&f, xs[100].g1) - (s64)truth(&l, xs[100].g1);
+	KUNIT_EXPECT_LE(test, mapped, 40000LL);
+	KUNIT_EXPECT_GE(test, mapped, -40000LL);
+	KUNIT_EXPECT_EQ(test, s.evicted, 0ULL);
+}
+
+/* Slower guest clock, a counter about to wrap around 2^64. */
+static void vmlat_sync_wrapping_counter(struct kunit *test)
+{
+	u64 start = U64_MAX - 500000000ULL;
+	struct line l = { .base = start, .ppb = -120000, .off = -7 * NS };
+	struct vmlat_sync s;
+	struct vmlat_sync_fit f;
+
+	rnd_state = 2;
+	vmlat_sync_init(&s);
+	make_exchanges(xs, 100, &l, start, 10000000, 1000, 5000);
+	KUNIT_ASSERT_EQ(test, feed(&s, xs, 100), 0);
+	KUNIT_ASSERT_LT(test, xs[99].g1, start);	/* it did wrap */
+	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	expect_truth_inside(test, &f, &l);
+}
+
+/* One exchange bounds nothing; malformed and replayed ones change nothing. */
+static void vmlat_sync_refuses(struct kunit *test)
+{
+	struct vmlat_sync s, copy;
+	struct vmlat_sync_fit f;
+
+	vmlat_sync_init(&s);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s, &f), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 100, 1000, 50), -EINVAL);
+	KUNIT_EXPECT_EQ(test, s.exchanges, 0ULL);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 100, 1000, 110), 0);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s, &f), -EAGAIN);
+	copy = s;
+	/* replayed, overlapping, out of order */
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 100, 1000, 110), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 105, 1010, 120), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 10, 900, 20), -ERANGE);
+	/* too far from the first */
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 200, 1000, 100 + VMLAT_SYNC_SPAN),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 200, 1000 + VMLAT_SYNC_SPAN,
+					     210), -ERANGE);
+	KUNIT_EXPECT_EQ(test, memcmp(&s, &copy, sizeof(s)), 0);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 200, 1100, 210), 0);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+}
+
+/*
+ * A host stamp outside its guest window (a guest lying, or a clock
+ * stepping) leaves no line: refused, not averaged in. A slow exchange
+ * (1 ms) that is honest changes nothing the others decide.
+ */
+static void vmlat_sync_lie_and_outlier(struct kunit *test)
+{
+	struct line l = { .base = 0, .ppb = 0, .off = NS };
+	struct vmlat_sync s, s2;
+	struct vmlat_sync_fit f, f2;
+
+	rnd_state = 3;
+	make_exchanges(xs, 50, &l, 0, 10000000, 2000, 4000);
+	vmlat_sync_init(&s);
+	KUNIT_ASSERT_EQ(test, feed(&s, xs, 50), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+
+	s2 = s;
+	KUNIT_ASSERT_EQ(test, vmlat_sync_add(&s2, 600000000, 600000000 + NS +
+					     100000, 600003000), 0);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s2, &f2), -EDOM);
+
+	s2 = s;
+	KUNIT_ASSERT_EQ(test, vmlat_sync_add(&s2, 600000000, 600000000 + NS +
+					     500000, 601000000), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s2, &f2), 0);
+	expect_truth_inside(test, &f2, &l);
+	KUNIT_EXPECT_EQ(test, f2.drift_min_ppb, f.drift_min_ppb);
+}
+
+/* Exchanges of no duration pin the line exactly. */
+static void vmlat_sync_identical_timestamps(struct kunit *test)
+{
+	struct vmlat_sync s;
+	struct vmlat_sync_fit f;
+	int i;
+
+	vmlat_sync_init(&s);
+	for (i = 0; i < 10; i++)
+		KUNIT_ASSERT_EQ(test, vmlat_sync_add(&s, 1000 + i * 1000,
+						     5000 + i * 1000,
+						     1000 + i * 1000), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.drift_min_ppb, 0LL);
+	KUNIT_EXPECT_EQ(test, f.drift_max_ppb, 0LL);
+	KUNIT_EXPECT_EQ(test, f.host_min_ns, f.at_guest_ns + 4000);
+	KUNIT_EXPECT_EQ(test, f.host_max_ns, f.at_guest_ns + 4000);
+	KUNIT_EXPECT_EQ(test, vmlat_sync_map(&f, 7), 4007LL);
+}
+
+/* More hull vertices than kept: bounded memory, still true, looser. */
+static void vmlat_sync_bounded_hulls(struct kunit *test)
+{
+	struct line l = { .base = 0, .ppb = 3000, .off = 0 };
+	struct vmlat_sync s;
+	struct vmlat_sync_fit f;
+	int i;
+
+	vmlat_sync_init(&s);
+	/*
+	 * Round trips growing then shrinking along a parabola make every
+	 * point a hull vertex.
+	 */
+	for (i = 0; i < 2000; i++) {
+		u64 g1 = (u64)i * 1000000;
+		u64 rtt = 100 + (u64)(i - 1000) * (i - 1000) / 100;
+
+		xs[i].g1 = g1;
+		xs[i].g2 = g1 + 2 * rtt;
+		xs[i].h = truth(&l, g1 + rtt);
+	}
+	KUNIT_ASSERT_EQ(test, feed(&s, xs, 2000), 0);
+	KUNIT_EXPECT_LE(test, s.nl, (u32)VMLAT_SYNC_HULL);
+	KUNIT_EXPECT_LE(test, s.nu, (u32)VMLAT_SYNC_HULL);
+	KUNIT_EXPECT_GT(test, s.evicted, 0ULL);
+	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	expect_truth_inside(test, &f, &l);
+}
+
+/* ---- the slow reference: every point, every pair ---------------------- */
+
+struct rfrac {
+	s64 num, den;
+};
+
+static int rcmp(struct rfrac a, struct rfrac b)
+{
+	vmlat_s128 l = (vmlat_s128)a.num * b.den, r = (vmlat_s128)b.num * a.den;
+
+	return l < r ? -1 : l > r;
+}
+
+/*
+ * Random honest exchanges: the feasible slopes from every pair of points
+ * (no hull) are those the hulls give. The fit reports them rounded out to
+ * whole ppb: min * den <= (num - den) * 1e9 < (min + 1) * den, and the
+ * mirror image for max (checked by multiplication only).
+ */
+static void vmlat_sync_matches_all_pairs(struct kunit *test)
+{
+	struct line l = { .base = 0, .ppb = -30000, .off = 12345 };
+	struct rfrac amin = { 0, 0 }, amax = { 0, 0 }, c;
+	struct vmlat_sync s;
+	struct vmlat_sync_fit f;
+	vmlat_s128 v;
+	int i, j, round;
+
+	for (round = 0; round < 20; round++) {
+		int n = 3 + round * 2;
+
+		rnd_state = 100 + round;
+		make_exchanges(xs, n, &l, 0, 1000000, 500, 50000);
+		vmlat_sync_init(&s);
+		KUNIT_ASSERT_EQ(test, feed(&s, xs, n), 0);
+		KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+		expect_truth_inside(test, &f, &l);
+
+		amin.den = 0;
+		amax.den = 0;
+		for (i = 0; i < n; i++) {
+			for (j = 0; j < n; j++) {
+				/* upper point of i, lower point of j */
+				s64 xu = xs[i].g2 - xs[0].g1, xl = xs[j].g1 - xs[0].g1;
+				s64 dy = (s64)(xs[j].h - xs[i].h);
+
+				if (xl > xu) {
+					c.num = dy;
+					c.den = xl - xu;
+					if (!amax.den || rcmp(c, amax) < 0)
+						amax = c;
+				} else if (xu > xl) {
+					c.num = -dy;
+					c.den = xu - xl;
+					if (!amin.den || rcmp(c, amin) > 0)
+						amin = c;
+				}
+			}
+		}
+		v = (vmlat_s128)(amin.num - amin.den) * NS;
+		KUNIT_EXPECT_TRUE(test,
+				  (vmlat_s128)f.drift_min_ppb * amin.den <= v &&
+				  v < (vmlat_s128)(f.drift_min_ppb + 1) * amin.den);
+		v = (vmlat_s128)(amax.num - amax.den) * NS;
+		KUNIT_EXPECT_TRUE(test,
+				  (vmlat_s128)f.drift_max_ppb * amax.den >= v &&
+				  v > (vmlat_s128)(f.drift_max_ppb - 1) * amax.den);
+	}
+}
+
+static struct kunit_case vmlat_sync_cases[] = {
+	KUNIT_CASE(vmlat_sync_known_line),
+	KUNIT_CASE(vmlat_sync_wrapping_counter),
+	KUNIT_CASE(vmlat_sync_refuses),
+	KUNIT_CASE(vmlat_sync_lie_and_outlier),
+	KUNIT_CASE(vmlat_sync_identical_timestamps),
+	KUNIT_CASE(vmlat_sync_bounded_hulls),
+	KUNIT_CASE(vmlat_sync_matches_all_pairs),
+	{}
+};
+
+static struct kunit_suite vmlat_sync_suite = {
+	.name = "vmlat_sync",
+	.test_cases = vmlat_sync_cases,
+};
+
+kunit_test_suites(&vmlat_sync_suite);
