@@ -381,6 +381,72 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(nested_exits);
 
+/* ---- clock sync ------------------------------------------------------- */
+
+struct sync_view {
+	struct vmlat_vm_sync_data d;
+	struct vmlat_sync_fit f;
+	const char *state;
+	s64 offset_ns;
+	u64 bound_ns;
+};
+
+/* @vm's sync state and fit; false if its guest never called. */
+static bool sync_view(struct vmlat_vm *vm, struct sync_view *v)
+{
+	int err;
+
+	vmlat_vm_sync_copy(&vm->sync, &v->d);
+	if (!v->d.calls && !atomic64_read(&vm->sync.exits))
+		return false;
+	err = vmlat_sync_fit(&v->d.hull, &v->f);
+	v->state = !err ? "ok" : err == -EAGAIN ? "waiting" :
+		   err == -EDOM ? "inconsistent" : "out_of_range";
+	if (!err) {
+		v->offset_ns = (s64)(v->f.host_ns - v->f.at_guest_ns);
+		v->bound_ns = max(v->f.host_max_ns - v->f.host_ns,
+				  v->f.host_ns - v->f.host_min_ns);
+	}
+	return true;
+}
+
+static int sync_show(struct seq_file *m, void *unused)
+{
+	u64 now = vmlat_now_ns();
+	struct sync_view *v;
+	struct vmlat_vm *vm;
+	int i;
+
+	v = kmalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid state exchanges drift_ppb drift_min_ppb drift_max_ppb offset_ns bound_ns age_ms calls malformed replayed unpaired refused limited restarts exits exit_ns\n");
+	for_each_vm(vm, i) {
+		if (!sync_view(vm, v))
+			continue;
+		seq_printf(m, "%d %s %llu ", vm->pid, v->state, v->d.taken);
+		if (!strcmp(v->state, "ok"))
+			seq_printf(m, "%lld %lld %lld %lld %llu ", v->f.drift_ppb,
+				   v->f.drift_min_ppb, v->f.drift_max_ppb,
+				   v->offset_ns, v->bound_ns);
+		else
+			seq_puts(m, "- - - - - ");
+		if (v->d.last_ns)
+			seq_printf(m, "%llu", div_u64(now - v->d.last_ns,
+						      NSEC_PER_MSEC));
+		else
+			seq_putc(m, '-');
+		seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %lld %lld\n",
+			   v->d.calls, v->d.malformed, v->d.replayed,
+			   v->d.unpaired, v->d.refused, v->d.limited,
+			   v->d.restarts, atomic64_read(&vm->sync.exits),
+			   atomic64_read(&vm->sync.exit_ns));
+	}
+	kfree(v);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sync);
+
 static const char *const preemptor_kinds[] = {
 	[VMLAT_BY_HOST] = "host",
 	[VMLAT_BY_VM] = "vm",
@@ -594,8 +660,30 @@ static void json_nested(struct seq_file *m, struct vmlat_vm *vm, u64 now)
 		   atomic64_read(&vm->nested_undecoded[1]));
 }
 
+/* The "sync" member of @vm: null if its guest never called. */
+static void json_sync(struct seq_file *m, struct vmlat_vm *vm,
+		      struct sync_view *v)
+{
+	if (!sync_view(vm, v)) {
+		seq_puts(m, ",\"sync\":null");
+		return;
+	}
+	seq_printf(m, ",\"sync\":{\"state\":\"%s\",\"exchanges\":%llu",
+		   v->state, v->d.taken);
+	if (!strcmp(v->state, "ok"))
+		seq_printf(m, ",\"drift_ppb\":%lld,\"drift_min_ppb\":%lld,\"drift_max_ppb\":%lld,\"at_guest_ns\":%llu,\"host_ns\":%llu,\"host_min_ns\":%llu,\"host_max_ns\":%llu,\"offset_ns\":%lld,\"bound_ns\":%llu",
+			   v->f.drift_ppb, v->f.drift_min_ppb, v->f.drift_max_ppb,
+			   v->f.at_guest_ns, v->f.host_ns, v->f.host_min_ns,
+			   v->f.host_max_ns, v->offset_ns, v->bound_ns);
+	seq_printf(m, ",\"last_ns\":%llu,\"calls\":%llu,\"malformed\":%llu,\"replayed\":%llu,\"unpaired\":%llu,\"refused\":%llu,\"limited\":%llu,\"restarts\":%llu,\"exits\":%lld,\"exit_ns\":%lld}",
+		   v->d.last_ns, v->d.calls, v->d.malformed, v->d.replayed,
+		   v->d.unpaired, v->d.refused, v->d.limited, v->d.restarts,
+		   atomic64_read(&vm->sync.exits),
+		   atomic64_read(&vm->sync.exit_ns));
+}
+
 static void json_vm(struct seq_file *m, struct vmlat_vm *vm, u64 now,
-		    struct vmlat_hist_snap *h)
+		    struct vmlat_hist_snap *h, struct sync_view *sv)
 {
 	struct vmlat_preemptor p[VMLAT_TOP_PREEMPTORS];
 	u64 t[VMLAT_NR_STATES], observed, exits, other, count;
@@ -653,8 +741,10 @@ static void json_vm(struct seq_file *m, struct vmlat_vm *vm, u64 now,
 	}
 	seq_puts(m, "},\"nested\":{\"vcpus\":[");
 	json_nested(m, vm, now);
+	seq_puts(m, "}");
+	json_sync(m, vm, sv);
 
-	seq_puts(m, "},\"preemptors\":[");
+	seq_puts(m, ",\"preemptors\":[");
 	n = preemptors_sorted(vm, p, &other);
 	for (i = 0; i < n; i++) {
 		seq_printf(m, "%s{\"kind\":\"%s\",\"pid\":%d,\"comm\":",
@@ -676,19 +766,24 @@ static int json_show(struct seq_file *m, void *unused)
 {
 	struct vmlat_hist_snap *h;
 	u64 now = vmlat_now_ns();
+	struct sync_view *sv;
 	struct vmlat_vm *vm;
 	bool first = true;
 	int i;
 
 	h = kmalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
+	sv = kmalloc(sizeof(*sv), GFP_KERNEL);
+	if (!h || !sv) {
+		kfree(h);
+		kfree(sv);
 		return -ENOMEM;
+	}
 	seq_printf(m, "{\"version\":\"%s\",\"now_ns\":%llu,\"vms\":[",
 		   VMLAT_VERSION, now);
 	for_each_vm(vm, i) {
 		if (!first)
 			seq_puts(m, ",");
-		json_vm(m, vm, now, h);
+		json_vm(m, vm, now, h, sv);
 		first = false;
 	}
 	seq_printf(m, "],\"dropped\":{\"vms\":%lld,\"vcpus\":%lld,\"victims\":%lld}}\n",
@@ -696,6 +791,7 @@ static int json_show(struct seq_file *m, void *unused)
 		   atomic64_read(&vmlat_stats.dropped_vcpus),
 		   atomic64_read(&vmlat_stats.dropped_victims));
 	kfree(h);
+	kfree(sv);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(json);
@@ -743,6 +839,7 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 	debugfs_create_file("nested", 0444, dir, NULL, &nested_fops);
 	debugfs_create_file("nested_exits", 0444, dir, NULL,
 			    &nested_exits_fops);
+	debugfs_create_file("sync", 0444, dir, NULL, &sync_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
 	debugfs_create_file("reset", 0600, dir, NULL, &reset_fops);
 	vmlat_report_debugfs_create(dir);

@@ -164,6 +164,45 @@ TRACE_EVENT(vmlat_nested_exit,
 );
 
 /*
+ * A clock-sync exchange of a guest, taken into its VM's guest -> host
+ * mapping: guest time g1 before the hypercall, host time h at it, guest
+ * time g2 after it (hypercall/vmlat_hypercall.h); seq is the guest's
+ * number, vcpu the vCPU that made the hypercall completing it.
+ */
+TRACE_EVENT(vmlat_sync,
+
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 seq, u64 g1_ns, u64 h_ns,
+		 u64 g2_ns),
+
+	TP_ARGS(vm_pid, vcpu, seq, g1_ns, h_ns, g2_ns),
+
+	TP_STRUCT__entry(
+		__field(pid_t, vm_pid)
+		__field(int, vcpu)
+		__field(u64, seq)
+		__field(u64, g1_ns)
+		__field(u64, h_ns)
+		__field(u64, g2_ns)
+		__field(u64, rtt_ns)
+	),
+
+	TP_fast_assign(
+		__entry->vm_pid = vm_pid;
+		__entry->vcpu = vcpu;
+		__entry->seq = seq;
+		__entry->g1_ns = g1_ns;
+		__entry->h_ns = h_ns;
+		__entry->g2_ns = g2_ns;
+		__entry->rtt_ns = g2_ns - g1_ns;
+	),
+
+	TP_printk("vm_pid=%d vcpu=%d seq=%llu g1_ns=%llu h_ns=%llu g2_ns=%llu rtt_ns=%llu",
+		  __entry->vm_pid, __entry->vcpu, __entry->seq,
+		  __entry->g1_ns, __entry->h_ns, __entry->g2_ns,
+		  __entry->rtt_ns)
+);
+
+/*
  * A latency report that a snapshot was taken for (or would have been,
  * in "event" mode): emitted from process context, at most once per
  * snapshot_interval_ms. Its fields are those of the report (see the

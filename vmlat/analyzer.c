@@ -34,11 +34,15 @@
 #include "analyzer.h"
 #include "exit_reason.h"
 #include "report.h"
+#include "vmlat_hypercall.h"
 #include "vmlat_trace.h"
 
 #define VMLAT_TASK_SLOTS	(4 * VMLAT_MAX_VCPUS)	/* power of two */
 #define VMLAT_TASK_PROBES	32
 #define VMLAT_MAX_VICTIMS	16
+
+/* vmlat_vcpu.exit_slot of an exit that is a clock-sync hypercall */
+#define VMLAT_SLOT_SYNC	(-2)
 
 #define TASK_FREE	((const struct task_struct *)0)
 #define TASK_TOMB	((const struct task_struct *)1)
@@ -260,6 +264,7 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 		vmlat_ahist_init(&vm->hist[i]);
 	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++)
 		vmlat_ahist_init(&vm->nested_hist[i]);
+	vmlat_vm_sync_clear_stats(&vm->sync);
 	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
 		atomic_set(&vm->reason_slot[i], -1);
 		vmlat_ahist_init(&vm->reason_hist[i]);
@@ -294,6 +299,7 @@ static struct vmlat_vm *vmlat_vm_new(const void *kvm)
 	}
 	vm = &vmlat_vms[slot];
 	vmlat_vm_clear_stats(vm);
+	vmlat_vm_sync_init(&vm->sync);
 	vm->kvm = kvm;
 	vm->pid = current->tgid;
 	/*
@@ -521,6 +527,11 @@ static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
 		trace_vmlat_wait(vm->pid, vc->idx, done->ns, by);
 		break;
 	case VMLAT_DONE_EXIT:
+		/* The exits of clock sync are not the guest's workload. */
+		if (unlikely(slot == VMLAT_SLOT_SYNC)) {
+			atomic64_add(done->ns, &vm->sync.exit_ns);
+			return;
+		}
 		kind = VMLAT_HIST_EXIT;
 		vmlat_vm_exit_done(vm, slot, done->ns);
 		trace_vmlat_exit(vm->pid, vc->idx, done->ns, vc->exit_isa,
@@ -841,6 +852,50 @@ void vmlat_on_nested_vmexit_inject(void)
 
 	if (vc && READ_ONCE(vc->acct.nested.p1_state) != VMLAT_P1_NORMAL)
 		vmlat_owner_nested(vc, vmlat_nested_inject);
+}
+
+/**
+ * vmlat_on_kvm_hypercall() - a guest made a hypercall
+ * @nr:		its number (RAX)
+ * @a0:		RBX
+ * @a1:		RCX
+ * @a2:		RDX
+ * @a3:		RSI
+ *
+ * vmlat's clock-sync calls (hypercall/vmlat_hypercall.h) go to their VM's
+ * mapping, and their exit leaves the exit statistics for the VM's sync
+ * counters. Any other number returns at once.
+ *
+ * Context: kvm_hypercall tracepoint, in the vCPU's thread, handling the
+ * exit (the kvm_exit probe ran).
+ */
+void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
+			    unsigned long a1, unsigned long a2,
+			    unsigned long a3)
+{
+	struct vmlat_sync_xchg x;
+	struct vmlat_vcpu *vc;
+	struct vmlat_vm *vm;
+	int slot;
+
+	if (likely(nr != VMLAT_HC_NR))
+		return;
+	vc = vmlat_vcpu_current();
+	if (!vc)
+		return;
+	vm = vc->vm;
+	if (vmlat_vm_sync_call(&vm->sync, vmlat_now_ns(), a0, a1, a2, a3, &x))
+		trace_vmlat_sync(vm->pid, vc->idx, x.seq, x.g1, x.h, x.g2);
+
+	slot = vc->exit_slot;
+	if (slot == VMLAT_SLOT_SYNC)
+		return;
+	if (slot >= 0)
+		atomic64_dec(&vm->exit_count[slot]);
+	else
+		atomic64_dec(&vm->exit_undecoded);
+	atomic64_inc(&vm->sync.exits);
+	WRITE_ONCE(vc->exit_slot, VMLAT_SLOT_SYNC);
 }
 
 /* ---- preemptors --------------------------------------------------- */
@@ -1210,6 +1265,7 @@ int vmlat_analyzer_init(void)
 	}
 	for (i = 0; i < VMLAT_MAX_VMS; i++) {
 		raw_spin_lock_init(&vmlat_vms[i].lock);
+		raw_spin_lock_init(&vmlat_vms[i].sync.lock);
 		vmlat_vm_clear_stats(&vmlat_vms[i]);
 	}
 	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {

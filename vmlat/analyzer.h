@@ -11,6 +11,7 @@
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 
+#include "clock_sync.h"
 #include "exits.h"
 #include "hist.h"
 #include "state.h"
@@ -105,6 +106,7 @@ struct vmlat_preemptor {
  *		reflected to L1 (nested.h)
  * @nested_undecoded: the same for L2 exits of unknown reason
  * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
+ * @sync:	clock sync with its guest (clock_sync.h)
  * @preemptors:	top preemptors by stolen time (a bounded table)
  * @other_ns:	stolen time of preemptors that did not fit in the table
  * @stolen_by:	stolen time by host tasks ([0]) and by each VM ([1 + slot])
@@ -125,6 +127,7 @@ struct vmlat_vm {
 	atomic64_t nested_exits[2][VMLAT_EXIT_NR_SLOTS];
 	atomic64_t nested_undecoded[2];
 	struct vmlat_ahist nested_hist[VMLAT_NR_NESTED_HISTS];
+	struct vmlat_vm_sync sync;
 	struct vmlat_preemptor preemptors[VMLAT_TOP_PREEMPTORS];
 	u64 other_ns;
 	u64 stolen_by[1 + VMLAT_MAX_VMS];
@@ -198,6 +201,9 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
 void vmlat_on_userspace_exit(void);
 void vmlat_on_mmu_get_page(void);
 void vmlat_on_nested_vmexit_inject(void);
+void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
+			    unsigned long a1, unsigned long a2,
+			    unsigned long a3);
 void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state);
 void vmlat_on_sched_waking(struct task_struct *p);

@@ -53,6 +53,7 @@ static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
 				      unsigned long a2, unsigned long a3)
 {
 	vmlat_hit(VMLAT_HOOK_KVM_HYPERCALL);
+	vmlat_on_kvm_hypercall(nr, a0, a1, a2, a3);
 }
 
 static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
