@@ -91,13 +91,14 @@ static void expect_truth_inside(struct kunit *test,
 	KUNIT_EXPECT_GE(test, f->host_max_ns, f->host_ns);
 }
 
+/* Big: static, not on the stack (KASAN kernels warn at 2 KiB frames). */
 static struct xchg xs[2000];
+static struct vmlat_sync s, s2, copy;
 
 /* 50 ppm fast, 3 s ahead, round trips 2-20 us, one exchange per 10 ms. */
 static void vmlat_sync_known_line(struct kunit *test)
 {
 	struct line l = { .base = 5 * NS, .ppb = 50000, .off = 3 * NS };
-	struct vmlat_sync s;
 	struct vmlat_sync_fit f;
 	s64 mapped;
 
@@ -122,7 +123,6 @@ static void vmlat_sync_wrapping_counter(struct kunit *test)
 {
 	u64 start = U64_MAX - 500000000ULL;
 	struct line l = { .base = start, .ppb = -120000, .off = -7 * NS };
-	struct vmlat_sync s;
 	struct vmlat_sync_fit f;
 
 	rnd_state = 2;
@@ -137,7 +137,6 @@ static void vmlat_sync_wrapping_counter(struct kunit *test)
 /* One exchange bounds nothing; malformed and replayed ones change nothing. */
 static void vmlat_sync_refuses(struct kunit *test)
 {
-	struct vmlat_sync s, copy;
 	struct vmlat_sync_fit f;
 
 	vmlat_sync_init(&s);
@@ -169,7 +168,6 @@ static void vmlat_sync_refuses(struct kunit *test)
 static void vmlat_sync_lie_and_outlier(struct kunit *test)
 {
 	struct line l = { .base = 0, .ppb = 0, .off = NS };
-	struct vmlat_sync s, s2;
 	struct vmlat_sync_fit f, f2;
 
 	rnd_state = 3;
@@ -194,7 +192,6 @@ static void vmlat_sync_lie_and_outlier(struct kunit *test)
 /* Exchanges of no duration pin the line exactly. */
 static void vmlat_sync_identical_timestamps(struct kunit *test)
 {
-	struct vmlat_sync s;
 	struct vmlat_sync_fit f;
 	int i;
 
@@ -215,7 +212,6 @@ static void vmlat_sync_identical_timestamps(struct kunit *test)
 static void vmlat_sync_bounded_hulls(struct kunit *test)
 {
 	struct line l = { .base = 0, .ppb = 3000, .off = 0 };
-	struct vmlat_sync s;
 	struct vmlat_sync_fit f;
 	int i;
 
@@ -263,7 +259,6 @@ static void vmlat_sync_matches_all_pairs(struct kunit *test)
 {
 	struct line l = { .base = 0, .ppb = -30000, .off = 12345 };
 	struct rfrac amin = { 0, 0 }, amax = { 0, 0 }, c;
-	struct vmlat_sync s;
 	struct vmlat_sync_fit f;
 	vmlat_s128 v;
 	int i, j, round;
