@@ -10,6 +10,9 @@
  *	right after it returned (g2): the true mapping is host = guest +
  *	OFFSET_NS, the round trip is what this program measures. Then one
  *	more call, which brings the last exchange's g2.
+ *   sync_guest clockpair
+ *	the host's TSC and CLOCK_MONOTONIC read together (the pair of 20
+ *	whose clock reads are closest around the TSC read), no guest
  *   sync_guest flood N
  *	N calls as fast as the guest can make them: malformed headers and
  *	seq 0, replayed and skipped numbers, well-formed calls with garbage
@@ -176,6 +179,29 @@ static int flood(int fd, struct kvm_run *run, long n)
 	return 0;
 }
 
+static int clockpair(void)
+{
+	uint64_t m1, m2, tsc, best = UINT64_MAX, best_tsc = 0, best_mono = 0;
+	unsigned int lo, hi;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		m1 = mono_ns();
+		asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+		tsc = (uint64_t)hi << 32 | lo;
+		m2 = mono_ns();
+		if (m2 - m1 < best) {
+			best = m2 - m1;
+			best_tsc = tsc;
+			best_mono = m1 + (m2 - m1) / 2;
+		}
+	}
+	printf("sync_guest mode=clockpair tsc=%llu mono_ns=%llu skew_ns=%llu\n",
+	       (unsigned long long)best_tsc, (unsigned long long)best_mono,
+	       (unsigned long long)(best / 2 + 1));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct vmlat_guest_stats st = {};
@@ -183,12 +209,14 @@ int main(int argc, char **argv)
 	struct kvm_run *run;
 	int fd, err;
 
+	if (argc == 2 && !strcmp(argv[1], "clockpair"))
+		return clockpair();
 	if (argc == 5 && !strcmp(argv[1], "honest")) {
 		;
 	} else if (argc == 3 && !strcmp(argv[1], "flood")) {
 		;
 	} else {
-		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS | flood N\n",
+		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS | flood N | clockpair\n",
 			argv[0]);
 		return 2;
 	}

@@ -19,13 +19,29 @@
            exactly, the rate limit holds (calls over it are ignored and
            counted), and the honest VM's mapping is as in "honest".
 
+  guest-module-refuses-host  vmlat_guest.ko refuses to load in the test
+           host, which is no KVM guest, with ENODEV and a message.
+  linux-guest  a Linux guest (the test host's own kernel, $VMLAT_GUEST_KERNEL,
+           under qemu-system-x86_64 -enable-kvm) loads vmlat_guest.ko
+           ($VMLAT_GUEST_KO) with clock=tsc, 50 exchanges a second. The
+           truth comes from KVM's tsc-offset of its vCPU (guest TSC = host
+           TSC + offset) and the host's TSC and CLOCK_MONOTONIC read
+           together before and after: the true host time of the last
+           exchange and the true drift lie in vmlat's bounds (give or
+           take the error of those reads), the bound is within 4 of the
+           guest's average round trips, nothing was refused and no call
+           failed.
+
 Needs root, kvm_amd, $VMLAT_KO; run from the directory holding sync_guest.
 TAP output; exit status 4 when everything was skipped.
 """
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -162,5 +178,153 @@ def t_flood():
          s["restarts"], processed))
 
 
+GUEST_INIT = """#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev
+/bin/busybox mount -t devtmpfs dev /dev
+exec >/dev/ttyS0 2>&1
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sys /sys
+/bin/busybox mount -t debugfs debugfs /sys/kernel/debug
+clock=mono; secs=6
+for a in $(/bin/busybox cat /proc/cmdline); do
+    case $a in vmlat_clock=*) clock=${a#*=} ;; vmlat_secs=*) secs=${a#*=} ;; esac
+done
+echo "=== insmod"
+/bin/busybox insmod /vmlat_guest.ko rate_hz=50 clock=$clock && echo "=== loaded"
+/bin/busybox sleep $secs
+echo "=== status"
+/bin/busybox cat /sys/kernel/debug/vmlat_guest/status
+echo "=== end"
+/bin/busybox poweroff -f
+"""
+
+
+def guest_initramfs(ko, tmp):
+    """A cpio with busybox, vmlat_guest.ko and an init that loads it."""
+    root = os.path.join(tmp, "root")
+    os.makedirs(os.path.join(root, "bin"))
+    shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
+    shutil.copy(ko, os.path.join(root, "vmlat_guest.ko"))
+    wr(os.path.join(root, "init"), GUEST_INIT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    cpio = os.path.join(tmp, "guest.cpio")
+    subprocess.run("cd %s && find . | cpio -o -H newc --quiet > %s" %
+                   (root, cpio), shell=True, check=True)
+    return cpio
+
+
+def clockpair():
+    p = start("clockpair")
+    return finish(p)
+
+
+def t_linux_guest():
+    """A Debian-kernel Linux guest under qemu -enable-kvm loads
+    vmlat_guest.ko with clock=tsc; the true mapping of its TSC to host
+    time comes from KVM's tsc-offset of its vCPU and the host's own TSC
+    and CLOCK_MONOTONIC read together before and after."""
+    kernel = os.environ.get("VMLAT_GUEST_KERNEL", "")
+    ko = os.environ.get("VMLAT_GUEST_KO", "")
+    qemu = shutil.which("qemu-system-x86_64")
+    if not (os.path.isfile(kernel) and os.path.isfile(ko) and qemu):
+        raise SkipTest("needs $VMLAT_GUEST_KERNEL, $VMLAT_GUEST_KO and "
+                       "qemu-system-x86_64")
+    tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
+    try:
+        cpio = guest_initramfs(ko, tmp)
+        wr(VMLAT + "/reset", "1")
+        p0 = clockpair()
+        q = subprocess.Popen(
+            [qemu, "-enable-kvm", "-cpu", "host", "-m", "256", "-smp", "1",
+             "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
+             "-append", "console=ttyS0 panic=-1 quiet vmlat_clock=tsc "
+             "vmlat_secs=8"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True)
+        s, offs, deadline = None, None, time.time() + 150
+        while time.time() < deadline and q.poll() is None:
+            time.sleep(0.5)
+            js = json.loads(rd(VMLAT + "/json"))
+            vm = [v for v in js["vms"] if v["pid"] == q.pid]
+            s = vm[0]["sync"] if vm else None
+            if s and s["state"] == "ok" and s["exchanges"] >= 100:
+                offs = [int(rd(f)) for f in glob.glob(
+                    "/sys/kernel/debug/kvm/%d-*/vcpu*/tsc-offset" % q.pid)]
+                p1 = clockpair()
+                break
+        try:
+            out, _ = q.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            q.kill()
+            out, _ = q.communicate()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    keep("sync_linux_guest_console.txt", out)
+    keep("sync_linux_guest_sync.json", json.dumps(s, indent=1))
+    status = {}
+    if "=== status" in out:
+        for ln in out.split("=== status", 1)[1].splitlines():
+            f = ln.split()
+            if len(f) == 2 and f[1].lstrip("-").isdigit():
+                status[f[0]] = int(f[1])
+    if "=== loaded" not in out:
+        tap(False, "linux_guest.module_loads", out[-400:].replace("\n", " | "))
+        return
+    tap(offs is not None and len(set(offs)) == 1,
+        "linux_guest.host_mapped_its_clock",
+        "sync %s, tsc-offset %s" % (json.dumps(s), offs))
+    if offs is None or len(set(offs)) != 1:
+        return
+    bad = {k: s[k] for k in ("malformed", "replayed", "unpaired", "refused",
+                             "limited", "restarts") if s[k]}
+    tap(not bad and status.get("failures", -1) == 0,
+        "linux_guest.nothing_refused_or_failed",
+        "host %s guest %s" % (bad, status))
+    # The truth: guest TSC = host TSC + offset; host TSC -> host
+    # CLOCK_MONOTONIC by the two pairs read around the run.
+    alpha_num = p1["mono_ns"] - p0["mono_ns"]
+    alpha_den = p1["tsc"] - p0["tsc"]
+    g = s["at_guest_ns"]
+    host_tsc = g - offs[0]
+    true_host = p1["mono_ns"] + (host_tsc - p1["tsc"]) * alpha_num // alpha_den
+    # its own error: the pairs' read skew, and the slope's over the gap
+    eps = p0["skew_ns"] + 2 * p1["skew_ns"] + 1000
+    tap(s["host_min_ns"] - eps <= true_host <= s["host_max_ns"] + eps,
+        "linux_guest.true_host_time_within_bounds",
+        "true %d in [%d, %d] +-%d (middle %+d ns)" %
+        (true_host, s["host_min_ns"], s["host_max_ns"], eps,
+         s["host_ns"] - true_host))
+    true_ppb = (alpha_num - alpha_den) * 10**9 // alpha_den
+    eps_ppb = 2 * eps * 10**9 // max(alpha_num, 1) + 1
+    tap(s["drift_min_ppb"] - eps_ppb <= true_ppb <= s["drift_max_ppb"] + eps_ppb,
+        "linux_guest.true_drift_within_bounds",
+        "true %d ppb in [%d, %d] +-%d" % (true_ppb, s["drift_min_ppb"],
+                                          s["drift_max_ppb"], eps_ppb))
+    rtt_ns = status.get("rtt_avg", 0) * alpha_num // alpha_den
+    tap(0 < s["bound_ns"] <= 4 * rtt_ns, "linux_guest.bound_few_round_trips",
+        "bound %d ns, guest round trip %d ns on average" %
+        (s["bound_ns"], rtt_ns))
+
+
+def t_guest_module_refuses_host():
+    """vmlat_guest.ko in the test host, itself a QEMU TCG guest and no KVM
+    guest: refused with ENODEV and a message saying what to do."""
+    ko = os.environ.get("VMLAT_GUEST_KO", "")
+    if not os.path.isfile(ko):
+        raise SkipTest("no $VMLAT_GUEST_KO")
+    subprocess.run(["dmesg", "-C"], check=False)
+    p = subprocess.run(["insmod", ko], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    log = subprocess.run(["dmesg"], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    if p.returncode == 0:
+        subprocess.run(["rmmod", "vmlat_guest"], check=False)
+    tap(p.returncode != 0 and "No such device" in p.stdout and
+        "not running in a KVM guest: load vmlat_guest.ko in one" in log,
+        "guest_module.refuses_outside_kvm_guests",
+        "insmod %d: %s; kernel: %s" % (p.returncode, p.stdout.strip(),
+                                       log.strip()[-200:]))
+
+
 if __name__ == "__main__":
-    main([t_honest, t_flood])
+    main([t_honest, t_flood, t_guest_module_refuses_host, t_linux_guest])
