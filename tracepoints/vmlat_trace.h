@@ -179,6 +179,7 @@ TRACE_EVENT(vmlat_sync,
 	TP_STRUCT__entry(
 		__field(pid_t, vm_pid)
 		__field(int, vcpu)
+		__field(int, cpu)
 		__field(u64, seq)
 		__field(u64, g1_ns)
 		__field(u64, h_ns)
@@ -189,6 +190,7 @@ TRACE_EVENT(vmlat_sync,
 	TP_fast_assign(
 		__entry->vm_pid = vm_pid;
 		__entry->vcpu = vcpu;
+		__entry->cpu = smp_processor_id();
 		__entry->seq = seq;
 		__entry->g1_ns = g1_ns;
 		__entry->h_ns = h_ns;
@@ -196,8 +198,8 @@ TRACE_EVENT(vmlat_sync,
 		__entry->rtt_ns = g2_ns - g1_ns;
 	),
 
-	TP_printk("vm_pid=%d vcpu=%d seq=%llu g1_ns=%llu h_ns=%llu g2_ns=%llu rtt_ns=%llu",
-		  __entry->vm_pid, __entry->vcpu, __entry->seq,
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d seq=%llu g1_ns=%llu h_ns=%llu g2_ns=%llu rtt_ns=%llu",
+		  __entry->vm_pid, __entry->vcpu, __entry->cpu, __entry->seq,
 		  __entry->g1_ns, __entry->h_ns, __entry->g2_ns,
 		  __entry->rtt_ns)
 );

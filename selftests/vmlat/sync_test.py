@@ -22,7 +22,8 @@
   guest-module-refuses-host  vmlat_guest.ko refuses to load in the test
            host, which is no KVM guest, with ENODEV and a message.
   linux-guest  a Linux guest (the test host's own kernel, $VMLAT_GUEST_KERNEL,
-           under qemu-system-x86_64 -enable-kvm) loads vmlat_guest.ko
+           under qemu-system-x86_64 -enable-kvm -cpu kvm64; booted again
+           if it hangs in its boot, three boots at most) loads vmlat_guest.ko
            ($VMLAT_GUEST_KO) with clock=tsc, 50 exchanges a second. The
            truth comes from KVM's tsc-offset of its vCPU (guest TSC = host
            TSC + offset) and the host's TSC and CLOCK_MONOTONIC read
@@ -151,9 +152,22 @@ def t_honest():
                                             evs[:1]))
 
 
+def vmlat_vmalloc():
+    """vmlat's vmalloc'ed memory (its tables), in bytes."""
+    total = 0
+    for line in rd("/proc/vmallocinfo").splitlines():
+        if "[vmlat]" in line:
+            total += int(line.split()[1])
+    return total
+
+
 def t_flood():
+    before = vmlat_vmalloc()
     (h, f), js, _ = traced([["honest", "60", "20", str(OFF)],
                             ["flood", "3000"]])
+    after = vmlat_vmalloc()
+    tap(before > 0 and after == before, "flood.vmlat_memory_unchanged",
+        "vmalloc'ed by vmlat: %d bytes before, %d after" % (before, after))
     keep("sync_flood.json", json.dumps(js, indent=1))
     check_honest("flood.honest_vm", sync_of(js, h["pid"]), h)
     s = sync_of(js, f["pid"])["sync"]
@@ -218,6 +232,44 @@ def clockpair():
     return finish(p)
 
 
+def boot_guest(qemu, kernel, cpio):
+    """Boot the guest; return (its sync json, its vCPUs' tsc-offsets, the
+    host clock pairs before and after, its console), or None if it made
+    no sync call within 90 s (a hung boot)."""
+    wr(VMLAT + "/reset", "1")
+    p0 = clockpair()
+    p1 = None
+    q = subprocess.Popen(
+        [qemu, "-enable-kvm", "-cpu", "kvm64", "-m", "256", "-smp", "1",
+         "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
+         "-append", "console=ttyS0 panic=-1 vmlat_clock=tsc vmlat_secs=8"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        universal_newlines=True)
+    s, offs, t0 = None, None, time.time()
+    while q.poll() is None:
+        time.sleep(0.5)
+        js = json.loads(rd(VMLAT + "/json"))
+        vm = [v for v in js["vms"] if v["pid"] == q.pid]
+        s = vm[0]["sync"] if vm else None
+        if s and s["state"] == "ok" and s["exchanges"] >= 100:
+            offs = [int(rd(f)) for f in glob.glob(
+                "/sys/kernel/debug/kvm/%d-*/vcpu*/tsc-offset" % q.pid)]
+            p1 = clockpair()
+            break
+        if not s and time.time() - t0 > 90:
+            q.kill()
+            q.communicate()
+            return None
+        if time.time() - t0 > 180:
+            break
+    try:
+        out, _ = q.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        q.kill()
+        out, _ = q.communicate()
+    return s, offs, p0, p1, out
+
+
 def t_linux_guest():
     """A Debian-kernel Linux guest under qemu -enable-kvm loads
     vmlat_guest.ko with clock=tsc; the true mapping of its TSC to host
@@ -232,33 +284,19 @@ def t_linux_guest():
     tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
     try:
         cpio = guest_initramfs(ko, tmp)
-        wr(VMLAT + "/reset", "1")
-        p0 = clockpair()
-        q = subprocess.Popen(
-            [qemu, "-enable-kvm", "-cpu", "host", "-m", "256", "-smp", "1",
-             "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
-             "-append", "console=ttyS0 panic=-1 quiet vmlat_clock=tsc "
-             "vmlat_secs=8"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            universal_newlines=True)
-        s, offs, deadline = None, None, time.time() + 150
-        while time.time() < deadline and q.poll() is None:
-            time.sleep(0.5)
-            js = json.loads(rd(VMLAT + "/json"))
-            vm = [v for v in js["vms"] if v["pid"] == q.pid]
-            s = vm[0]["sync"] if vm else None
-            if s and s["state"] == "ok" and s["exchanges"] >= 100:
-                offs = [int(rd(f)) for f in glob.glob(
-                    "/sys/kernel/debug/kvm/%d-*/vcpu*/tsc-offset" % q.pid)]
-                p1 = clockpair()
+        # A Linux guest booting under nested KVM in TCG hangs now and then
+        # early in its boot (seen at several points, with no message):
+        # one that makes no call for 90 s is booted again, twice at most.
+        for attempt in range(1, 4):
+            got = boot_guest(qemu, kernel, cpio)
+            if got is not None:
                 break
-        try:
-            out, _ = q.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            q.kill()
-            out, _ = q.communicate()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    if got is None:
+        tap(False, "linux_guest.boots", "three boots hung")
+        return
+    s, offs, p0, p1, out = got
     keep("sync_linux_guest_console.txt", out)
     keep("sync_linux_guest_sync.json", json.dumps(s, indent=1))
     status = {}
@@ -272,7 +310,7 @@ def t_linux_guest():
         return
     tap(offs is not None and len(set(offs)) == 1,
         "linux_guest.host_mapped_its_clock",
-        "sync %s, tsc-offset %s" % (json.dumps(s), offs))
+        "boot %d; sync %s, tsc-offset %s" % (attempt, json.dumps(s), offs))
     if offs is None or len(set(offs)) != 1:
         return
     bad = {k: s[k] for k in ("malformed", "replayed", "unpaired", "refused",
