@@ -56,6 +56,9 @@ typedef int64_t s64;
 #ifndef S64_MAX
 #define S64_MAX INT64_MAX
 #endif
+#ifndef BIT_ULL
+#define BIT_ULL(n) (1ULL << (n))
+#endif
 
 static inline unsigned int vmlat_fls64(u64 x)
 {

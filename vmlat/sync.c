@@ -259,7 +259,7 @@ int vmlat_sync_fit(const struct vmlat_sync *s, struct vmlat_sync_fit *f)
 /**
  * vmlat_sync_map() - a guest time on the host's clock, by the middle line
  * @f:		a fit
- * @guest_ns:	the guest time (within 2^62 ns of the fit's)
+ * @guest_ns:	the guest time (within VMLAT_SYNC_SPAN of the fit's)
  *
  * Return: the host time, as a signed offset from @f->host_ns added to it.
  */

@@ -27,8 +27,11 @@
 #include "pure.h"
 
 #define VMLAT_SYNC_HULL		32	/* vertices kept per hull */
-/* Exchanges further than this from the first are refused (2^62 ns). */
-#define VMLAT_SYNC_SPAN		(1ULL << 62)
+/*
+ * Exchanges further than this from the first are refused (2^60 ns, 36
+ * years): with slopes within [0, 2], every product and sum then fits.
+ */
+#define VMLAT_SYNC_SPAN		BIT_ULL(60)
 
 struct vmlat_sync_pt {
 	s64 x;		/* guest time - origin */
