@@ -235,15 +235,17 @@ def clockpair():
 
 def boot_guest(qemu, kernel, cpio):
     """Boot the guest; return (its sync json, its vCPUs' tsc-offsets, the
-    host clock pairs before and after, its console), or None if it made
-    no sync call within 45 s (a hung boot: a good one calls after 15)."""
+    host clock pairs before and after, its console), or None if it hung:
+    no sync call within 45 s (a good boot calls after about 15), or no
+    end to its output."""
     wr(VMLAT + "/reset", "1")
     p0 = clockpair()
     p1 = None
     q = subprocess.Popen(
         [qemu, "-enable-kvm", "-cpu", "kvm64", "-m", "256", "-smp", "1",
          "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
-         "-append", "console=ttyS0 panic=-1 mitigations=off vmlat_clock=tsc "
+         "-append", "console=ttyS0 panic=-1 quiet mitigations=off "
+         "vmlat_clock=tsc "
          "vmlat_secs=8"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         universal_newlines=True)
@@ -269,6 +271,8 @@ def boot_guest(qemu, kernel, cpio):
     except subprocess.TimeoutExpired:
         q.kill()
         out, _ = q.communicate()
+    if "=== end" not in out:
+        return None     # hung later on: its status is incomplete
     return s, offs, p0, p1, out
 
 
