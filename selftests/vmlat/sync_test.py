@@ -23,7 +23,7 @@
            host, which is no KVM guest, with ENODEV and a message.
   linux-guest  a Linux guest (the test host's own kernel, $VMLAT_GUEST_KERNEL,
            under qemu-system-x86_64 -enable-kvm -cpu kvm64; booted again
-           if it hangs in its boot, eight boots at most; selftests/run
+           if it hangs in its boot, twelve boots at most; selftests/run
            gives it on the 6.12 test host only) loads vmlat_guest.ko
            ($VMLAT_GUEST_KO) with clock=tsc, 50 exchanges a second. The
            truth comes from KVM's tsc-offset of its vCPU (guest TSC = host
@@ -292,16 +292,16 @@ def t_linux_guest():
         cpio = guest_initramfs(ko, tmp)
         # A Linux guest booting under nested KVM in TCG hangs now and then
         # early in its boot (seen at several points, with no message):
-        # one that makes no call for 45 s is booted again, eight boots at
-        # most (about half the boots hang: about 1 run in 100 sees eight).
-        for attempt in range(1, 9):
+        # one that makes no call for 45 s is booted again, twelve boots at
+        # most (most boots hang: 1 run in 70 sees twelve at 0.7 a boot).
+        for attempt in range(1, 13):
             got = boot_guest(qemu, kernel, cpio)
             if got is not None:
                 break
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if got is None:
-        tap(False, "linux_guest.boots", "eight boots hung")
+        tap(False, "linux_guest.boots", "twelve boots hung")
         return
     s, offs, p0, p1, out = got
     keep("sync_linux_guest_console.txt", out)
