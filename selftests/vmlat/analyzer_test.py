@@ -38,8 +38,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest, main, rd, tap,  # noqa: E402
-                         wr)
+from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
+                         check_no_lost_events, main, rd, tap, wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -101,13 +101,7 @@ def record(name, args):
                 raise RuntimeError("scenario %s failed (%d): %s" %
                                    (" ".join(a), q.returncode,
                                     err.strip()[-300:]))
-        for cpu in os.listdir(INST + "/per_cpu"):
-            for line in rd(INST + "/per_cpu/%s/stats" % cpu).splitlines():
-                k, _, v = line.partition(":")
-                if k in ("overrun", "commit overrun", "dropped events") \
-                        and int(v) != 0:
-                    raise RuntimeError("ftrace lost events on %s: %s" %
-                                       (cpu, line))
+        check_no_lost_events(INST)
         trace = rd(INST + "/trace")
     finally:
         wr(INST + "/tracing_on", "0")

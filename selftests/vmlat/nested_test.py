@@ -46,8 +46,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlat_oracle  # noqa: E402
-from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
-                         tap, wr)
+from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
+                         check_no_lost_events, keep, main, rd, tap, wr)
 
 INST = TRACING + "/instances/vmlat_nested_test"
 EVENTS = ["kvm/kvm_entry", "kvm/kvm_exit", "kvm/kvm_nested_vmenter",
@@ -78,13 +78,7 @@ def traced(name, argv):
         out, err = p.communicate(timeout=300)
         js = json.loads(rd(VMLAT + "/json"))
         wr(INST + "/tracing_on", "0")
-        for cpu in os.listdir(INST + "/per_cpu"):
-            for line in rd(INST + "/per_cpu/%s/stats" % cpu).splitlines():
-                k, _, v = line.partition(":")
-                if k in ("overrun", "commit overrun", "dropped events") \
-                        and int(v) != 0:
-                    raise RuntimeError("ftrace lost events on %s: %s" %
-                                       (cpu, line))
+        check_no_lost_events(INST)
         trace = rd(INST + "/trace")
     finally:
         wr(INST + "/tracing_on", "0")

@@ -54,6 +54,17 @@ def ts_ns(field):
     return int(sec) * 10**9 + int(frac.ljust(9, "0"))
 
 
+def check_no_lost_events(inst):
+    """Raise RuntimeError if the tracing instance @inst lost events."""
+    for cpu in os.listdir(inst + "/per_cpu"):
+        for line in rd(inst + "/per_cpu/%s/stats" % cpu).splitlines():
+            k, _, v = line.partition(":")
+            if k in ("overrun", "commit overrun", "dropped events") \
+                    and int(v) != 0:
+                raise RuntimeError("ftrace lost events on %s: %s" %
+                                   (cpu, line))
+
+
 def run_suite(tests, needs_tracefs=True):
     """Load $VMLAT_KO, run each test function (its name less a leading
     "t_" or "test_" names it), unload. Return the exit status: 4 if
