@@ -13,7 +13,8 @@
              (mode swap) holds ftrace's sched_switch events of the vCPU
              leaving the CPU at the reported start, the burst task taking
              it, and the vCPU's next switch-in at the reported end (same
-             "mono" clock; ftrace's stamps up to 10 ms later, see TOL_NS).
+             "mono" clock; each stamp lies between ftrace's event and the
+             one before it on the same CPU, see stamped_within()).
              A threshold above every latency gives no report and leaves
              the snapshot buffer empty.
   flood:     an exit threshold of 1 us (nearly every exit crosses it) with
@@ -44,7 +45,6 @@ from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd, tap,  # noqa:
 
 INST = TRACING + "/instances/vmlat_trace_test"
 INST2 = TRACING + "/instances/vmlat_trace_test_snap"
-TOL_NS = 10 * 10**6
 
 
 def scenario(*args):
@@ -97,20 +97,45 @@ def new_instance():
     wr(INST + "/trace_clock", "mono")
 
 
-SWITCH = re.compile(r"\s(\d+\.\d+): sched_switch: prev_comm=.* prev_pid=(\d+)"
-                    r" .*prev_state=(\S+) ==> next_comm=.* next_pid=(\d+)")
+EVENT = re.compile(r"\[(\d+)\]\s.*\s(\d+\.\d+): (\w+): (.*)")
+SWITCH = re.compile(r"prev_pid=(\d+) .*prev_state=(\S+) ==> .* next_pid=(\d+)")
+
+
+def events(text):
+    """ftrace's event lines: (ts_ns, cpu, name, fields)."""
+    out = []
+    for line in text.splitlines():
+        m = EVENT.search(line)
+        if m:
+            out.append((ts_ns(m.group(2)), int(m.group(1)), m.group(3),
+                        m.group(4)))
+    return out
 
 
 def switches(text):
-    """ftrace's sched_switch lines: (ts_ns, prev_pid, prev_state,
-    next_pid)."""
+    """ftrace's sched_switch events: (ts_ns, prev_pid, prev_state,
+    next_pid, cpu, index in events(text))."""
     out = []
-    for line in text.splitlines():
-        m = SWITCH.search(line)
+    for i, (ts, cpu, name, fields) in enumerate(events(text)):
+        m = SWITCH.search(fields) if name == "sched_switch" else None
         if m:
-            out.append((ts_ns(m.group(1)), int(m.group(2)), m.group(3),
-                        int(m.group(4))))
+            out.append((ts, int(m.group(1)), m.group(2), int(m.group(3)),
+                        cpu, i))
     return out
+
+
+def stamped_within(evs, s, t):
+    """Whether vmlat's stamp @t was taken in the same sched_switch call
+    as ftrace's switch @s: vmlat's probe runs first, so @t is at most
+    @s's stamp and at least the stamp of the event before it on the same
+    CPU (nothing else happens on a CPU between the two probes; the timer
+    tick's events keep that gap below a tick). ftrace prints microseconds,
+    truncated. Single-threaded TCG can pause a CPU between the two probes
+    for tens of ms while it runs the other one, which a fixed tolerance
+    cannot cover; this bracket needs none."""
+    before = [e for e in evs[:s[5]] if e[1] == s[4]]
+    return bool(before) and before[-1][0] <= t and \
+        t // 1000 * 1000 <= s[0]
 
 
 # ---- hist trigger vs vmlat's histogram -------------------------------------
@@ -150,15 +175,20 @@ def test_hist():
 
 # ---- one provoked preemption: report and snapshot --------------------------
 
+MAIN_EVENTS = ("sched/sched_switch", "irq_vectors/local_timer_entry")
+
+
 def main_buffer(on):
     if on:
         wr(TRACING + "/trace_clock", "mono")
         wr(TRACING + "/snapshot", "2")  # clear it (allocated by vmlat)
-        wr(TRACING + "/events/sched/sched_switch/enable", "1")
+        for ev in MAIN_EVENTS:
+            wr(TRACING + "/events/" + ev + "/enable", "1")
         wr(TRACING + "/trace", "")
         wr(TRACING + "/tracing_on", "1")
     else:
-        wr(TRACING + "/events/sched/sched_switch/enable", "0")
+        for ev in MAIN_EVENTS:
+            wr(TRACING + "/events/" + ev + "/enable", "0")
         wr(TRACING + "/trace", "")
         wr(TRACING + "/trace_clock", "local")
 
@@ -194,23 +224,24 @@ def test_report():
         "report.duration", "duration %d start %d end %d" % (dur, start, end))
     tap(r["snapshot"] == "taken" and taken == 1, "report.snapshot_taken",
         "%s, %d taken" % (r["snapshot"], taken))
-    # The vCPU's switch-out at the start, its next switch-in at the end,
-    # the burst switched in between. ftrace's probe runs after vmlat's in
-    # the same tracepoint call, so its stamps are the same or later: by
-    # up to TOL_NS, as single-threaded TCG can pause an emulated CPU
-    # between two instructions while it runs the other one.
-    sw = switches(snap)
+    # The vCPU's switch-out at the start, its next switch-in at the end
+    # (each in the same sched_switch call as vmlat's stamp), the burst
+    # switched in between.
+    evs, sw = events(snap), switches(snap)
     out = [i for i, s in enumerate(sw) if s[1] == tid and
-           start <= s[0] <= start + TOL_NS and s[2].startswith("R")]
+           s[2].startswith("R") and stamped_within(evs, s, start)]
     tap(bool(out), "report.snapshot_has_vcpu_out",
         "vCPU %d switched out (R) at start %d: %s" %
-        (tid, start, [sw[i] for i in out]))
+        (tid, start, [s[:5] for s in sw if s[1] == tid][:4]))
     if not out:
         return
-    after = [s for s in sw[out[0] + 1:] if s[3] == tid]
-    tap(bool(after) and end <= after[0][0] <= end + TOL_NS,
+    after = [s for s in sw[out[0] + 1:] if s[3] == tid][:1]
+    tap(bool(after) and stamped_within(evs, after[0], end),
         "report.snapshot_has_vcpu_in",
-        "vCPU %d switched back in at end %d: %s" % (tid, end, after[:1]))
+        "vCPU %d switched back in at end %d: %s after %s" %
+        (tid, end, [s[:5] for s in after],
+         [e[:3] for e in evs[:after[0][5]] if e[1] == after[0][4]][-1:]
+         if after else "-"))
     ran = [s for s in sw[out[0]:] if s[3] == hog and
            (not after or s[0] <= after[0][0])]
     tap(bool(ran), "report.snapshot_has_burst",
