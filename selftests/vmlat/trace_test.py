@@ -128,8 +128,9 @@ def stamped_within(evs, s, t):
     """Whether vmlat's stamp @t was taken in the same sched_switch call
     as ftrace's switch @s: vmlat's probe runs first, so @t is at most
     @s's stamp and at least the stamp of the event before it on the same
-    CPU (nothing else happens on a CPU between the two probes; the timer
-    tick's events keep that gap below a tick). ftrace prints microseconds,
+    CPU (nothing else happens on a CPU between the two probes; tracing
+    the timer tick keeps that gap short: 5-10 ms measured under TCG, on a
+    CPU a busy task holds). ftrace prints microseconds,
     truncated. Single-threaded TCG can pause a CPU between the two probes
     for tens of ms while it runs the other one, which a fixed tolerance
     cannot cover; this bracket needs none."""
