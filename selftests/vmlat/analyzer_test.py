@@ -39,7 +39,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, main, rd, tap, wr)
+                         check_no_lost_events, main, rd, tap,
+                         tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -57,14 +58,7 @@ def marker(text):
 def record(name, args):
     """Run ./scenario ARGS under ftrace; return (scenario text, vmlat json,
     oracle json) or raise RuntimeError."""
-    if os.path.isdir(INST):
-        os.rmdir(INST)
-    os.mkdir(INST)
-    try:
-        wr(INST + "/trace_clock", "mono")
-        wr(INST + "/buffer_size_kb", "16384")
-        for e in EVENTS:
-            wr(INST + "/events/" + e + "/enable", "1")
+    with tracing_instance(INST, EVENTS, 16384):
         wr(INST + "/trace", "")
         wr(INST + "/tracing_on", "1")
         wr(VMLAT + "/reset", "1")
@@ -103,9 +97,6 @@ def record(name, args):
                                     err.strip()[-300:]))
         check_no_lost_events(INST)
         trace = rd(INST + "/trace")
-    finally:
-        wr(INST + "/tracing_on", "0")
-        os.rmdir(INST)
 
     tmp = "/tmp/vmlat_analyzer_%s" % name
     os.makedirs(tmp, exist_ok=True)

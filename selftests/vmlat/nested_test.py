@@ -47,7 +47,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlat_oracle  # noqa: E402
 from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, keep, main, rd, tap, wr)
+                         check_no_lost_events, keep, main, rd, tap,
+                         tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_nested_test"
 EVENTS = ["kvm/kvm_entry", "kvm/kvm_exit", "kvm/kvm_nested_vmenter",
@@ -62,14 +63,7 @@ SVM_CODE = {"VMMCALL": 0x81, "HLT": 0x78, "IOIO": 0x7b, "CPUID": 0x72}
 def traced(name, argv):
     """Run argv under ftrace; return (returncode, stdout, stderr, pid,
     trace text, vmlat json read right after it ended)."""
-    if os.path.isdir(INST):
-        os.rmdir(INST)
-    os.mkdir(INST)
-    try:
-        wr(INST + "/trace_clock", "mono")
-        wr(INST + "/buffer_size_kb", "16384")
-        for e in EVENTS:
-            wr(INST + "/events/" + e + "/enable", "1")
+    with tracing_instance(INST, EVENTS, 16384):
         wr(INST + "/trace", "")
         wr(VMLAT + "/reset", "1")
         wr(INST + "/tracing_on", "1")
@@ -80,9 +74,6 @@ def traced(name, argv):
         wr(INST + "/tracing_on", "0")
         check_no_lost_events(INST)
         trace = rd(INST + "/trace")
-    finally:
-        wr(INST + "/tracing_on", "0")
-        os.rmdir(INST)
     keep("nested_%s_trace.txt" % name, trace)
     keep("nested_%s_vmlat.json" % name, json.dumps(js, indent=1))
     keep("nested_%s_stdout.txt" % name, out + err)

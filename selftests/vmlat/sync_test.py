@@ -49,7 +49,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd, tap,  # noqa: E402
-                         wr)
+                         tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_sync_test"
 OFF = 5 * 10**9
@@ -115,13 +115,7 @@ def check_honest(tag, vm, w):
 def traced(argv_list):
     """Start the sync_guest runs in argv_list under ftrace (vmlat_sync);
     return (their records, vmlat json, trace text)."""
-    if os.path.isdir(INST):
-        os.rmdir(INST)
-    os.mkdir(INST)
-    try:
-        wr(INST + "/trace_clock", "mono")
-        wr(INST + "/buffer_size_kb", "4096")
-        wr(INST + "/events/vmlat/vmlat_sync/enable", "1")
+    with tracing_instance(INST, ["vmlat/vmlat_sync"], 4096):
         wr(VMLAT + "/reset", "1")
         wr(INST + "/tracing_on", "1")
         procs = [start(*a) for a in argv_list]
@@ -129,9 +123,6 @@ def traced(argv_list):
         js = json.loads(rd(VMLAT + "/json"))
         wr(INST + "/tracing_on", "0")
         trace = rd(INST + "/trace")
-    finally:
-        wr(INST + "/tracing_on", "0")
-        os.rmdir(INST)
     return recs, js, trace
 
 

@@ -5,6 +5,7 @@ TAP output (tap(), run_suite()), small file helpers, ftrace timestamps, and
 the load/unload of vmlat around a suite. Installed next to the tests by
 selftests/vmlat/Makefile.
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -52,6 +53,25 @@ def ts_ns(field):
     """A trace timestamp "123.456789:" in ns."""
     sec, _, frac = field.rstrip(":").partition(".")
     return int(sec) * 10**9 + int(frac.ljust(9, "0"))
+
+
+@contextlib.contextmanager
+def tracing_instance(inst, events, buffer_kb):
+    """A fresh tracing instance at @inst (a leftover one removed) on the
+    "mono" clock, @buffer_kb per CPU, recording @events ("sys/event");
+    turned off and removed when the block ends."""
+    if os.path.isdir(inst):
+        os.rmdir(inst)
+    os.mkdir(inst)
+    try:
+        wr(inst + "/trace_clock", "mono")
+        wr(inst + "/buffer_size_kb", str(buffer_kb))
+        for e in events:
+            wr(inst + "/events/" + e + "/enable", "1")
+        yield
+    finally:
+        wr(inst + "/tracing_on", "0")
+        os.rmdir(inst)
 
 
 def check_no_lost_events(inst):
