@@ -385,7 +385,7 @@ DEFINE_SHOW_ATTRIBUTE(nested_exits);
 
 struct sync_view {
 	struct vmlat_vm_sync_data d;
-	struct vmlat_sync_fit f;
+	struct vmlat_clock_map f;
 	const char *state;
 	s64 offset_ns;
 	u64 bound_ns;
@@ -399,7 +399,7 @@ static bool sync_view(struct vmlat_vm *vm, struct sync_view *v)
 	vmlat_vm_sync_copy(&vm->sync, &v->d);
 	if (!v->d.calls && !atomic64_read(&vm->sync.exits))
 		return false;
-	err = vmlat_sync_fit(&v->d.hull, &v->f);
+	err = vmlat_clock_fit_solve(&v->d.fit, &v->f);
 	v->state = !err ? "ok" : err == -EAGAIN ? "waiting" :
 		   err == -EDOM ? "inconsistent" : "out_of_range";
 	if (!err) {

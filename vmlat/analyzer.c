@@ -32,7 +32,7 @@
 #include <linux/vmalloc.h>
 
 #include "analyzer.h"
-#include "exit_reason.h"
+#include "kvm_x86.h"
 #include "report.h"
 #include "vmlat_hypercall.h"
 #include "vmlat_trace.h"

@@ -12,7 +12,7 @@
 #include <linux/spinlock.h>
 
 #include "clock_sync.h"
-#include "exits.h"
+#include "exit_codes.h"
 #include "hist.h"
 #include "state.h"
 
@@ -96,7 +96,7 @@ struct vmlat_preemptor {
  * @comm:	its name
  * @live_vcpus:	vCPU threads not exited; 0 and @exited: the VM is gone
  * @exited:	all its vCPU threads exited (kept for display until reused)
- * @exit_count:	exits per reason slot (exits.h)
+ * @exit_count:	exits per reason slot (exit_codes.h)
  * @exit_ns:	handling time per reason slot
  * @exit_undecoded: exits whose reason could not be read or is unknown
  * @hist:	preemption, wait and exit-handling durations
@@ -154,7 +154,7 @@ struct vmlat_vm {
  * @exit_isa:	the exit being handled: VMLAT_ISA_*, 0 if undecoded
  * @exit_reason: its raw code
  * @exit_ns:	its kvm_exit time
- * @vmcb_checked: the last VMCB pointer found plausible (exit_reason.h)
+ * @vmcb_checked: the last VMCB pointer found plausible (wrapper/kvm_x86.h)
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
  */

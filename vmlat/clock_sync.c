@@ -26,7 +26,7 @@ void vmlat_vm_sync_init(struct vmlat_vm_sync *s)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	vmlat_sync_init(&s->d.hull);
+	vmlat_clock_fit_init(&s->d.fit);
 	s->d.pend = false;
 	s->d.last_ns = 0;
 	s->d.credit_ns = SYNC_BURST_NS;
@@ -103,7 +103,7 @@ bool vmlat_vm_sync_call(struct vmlat_vm_sync *s, u64 now, unsigned long a0,
 	}
 	if (a3 == 1 && s->d.pend) {
 		/* The guest started over: so does its mapping. */
-		vmlat_sync_init(&s->d.hull);
+		vmlat_clock_fit_init(&s->d.fit);
 		s->d.pend = false;
 		s->d.restarts++;
 	}
@@ -113,7 +113,7 @@ bool vmlat_vm_sync_call(struct vmlat_vm_sync *s, u64 now, unsigned long a0,
 			goto out;
 		}
 		if (a3 == s->d.pend_seq + 1 && a2) {
-			if (vmlat_sync_add(&s->d.hull, s->d.pend_g1,
+			if (vmlat_clock_fit_add(&s->d.fit, s->d.pend_g1,
 					   s->d.pend_h, a2)) {
 				s->d.refused++;
 			} else {

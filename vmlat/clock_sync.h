@@ -10,11 +10,11 @@
 #include <linux/atomic.h>
 #include <linux/spinlock.h>
 
-#include "sync.h"
+#include "clock_fit.h"
 
 /**
  * struct vmlat_vm_sync_data - one VM's clock sync, under its lock
- * @hull:	the exchanges taken (the mapping)
+ * @fit:	the exchanges taken (the line fit)
  * @pend:	an exchange awaits its g2 (the next call)
  * @pend_seq:	its number
  * @pend_g1:	its g1
@@ -34,7 +34,7 @@
  * @restarts:	mappings restarted (a call with seq 1)
  */
 struct vmlat_vm_sync_data {
-	struct vmlat_sync hull;
+	struct vmlat_clock_fit fit;
 	bool pend;
 	u64 pend_seq;
 	u64 pend_g1;

@@ -5,7 +5,7 @@
  *   vmlat-btfproto [-B BASE] BTF_FILE [TRACEPOINT...]
  *
  * With no TRACEPOINT, prints every btf_trace_* typedef of BTF_FILE as
- * "name|(args)". Uses vmlat's own parser (vmlat/btf.c), so it answers
+ * "name|(args)". Uses vmlat's own parser (vmlat/core/btf.c), so it answers
  * "why did vmlat leave this hook detached?" on any kernel, and lets the
  * tests compare that parser with bpftool's over every real tracepoint.
  */

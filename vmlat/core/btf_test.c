@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for vmlat/btf.c: reading tracepoint prototypes from BTF.
+ * KUnit tests for vmlat/core/btf.c: reading tracepoint prototypes from BTF.
  *
  * The blobs are built here type by type, so each test states exactly the
  * BTF it feeds in. The same file runs in userspace under ASan/UBSan

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for vmlat/hist.c: log-linear latency histograms.
+ * KUnit tests for vmlat/core/hist.c: log-linear latency histograms.
  *
  * Bucket bounds are checked value by value at every edge, and quantiles
  * against the slow, obviously correct answer: sort the raw samples and

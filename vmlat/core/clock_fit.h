@@ -21,25 +21,25 @@
  * exchange as s64; slopes are fractions of two s64 compared and scaled
  * in 128-bit arithmetic; a drift is reported in parts per billion.
  */
-#ifndef _VMLAT_SYNC_H
-#define _VMLAT_SYNC_H
+#ifndef _VMLAT_CLOCK_FIT_H
+#define _VMLAT_CLOCK_FIT_H
 
 #include "pure.h"
 
-#define VMLAT_SYNC_HULL		32	/* vertices kept per hull */
+#define VMLAT_CLOCK_HULL		32	/* vertices kept per hull */
 /*
  * Exchanges further than this from the first are refused (2^60 ns, 36
  * years): with slopes within [0, 2], every product and sum then fits.
  */
-#define VMLAT_SYNC_SPAN		BIT_ULL(60)
+#define VMLAT_CLOCK_SPAN		BIT_ULL(60)
 
-struct vmlat_sync_pt {
+struct vmlat_clock_pt {
 	s64 x;		/* guest time - origin */
 	s64 y;		/* host time - origin */
 };
 
 /**
- * struct vmlat_sync - the exchanges of one guest clock
+ * struct vmlat_clock_fit - the exchanges of one guest clock
  * @g0:		origin of guest times (g1 of the first exchange)
  * @h0:		origin of host times (h of the first exchange)
  * @last_g2:	g2 of the last exchange taken
@@ -51,20 +51,20 @@ struct vmlat_sync_pt {
  * @evicted:	hull vertices dropped to keep the hulls bounded (the oldest
  *		go: the bounds get looser, never wrong)
  */
-struct vmlat_sync {
+struct vmlat_clock_fit {
 	u64 g0;
 	u64 h0;
 	u64 last_g2;
 	u32 nl;
 	u32 nu;
-	struct vmlat_sync_pt lower[VMLAT_SYNC_HULL];
-	struct vmlat_sync_pt upper[VMLAT_SYNC_HULL];
+	struct vmlat_clock_pt lower[VMLAT_CLOCK_HULL];
+	struct vmlat_clock_pt upper[VMLAT_CLOCK_HULL];
 	u64 exchanges;
 	u64 evicted;
 };
 
 /**
- * struct vmlat_sync_fit - what the exchanges so far allow
+ * struct vmlat_clock_map - what the exchanges so far allow
  * @drift_min_ppb: the smallest feasible slope, as (a - 1) * 1e9
  * @drift_max_ppb: the largest
  * @drift_ppb:	the middle one, the slope reported
@@ -73,7 +73,7 @@ struct vmlat_sync {
  * @host_min_ns: the earliest host time any feasible line gives there
  * @host_max_ns: the latest
  */
-struct vmlat_sync_fit {
+struct vmlat_clock_map {
 	s64 drift_min_ppb;
 	s64 drift_max_ppb;
 	s64 drift_ppb;
@@ -83,9 +83,9 @@ struct vmlat_sync_fit {
 	u64 host_max_ns;
 };
 
-void vmlat_sync_init(struct vmlat_sync *s);
-int vmlat_sync_add(struct vmlat_sync *s, u64 g1, u64 h, u64 g2);
-int vmlat_sync_fit(const struct vmlat_sync *s, struct vmlat_sync_fit *f);
-s64 vmlat_sync_map(const struct vmlat_sync_fit *f, u64 guest_ns);
+void vmlat_clock_fit_init(struct vmlat_clock_fit *s);
+int vmlat_clock_fit_add(struct vmlat_clock_fit *s, u64 g1, u64 h, u64 g2);
+int vmlat_clock_fit_solve(const struct vmlat_clock_fit *s, struct vmlat_clock_map *f);
+s64 vmlat_clock_map_host(const struct vmlat_clock_map *f, u64 guest_ns);
 
-#endif /* _VMLAT_SYNC_H */
+#endif /* _VMLAT_CLOCK_FIT_H */

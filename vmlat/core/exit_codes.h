@@ -3,7 +3,7 @@
  * VM-exit reasons: names and a compact slot index (pure logic).
  *
  * The kvm_exit tracepoint hands vmlat a vCPU and an ISA; the raw exit code
- * is read from the VMCB or VMCS (exit_reason.h). vmlat_exit_slot() turns
+ * is read from the VMCB or VMCS (wrapper/kvm_x86.h). vmlat_exit_slot() turns
  * (isa, raw code) into a slot in [0, VMLAT_EXIT_NR_SLOTS), an index for
  * per-VM counter arrays, or -1 when the code is not one KVM names: the
  * caller counts those separately and never guesses. VMX and SVM slots are
@@ -13,8 +13,8 @@
  * VMX_EXIT_REASONS (uapi/asm/vmx.h) and SVM_EXIT_REASONS (uapi/asm/svm.h),
  * identical in 6.1 and 6.12. They are written out below because the pure
  * code also builds in userspace, where those headers may be missing;
- * exit_reason.h checks the codes and counts at build time against the
- * kernel being built for, and exits_test.c checks codes, names and counts
+ * wrapper/kvm_x86.h checks the codes and counts at build time against the
+ * kernel being built for, and exit_codes_test.c checks codes, names and counts
  * against whichever uapi headers it is compiled with.
  *
  * Each slot has two names:
@@ -47,8 +47,8 @@
  *    "invalid_guest_state": __print_symbolic() compares the 32-bit field
  *    with (unsigned long)-1.)
  */
-#ifndef _VMLAT_EXITS_H
-#define _VMLAT_EXITS_H
+#ifndef _VMLAT_EXIT_CODES_H
+#define _VMLAT_EXIT_CODES_H
 
 #include "pure.h"
 
@@ -63,7 +63,7 @@
  * The name lists, as X-macros: X(name, code, ftrace_name, uapi_value),
  * in the order of the uapi lists (ascending code). uapi_value is the
  * uapi expression the entry stands for; it is only expanded where those
- * headers are included (exit_reason.h, exits_test.c).
+ * headers are included (wrapper/kvm_x86.h, exit_codes_test.c).
  */
 #define VMLAT_VMX_EXITS(X)						\
 	X(EXCEPTION_NMI, 0, "EXCEPTION_NMI", EXIT_REASON_EXCEPTION_NMI)	\
@@ -315,4 +315,4 @@ static inline bool vmlat_exit_slot_is_vmenter(int slot)
 	       slot == VMLAT_EXIT_VMX_VMRESUME;
 }
 
-#endif /* _VMLAT_EXITS_H */
+#endif /* _VMLAT_EXIT_CODES_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for vmlat/nested.c, the nested (L2) state machine.
+ * KUnit tests for vmlat/core/nested.c, the nested (L2) state machine.
  *
  * Sequences of kvm_exit/kvm_entry as an L1 hypervisor's vCPU thread
  * produces them, with the intervals and counts worked out by hand in each
@@ -10,7 +10,7 @@
  */
 #include <kunit/test.h>
 
-#include "exits.h"
+#include "exit_codes.h"
 #include "nested.h"
 
 #define SLOT_IO		VMLAT_EXIT_SVM_IOIO

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for vmlat/exits.c: exit reason names and slots.
+ * KUnit tests for vmlat/core/exit_codes.c: exit reason names and slots.
  *
  * Besides the table-driven cases, two kinds of check tie the tables to
  * the kernel:
@@ -13,11 +13,11 @@
  *	make -C $SRC O=/tmp/hdr/build ARCH=x86 \
  *		INSTALL_HDR_PATH=/tmp/hdr/usr headers_install
  *	make -C selftests/unit OUTPUT=/tmp/hdr/unit \
- *		TESTS=$PWD/vmlat/exits_test.c \
+ *		TESTS=$PWD/vmlat/core/exit_codes_test.c \
  *		EXTRA_CFLAGS=-I/tmp/hdr/usr/include run
  *    (done for linux-source-6.1 and -6.12: both lists are identical).
  *    vmlat_exit_slot_names_are_uapi_macro_names needs no header: the
- *    macro names are stringified from exits.h.
+ *    macro names are stringified from exit_codes.h.
  *  - the replay cases count recorded sequences of raw exit codes, as a
  *    VMX host and an SVM host produce them, and compare the counts per
  *    name with what ftrace printed. VMX cannot run in the TCG test host,
@@ -25,7 +25,7 @@
  */
 #include <kunit/test.h>
 
-#include "exits.h"
+#include "exit_codes.h"
 
 #ifdef __KERNEL__
 #include <asm/svm.h>
@@ -614,7 +614,7 @@ static struct kunit_case vmlat_exits_cases[] = {
 };
 
 static struct kunit_suite vmlat_exits_suite = {
-	.name = "vmlat_exits",
+	.name = "vmlat_exit_codes",
 	.test_cases = vmlat_exits_cases,
 };
 

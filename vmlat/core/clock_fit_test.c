@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for vmlat/sync.c, the guest -> host clock mapping.
+ * KUnit tests for vmlat/core/clock_fit.c, the guest -> host clock mapping.
  *
  * Synthetic exchanges from a known line (drift, offset) with a known
  * round-trip jitter: the true line must lie in the bounds, the bounds must
@@ -11,7 +11,7 @@
  */
 #include <kunit/test.h>
 
-#include "sync.h"
+#include "clock_fit.h"
 
 #define NS	1000000000LL
 
@@ -64,12 +64,12 @@ static void make_exchanges(struct xchg *x, int n, const struct line *l,
 	}
 }
 
-static int feed(struct vmlat_sync *s, const struct xchg *x, int n)
+static int feed(struct vmlat_clock_fit *s, const struct xchg *x, int n)
 {
 	int i, err;
 
 	for (i = 0; i < n; i++) {
-		err = vmlat_sync_add(s, x[i].g1, x[i].h, x[i].g2);
+		err = vmlat_clock_fit_add(s, x[i].g1, x[i].h, x[i].g2);
 		if (err)
 			return err;
 	}
@@ -78,7 +78,7 @@ static int feed(struct vmlat_sync *s, const struct xchg *x, int n)
 
 /* The true line lies in what the fit allows. */
 static void expect_truth_inside(struct kunit *test,
-				const struct vmlat_sync_fit *f,
+				const struct vmlat_clock_map *f,
 				const struct line *l)
 {
 	u64 t = truth(l, f->at_guest_ns);
@@ -93,71 +93,71 @@ static void expect_truth_inside(struct kunit *test,
 
 /* Big: static, not on the stack (KASAN kernels warn at 2 KiB frames). */
 static struct xchg xs[2000];
-static struct vmlat_sync s, s2, copy;
+static struct vmlat_clock_fit s, s2, copy;
 
 /* 50 ppm fast, 3 s ahead, round trips 2-20 us, one exchange per 10 ms. */
-static void vmlat_sync_known_line(struct kunit *test)
+static void vmlat_clock_fit_known_line(struct kunit *test)
 {
 	struct line l = { .base = 5 * NS, .ppb = 50000, .off = 3 * NS };
-	struct vmlat_sync_fit f;
+	struct vmlat_clock_map f;
 	s64 mapped;
 
 	rnd_state = 1;
-	vmlat_sync_init(&s);
+	vmlat_clock_fit_init(&s);
 	make_exchanges(xs, 200, &l, 5 * NS, 10000000, 2000, 20000);
 	KUNIT_ASSERT_EQ(test, feed(&s, xs, 200), 0);
-	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 	expect_truth_inside(test, &f, &l);
 	/* About one round trip wide, the drift to a fraction of a ppm. */
 	KUNIT_EXPECT_LE(test, f.host_max_ns - f.host_min_ns, 2 * 20000ULL);
 	KUNIT_EXPECT_LE(test, f.drift_max_ppb - f.drift_min_ppb, 10000LL);
 	/* The middle line maps the guest's times near the truth. */
-	mapped = vmlat_sync_map(&f, xs[100].g1) - (s64)truth(&l, xs[100].g1);
+	mapped = vmlat_clock_map_host(&f, xs[100].g1) - (s64)truth(&l, xs[100].g1);
 	KUNIT_EXPECT_LE(test, mapped, 40000LL);
 	KUNIT_EXPECT_GE(test, mapped, -40000LL);
 	KUNIT_EXPECT_EQ(test, s.evicted, 0ULL);
 }
 
 /* Slower guest clock, a counter about to wrap around 2^64. */
-static void vmlat_sync_wrapping_counter(struct kunit *test)
+static void vmlat_clock_fit_wrapping_counter(struct kunit *test)
 {
 	u64 start = U64_MAX - 500000000ULL;
 	struct line l = { .base = start, .ppb = -120000, .off = -7 * NS };
-	struct vmlat_sync_fit f;
+	struct vmlat_clock_map f;
 
 	rnd_state = 2;
-	vmlat_sync_init(&s);
+	vmlat_clock_fit_init(&s);
 	make_exchanges(xs, 100, &l, start, 10000000, 1000, 5000);
 	KUNIT_ASSERT_EQ(test, feed(&s, xs, 100), 0);
 	KUNIT_ASSERT_LT(test, xs[99].g1, start);	/* it did wrap */
-	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 	expect_truth_inside(test, &f, &l);
 }
 
 /* One exchange bounds nothing; malformed and replayed ones change nothing. */
-static void vmlat_sync_refuses(struct kunit *test)
+static void vmlat_clock_fit_refuses(struct kunit *test)
 {
-	struct vmlat_sync_fit f;
+	struct vmlat_clock_map f;
 
-	vmlat_sync_init(&s);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s, &f), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 100, 1000, 50), -EINVAL);
+	vmlat_clock_fit_init(&s);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_solve(&s, &f), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 100, 1000, 50), -EINVAL);
 	KUNIT_EXPECT_EQ(test, s.exchanges, 0ULL);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 100, 1000, 110), 0);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s, &f), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 100, 1000, 110), 0);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_solve(&s, &f), -EAGAIN);
 	copy = s;
 	/* replayed, overlapping, out of order */
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 100, 1000, 110), -ERANGE);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 105, 1010, 120), -ERANGE);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 10, 900, 20), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 100, 1000, 110), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 105, 1010, 120), -ERANGE);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 10, 900, 20), -ERANGE);
 	/* too far from the first */
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 200, 1000, 100 + VMLAT_SYNC_SPAN),
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 200, 1000, 100 + VMLAT_CLOCK_SPAN),
 			-ERANGE);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 200, 1000 + VMLAT_SYNC_SPAN,
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 200, 1000 + VMLAT_CLOCK_SPAN,
 					     210), -ERANGE);
 	KUNIT_EXPECT_EQ(test, memcmp(&s, &copy, sizeof(s)), 0);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_add(&s, 200, 1100, 210), 0);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, 200, 1100, 210), 0);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 }
 
 /*
@@ -165,57 +165,57 @@ static void vmlat_sync_refuses(struct kunit *test)
  * stepping) leaves no line: refused, not averaged in. A slow exchange
  * (1 ms) that is honest changes nothing the others decide.
  */
-static void vmlat_sync_lie_and_outlier(struct kunit *test)
+static void vmlat_clock_fit_lie_and_outlier(struct kunit *test)
 {
 	struct line l = { .base = 0, .ppb = 0, .off = NS };
-	struct vmlat_sync_fit f, f2;
+	struct vmlat_clock_map f, f2;
 
 	rnd_state = 3;
 	make_exchanges(xs, 50, &l, 0, 10000000, 2000, 4000);
-	vmlat_sync_init(&s);
+	vmlat_clock_fit_init(&s);
 	KUNIT_ASSERT_EQ(test, feed(&s, xs, 50), 0);
-	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 
 	s2 = s;
-	KUNIT_ASSERT_EQ(test, vmlat_sync_add(&s2, 600000000, 600000000 + NS +
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_add(&s2, 600000000, 600000000 + NS +
 					     100000, 600003000), 0);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_fit(&s2, &f2), -EDOM);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_solve(&s2, &f2), -EDOM);
 
 	s2 = s;
-	KUNIT_ASSERT_EQ(test, vmlat_sync_add(&s2, 600000000, 600000000 + NS +
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_add(&s2, 600000000, 600000000 + NS +
 					     500000, 601000000), 0);
-	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s2, &f2), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s2, &f2), 0);
 	expect_truth_inside(test, &f2, &l);
 	KUNIT_EXPECT_EQ(test, f2.drift_min_ppb, f.drift_min_ppb);
 }
 
 /* Exchanges of no duration pin the line exactly. */
-static void vmlat_sync_identical_timestamps(struct kunit *test)
+static void vmlat_clock_fit_identical_timestamps(struct kunit *test)
 {
-	struct vmlat_sync_fit f;
+	struct vmlat_clock_map f;
 	int i;
 
-	vmlat_sync_init(&s);
+	vmlat_clock_fit_init(&s);
 	for (i = 0; i < 10; i++)
-		KUNIT_ASSERT_EQ(test, vmlat_sync_add(&s, 1000 + i * 1000,
+		KUNIT_ASSERT_EQ(test, vmlat_clock_fit_add(&s, 1000 + i * 1000,
 						     5000 + i * 1000,
 						     1000 + i * 1000), 0);
-	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.drift_min_ppb, 0LL);
 	KUNIT_EXPECT_EQ(test, f.drift_max_ppb, 0LL);
 	KUNIT_EXPECT_EQ(test, f.host_min_ns, f.at_guest_ns + 4000);
 	KUNIT_EXPECT_EQ(test, f.host_max_ns, f.at_guest_ns + 4000);
-	KUNIT_EXPECT_EQ(test, vmlat_sync_map(&f, 7), 4007LL);
+	KUNIT_EXPECT_EQ(test, vmlat_clock_map_host(&f, 7), 4007LL);
 }
 
 /* More hull vertices than kept: bounded memory, still true, looser. */
-static void vmlat_sync_bounded_hulls(struct kunit *test)
+static void vmlat_clock_fit_bounded_hulls(struct kunit *test)
 {
 	struct line l = { .base = 0, .ppb = 3000, .off = 0 };
-	struct vmlat_sync_fit f;
+	struct vmlat_clock_map f;
 	int i;
 
-	vmlat_sync_init(&s);
+	vmlat_clock_fit_init(&s);
 	/*
 	 * Round trips growing then shrinking along a parabola make every
 	 * point a hull vertex.
@@ -229,10 +229,10 @@ static void vmlat_sync_bounded_hulls(struct kunit *test)
 		xs[i].h = truth(&l, g1 + rtt);
 	}
 	KUNIT_ASSERT_EQ(test, feed(&s, xs, 2000), 0);
-	KUNIT_EXPECT_LE(test, s.nl, (u32)VMLAT_SYNC_HULL);
-	KUNIT_EXPECT_LE(test, s.nu, (u32)VMLAT_SYNC_HULL);
+	KUNIT_EXPECT_LE(test, s.nl, (u32)VMLAT_CLOCK_HULL);
+	KUNIT_EXPECT_LE(test, s.nu, (u32)VMLAT_CLOCK_HULL);
 	KUNIT_EXPECT_GT(test, s.evicted, 0ULL);
-	KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 	expect_truth_inside(test, &f, &l);
 }
 
@@ -255,11 +255,11 @@ static int rcmp(struct rfrac a, struct rfrac b)
  * whole ppb: min * den <= (num - den) * 1e9 < (min + 1) * den, and the
  * mirror image for max (checked by multiplication only).
  */
-static void vmlat_sync_matches_all_pairs(struct kunit *test)
+static void vmlat_clock_fit_matches_all_pairs(struct kunit *test)
 {
 	struct line l = { .base = 0, .ppb = -30000, .off = 12345 };
 	struct rfrac amin = { 0, 0 }, amax = { 0, 0 }, c;
-	struct vmlat_sync_fit f;
+	struct vmlat_clock_map f;
 	vmlat_s128 v;
 	int i, j, round;
 
@@ -268,9 +268,9 @@ static void vmlat_sync_matches_all_pairs(struct kunit *test)
 
 		rnd_state = 100 + round;
 		make_exchanges(xs, n, &l, 0, 1000000, 500, 50000);
-		vmlat_sync_init(&s);
+		vmlat_clock_fit_init(&s);
 		KUNIT_ASSERT_EQ(test, feed(&s, xs, n), 0);
-		KUNIT_ASSERT_EQ(test, vmlat_sync_fit(&s, &f), 0);
+		KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 		expect_truth_inside(test, &f, &l);
 
 		amin.den = 0;
@@ -305,20 +305,20 @@ static void vmlat_sync_matches_all_pairs(struct kunit *test)
 	}
 }
 
-static struct kunit_case vmlat_sync_cases[] = {
-	KUNIT_CASE(vmlat_sync_known_line),
-	KUNIT_CASE(vmlat_sync_wrapping_counter),
-	KUNIT_CASE(vmlat_sync_refuses),
-	KUNIT_CASE(vmlat_sync_lie_and_outlier),
-	KUNIT_CASE(vmlat_sync_identical_timestamps),
-	KUNIT_CASE(vmlat_sync_bounded_hulls),
-	KUNIT_CASE(vmlat_sync_matches_all_pairs),
+static struct kunit_case vmlat_clock_fit_cases[] = {
+	KUNIT_CASE(vmlat_clock_fit_known_line),
+	KUNIT_CASE(vmlat_clock_fit_wrapping_counter),
+	KUNIT_CASE(vmlat_clock_fit_refuses),
+	KUNIT_CASE(vmlat_clock_fit_lie_and_outlier),
+	KUNIT_CASE(vmlat_clock_fit_identical_timestamps),
+	KUNIT_CASE(vmlat_clock_fit_bounded_hulls),
+	KUNIT_CASE(vmlat_clock_fit_matches_all_pairs),
 	{}
 };
 
-static struct kunit_suite vmlat_sync_suite = {
-	.name = "vmlat_sync",
-	.test_cases = vmlat_sync_cases,
+static struct kunit_suite vmlat_clock_fit_suite = {
+	.name = "vmlat_clock_fit",
+	.test_cases = vmlat_clock_fit_cases,
 };
 
-kunit_test_suites(&vmlat_sync_suite);
+kunit_test_suites(&vmlat_clock_fit_suite);

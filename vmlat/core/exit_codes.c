@@ -4,9 +4,9 @@
  *
  * vmlat_exit_slot() runs in the kvm_exit probe, for every exit: it is a
  * table lookup, with a short scan only for the few SVM codes above 0xff.
- * The tables are generated from the lists in exits.h.
+ * The tables are generated from the lists in exit_codes.h.
  */
-#include "exits.h"
+#include "exit_codes.h"
 
 /* VM_EXIT_REASON bits 29:27: they qualify an exit, not change its reason. */
 #define VMLAT_VMX_QUALIFIER_BITS	0x38000000U
@@ -106,7 +106,7 @@ static int svm_exit_slot(u64 raw_code)
  * @isa:	VMLAT_ISA_VMX or VMLAT_ISA_SVM (kvm_exit's isa argument)
  * @raw_code:	VMX: the VM_EXIT_REASON field; SVM: the VMCB exit code
  *
- * See exits.h for how raw codes are decoded.
+ * See exit_codes.h for how raw codes are decoded.
  *
  * Context: any.
  * Return: a slot in [0, VMLAT_EXIT_NR_SLOTS), or -1 for an unknown ISA

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Guest -> host clock mapping from hypercall exchanges: see sync.h.
+ * Guest -> host clock mapping from hypercall exchanges: see clock_fit.h.
  */
-#include "sync.h"
+#include "clock_fit.h"
 
 #define NS_PER_S	1000000000LL
 
@@ -13,9 +13,9 @@ struct frac {
 };
 
 /* Orientation of o -> a -> b: > 0 turns left (counter-clockwise). */
-static vmlat_s128 cross(const struct vmlat_sync_pt *o,
-			const struct vmlat_sync_pt *a,
-			const struct vmlat_sync_pt *b)
+static vmlat_s128 cross(const struct vmlat_clock_pt *o,
+			const struct vmlat_clock_pt *a,
+			const struct vmlat_clock_pt *b)
 {
 	return (vmlat_s128)(a->x - o->x) * (b->y - o->y) -
 	       (vmlat_s128)(a->y - o->y) * (b->x - o->x);
@@ -29,8 +29,8 @@ static int frac_cmp(struct frac a, struct frac b)
 }
 
 /* Slope from p to q, q to the right of p. */
-static struct frac slope(const struct vmlat_sync_pt *p,
-			 const struct vmlat_sync_pt *q)
+static struct frac slope(const struct vmlat_clock_pt *p,
+			 const struct vmlat_clock_pt *q)
 {
 	struct frac f = { q->y - p->y, q->x - p->x };
 
@@ -53,20 +53,20 @@ static s64 muldiv(s64 n, u64 m, s64 d, bool up)
 }
 
 /**
- * vmlat_sync_init() - no exchange yet
+ * vmlat_clock_fit_init() - no exchange yet
  * @s:	the clock's state
  */
-void vmlat_sync_init(struct vmlat_sync *s)
+void vmlat_clock_fit_init(struct vmlat_clock_fit *s)
 {
 	memset(s, 0, sizeof(*s));
 }
 
 /* Add @p to a hull kept by guest time; @lower: the lower hull. */
-static void hull_add(struct vmlat_sync *s, struct vmlat_sync_pt *h, u32 *n,
-		     const struct vmlat_sync_pt *p, bool lower)
+static void hull_add(struct vmlat_clock_fit *s, struct vmlat_clock_pt *h, u32 *n,
+		     const struct vmlat_clock_pt *p, bool lower)
 {
 	while (*n) {
-		const struct vmlat_sync_pt *last = &h[*n - 1];
+		const struct vmlat_clock_pt *last = &h[*n - 1];
 
 		if (last->x == p->x) {
 			/* One point per guest time: the constraining one. */
@@ -82,8 +82,8 @@ static void hull_add(struct vmlat_sync *s, struct vmlat_sync_pt *h, u32 *n,
 			break;
 		(*n)--;
 	}
-	if (*n == VMLAT_SYNC_HULL) {
-		memmove(h, h + 1, (VMLAT_SYNC_HULL - 1) * sizeof(*h));
+	if (*n == VMLAT_CLOCK_HULL) {
+		memmove(h, h + 1, (VMLAT_CLOCK_HULL - 1) * sizeof(*h));
 		(*n)--;
 		s->evicted++;
 	}
@@ -91,7 +91,7 @@ static void hull_add(struct vmlat_sync *s, struct vmlat_sync_pt *h, u32 *n,
 }
 
 /**
- * vmlat_sync_add() - take one exchange
+ * vmlat_clock_fit_add() - take one exchange
  * @s:	the clock's state
  * @g1:	guest time before the hypercall
  * @h:	host time at the hypercall
@@ -101,11 +101,11 @@ static void hull_add(struct vmlat_sync *s, struct vmlat_sync_pt *h, u32 *n,
  *
  * Return: 0; -EINVAL if g2 is before g1; -ERANGE if the exchange starts
  * before the last one ended (replayed or out of order), or lies more than
- * VMLAT_SYNC_SPAN from the first. Nothing changes on an error.
+ * VMLAT_CLOCK_SPAN from the first. Nothing changes on an error.
  */
-int vmlat_sync_add(struct vmlat_sync *s, u64 g1, u64 h, u64 g2)
+int vmlat_clock_fit_add(struct vmlat_clock_fit *s, u64 g1, u64 h, u64 g2)
 {
-	struct vmlat_sync_pt lo, up;
+	struct vmlat_clock_pt lo, up;
 
 	if ((s64)(g2 - g1) < 0)
 		return -EINVAL;
@@ -115,8 +115,8 @@ int vmlat_sync_add(struct vmlat_sync *s, u64 g1, u64 h, u64 g2)
 	} else if ((s64)(g1 - s->last_g2) < 0) {
 		return -ERANGE;
 	}
-	if (g2 - s->g0 >= VMLAT_SYNC_SPAN ||
-	    (h - s->h0 >= VMLAT_SYNC_SPAN && s->h0 - h >= VMLAT_SYNC_SPAN))
+	if (g2 - s->g0 >= VMLAT_CLOCK_SPAN ||
+	    (h - s->h0 >= VMLAT_CLOCK_SPAN && s->h0 - h >= VMLAT_CLOCK_SPAN))
 		return -ERANGE;
 	lo.x = g1 - s->g0;
 	up.x = g2 - s->g0;
@@ -139,9 +139,9 @@ static s64 frac_ppb(struct frac a, bool up)
  * The latest (@hi) or earliest host time at guest time @x over the lines
  * of slope @a that the lower (@hi) or upper hull allows.
  */
-static s64 bound_at(const struct vmlat_sync *s, struct frac a, s64 x, bool hi)
+static s64 bound_at(const struct vmlat_clock_fit *s, struct frac a, s64 x, bool hi)
 {
-	const struct vmlat_sync_pt *h = hi ? s->lower : s->upper;
+	const struct vmlat_clock_pt *h = hi ? s->lower : s->upper;
 	u32 n = hi ? s->nl : s->nu, i;
 	s64 best = hi ? S64_MAX : -S64_MAX, v;
 
@@ -171,17 +171,17 @@ static bool frac_within(struct frac c, struct frac lo, struct frac hi)
 }
 
 /**
- * vmlat_sync_fit() - the lines the exchanges allow
+ * vmlat_clock_fit_solve() - the lines the exchanges allow
  * @s:	the clock's state
  * @f:	set to the feasible drifts, the middle line and the range of host
  *	times at the last exchange
  *
- * Context: O(VMLAT_SYNC_HULL^2): for readers, not for probes.
+ * Context: O(VMLAT_CLOCK_HULL^2): for readers, not for probes.
  * Return: 0; -EAGAIN until the exchanges bound the slope both ways;
  * -EDOM if no line satisfies them all (a clock stepped, or a guest lied);
  * -ERANGE if the slope is outside [0, 2].
  */
-int vmlat_sync_fit(const struct vmlat_sync *s, struct vmlat_sync_fit *f)
+int vmlat_clock_fit_solve(const struct vmlat_clock_fit *s, struct vmlat_clock_map *f)
 {
 	struct frac amin = { 0, 0 }, amax = { 0, 0 }, c;
 	s64 x, lo, hi, blo, bhi;
@@ -191,8 +191,8 @@ int vmlat_sync_fit(const struct vmlat_sync *s, struct vmlat_sync_fit *f)
 	/* a <= slope(u, l) for u left of l; a >= slope(l, u) for l left of u */
 	for (i = 0; i < s->nu; i++) {
 		for (j = 0; j < s->nl; j++) {
-			const struct vmlat_sync_pt *u = &s->upper[i];
-			const struct vmlat_sync_pt *l = &s->lower[j];
+			const struct vmlat_clock_pt *u = &s->upper[i];
+			const struct vmlat_clock_pt *l = &s->lower[j];
 
 			if (l->x > u->x) {
 				c = slope(u, l);
@@ -228,7 +228,7 @@ int vmlat_sync_fit(const struct vmlat_sync *s, struct vmlat_sync_fit *f)
 	hi = bound_at(s, amin, x, true);
 	lo = bound_at(s, amin, x, false);
 	for (k = 0; k < 2; k++) {
-		const struct vmlat_sync_pt *h = k ? s->upper : s->lower;
+		const struct vmlat_clock_pt *h = k ? s->upper : s->lower;
 		u32 n = k ? s->nu : s->nl;
 
 		for (i = 0; i + 1 < n; i++) {
@@ -257,13 +257,13 @@ int vmlat_sync_fit(const struct vmlat_sync *s, struct vmlat_sync_fit *f)
 }
 
 /**
- * vmlat_sync_map() - a guest time on the host's clock, by the middle line
+ * vmlat_clock_map_host() - a guest time on the host's clock, by the middle line
  * @f:		a fit
- * @guest_ns:	the guest time (within VMLAT_SYNC_SPAN of the fit's)
+ * @guest_ns:	the guest time (within VMLAT_CLOCK_SPAN of the fit's)
  *
  * Return: the host time, as a signed offset from @f->host_ns added to it.
  */
-s64 vmlat_sync_map(const struct vmlat_sync_fit *f, u64 guest_ns)
+s64 vmlat_clock_map_host(const struct vmlat_clock_map *f, u64 guest_ns)
 {
 	s64 d = (s64)(guest_ns - f->at_guest_ns), corr;
 

@@ -12,14 +12,14 @@
  *  - VMX: kvm_exit fires in vmx_vcpu_run() right after the VM exit, on the
  *    vCPU's CPU with its VMCS current and preemption off, so a VMREAD of
  *    VM_EXIT_REASON (public <asm/vmx.h>) reads what KVM just read.
- * Decode the result with vmlat_exit_slot() (exits.h).
+ * Decode the result with vmlat_exit_slot() (exit_codes.h).
  *
- * This header also checks, at build time, exits.h's tables against the
+ * This header also checks, at build time, exit_codes.h's tables against the
  * uapi exit lists of the kernel being built for: every code equals the
  * macro it stands for, and the lists have as many entries as the tables.
  */
-#ifndef _VMLAT_EXIT_REASON_H
-#define _VMLAT_EXIT_REASON_H
+#ifndef _VMLAT_KVM_X86_H
+#define _VMLAT_KVM_X86_H
 
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
@@ -31,7 +31,7 @@
 #include <asm/svm.h>
 #include <asm/vmx.h>
 
-#include "exits.h"
+#include "exit_codes.h"
 
 /*
  * The first two members of KVM's private struct vcpu_svm
@@ -56,7 +56,7 @@ struct vmlat_vcpu_svm {
 	struct vmcb *vmcb;
 };
 
-/* ---- build-time checks of exits.h against this kernel's uapi lists ---- */
+/* ---- build-time checks of exit_codes.h against this kernel's uapi lists ---- */
 
 struct vmlat_uapi_exit_name {
 	u64 code;
@@ -68,17 +68,17 @@ struct vmlat_uapi_exit_name {
 	 sizeof(struct vmlat_uapi_exit_name))
 
 static_assert(VMLAT_UAPI_LIST_LEN_(VMX_EXIT_REASONS) == VMLAT_EXIT_VMX_NR,
-	      "exits.h: VMX list length differs from VMX_EXIT_REASONS");
+	      "exit_codes.h: VMX list length differs from VMX_EXIT_REASONS");
 static_assert(VMLAT_UAPI_LIST_LEN_(SVM_EXIT_REASONS) == VMLAT_EXIT_SVM_NR,
-	      "exits.h: SVM list length differs from SVM_EXIT_REASONS");
+	      "exit_codes.h: SVM list length differs from SVM_EXIT_REASONS");
 static_assert(VMLAT_VMX_FAILED_VMENTRY == VMX_EXIT_REASONS_FAILED_VMENTRY);
 
 #define VMLAT_VMX_UAPI_CHECK_(name, code, ftrace, uapi)		\
 	static_assert(((code) & 0xffff) == (uapi),			\
-		      "exits.h: VMX " #name " is not " #uapi);
+		      "exit_codes.h: VMX " #name " is not " #uapi);
 #define VMLAT_SVM_UAPI_CHECK_(name, code, ftrace, uapi)		\
 	static_assert((u32)(code) == (u32)(uapi),			\
-		      "exits.h: SVM " #name " is not " #uapi);
+		      "exit_codes.h: SVM " #name " is not " #uapi);
 
 VMLAT_VMX_EXITS(VMLAT_VMX_UAPI_CHECK_)
 VMLAT_SVM_EXITS(VMLAT_SVM_UAPI_CHECK_)
@@ -175,4 +175,4 @@ static __always_inline int vmlat_read_exit_code(struct kvm_vcpu *vcpu, u32 isa,
 	}
 }
 
-#endif /* _VMLAT_EXIT_REASON_H */
+#endif /* _VMLAT_KVM_X86_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for vmlat/state.c, the per-vCPU state machine.
+ * KUnit tests for vmlat/core/state.c, the per-vCPU state machine.
  *
  * Scenarios are event lists with times, as the probes would feed them,
  * checked against the state times and intervals worked out by hand in
