@@ -13,6 +13,7 @@
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
+#include "debugfs.h"
 #include "vmlat.h"
 
 static struct dentry *vmlat_debugfs_dir;
@@ -56,6 +57,7 @@ int vmlat_debugfs_init(void)
 	vmlat_debugfs_dir = dir;
 	debugfs_create_file("status", 0444, dir, NULL, &status_fops);
 	vmlat_debugfs_tables_create(dir);
+	vmlat_debugfs_reports_create(dir);
 	return 0;
 }
 

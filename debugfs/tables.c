@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The analyzer's tables in /sys/kernel/debug/vmlat/: one table per file,
- * a '#' header naming the columns (times in ns), fixed column order; the
- * same data as one JSON document in "json"; "reset" zeroes the statistics.
- * Formats are documented in Documentation/vmlat.rst.
+ * The analysis in /sys/kernel/debug/vmlat/: one table per file, a '#'
+ * header naming the columns (times in ns), fixed column order; the same
+ * data as one JSON document in "json"; "reset" zeroes the statistics.
+ * Where a text table and the JSON show the same numbers, one column table
+ * (format.h) prints both. Formats are documented in
+ * Documentation/vmlat.rst; the JSON's "schema" number changes with any
+ * rename.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,258 +15,386 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "analyzer.h"
 #include "compat.h"
-#include "report.h"
+#include "debugfs.h"
+#include "exit_codes.h"
+#include "format.h"
 #include "vmlat.h"
+#include "view.h"
 
-/**
- * vmlat_seq_comm() - a task name in a whitespace-separated table
- * @m:		the file
- * @comm:	the name; an empty one is printed as "-"
- *
- * Blanks and backslashes are escaped in octal, as /proc/mounts does
- * ("CPU 0/KVM" -> "CPU\0400/KVM").
- */
-void vmlat_seq_comm(struct seq_file *m, const char *comm)
-{
-	if (!*comm) {
-		seq_putc(m, '-');
-		return;
-	}
-	seq_escape(m, comm, " \t\n\\");
-}
+/* The JSON document's layout: bumped at every rename or move. */
+#define VMLAT_JSON_SCHEMA	2
 
-/* A consistent copy of one vCPU, taken under its lock. */
-struct vcpu_snap {
-	pid_t vm_pid;
-	pid_t tid;
-	int idx;
-	bool live;
-	u8 state;
-	u64 observed_ns;
-	u64 time_ns[VMLAT_NR_STATES];
-	u64 exits;
-	struct vmlat_nested nested;
-	struct vmlat_vm *vm;
+/* ---- columns ---------------------------------------------------------- */
+
+/* observed_ns, <state>_ns for each state, exits: of a vCPU or a VM. */
+static char state_col_names[VMLAT_NR_STATES][24];
+static struct vmlat_col state_cols[VMLAT_NR_STATES + 2];
+
+/* count, min_ns, <quantile>_ns for each quantile, max_ns, sum_ns. */
+struct hist_row {
+	u64 count;
+	u64 min_ns;
+	u64 q_ns[VMLAT_NR_QUANTILES];
+	u64 max_ns;
+	u64 sum_ns;
 };
 
-static bool vcpu_snapshot(struct vmlat_vcpu *vc, u64 now, struct vcpu_snap *s)
+static char hist_col_names[VMLAT_NR_QUANTILES][24];
+static struct vmlat_col hist_cols[VMLAT_NR_QUANTILES + 4];
+
+/* Fill in the column tables whose names come from other tables. */
+static void cols_init(void)
 {
-	struct vmlat_vcpu_acct a;
-	unsigned long flags;
+	int i, n = 0;
 
-	if (!vmlat_vcpu_in_use(vc))
-		return false;
-	raw_spin_lock_irqsave(&vc->lock, flags);
-	s->vm = vc->vm;
-	s->vm_pid = vc->vm ? vc->vm->pid : 0;
-	s->tid = vc->tid;
-	s->idx = vc->idx;
-	s->live = vc->task;
-	vmlat_vcpu_read_acct(vc, &a);
-	s->state = a.state;
-	s->exits = a.exits;
-	vmlat_acct_snapshot(&a, now, s->time_ns, &s->observed_ns);
-	raw_spin_unlock_irqrestore(&vc->lock, flags);
-	s->nested = a.nested;
-	if (!a.ended)
-		vmlat_nested_snapshot(&s->nested, now);
-	return s->vm;
-}
-
-#define for_each_vm(vm, i)						\
-	for (i = 0, vm = vmlat_vms; i < VMLAT_MAX_VMS; i++, vm++)	\
-		if (vmlat_vm_in_use(vm))
-
-/* Sum of a VM's vCPUs' state times. */
-static void vm_totals(struct vmlat_vm *vm, u64 now, u64 time_ns[VMLAT_NR_STATES],
-		      u64 *observed_ns, u64 *exits, int *nr_vcpus)
-{
-	struct vcpu_snap s;
-	int i, j;
-
-	memset(time_ns, 0, VMLAT_NR_STATES * sizeof(u64));
-	*observed_ns = 0;
-	*exits = 0;
-	*nr_vcpus = 0;
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s) || s.vm != vm)
-			continue;
-		for (j = 0; j < VMLAT_NR_STATES; j++)
-			time_ns[j] += s.time_ns[j];
-		*observed_ns += s.observed_ns;
-		*exits += s.exits;
-		(*nr_vcpus)++;
+	state_cols[n++] = (struct vmlat_col)
+		VMLAT_COL(struct vmlat_view_states, observed_ns);
+	for (i = 0; i < VMLAT_NR_STATES; i++) {
+		snprintf(state_col_names[i], sizeof(state_col_names[i]),
+			 "%s_ns", vmlat_state_names[i]);
+		state_cols[n].name = state_col_names[i];
+		state_cols[n++].off = offsetof(struct vmlat_view_states,
+					       time_ns[i]);
 	}
+	state_cols[n++] = (struct vmlat_col)
+		VMLAT_COL(struct vmlat_view_states, exits);
+
+	n = 0;
+	hist_cols[n++] = (struct vmlat_col)VMLAT_COL(struct hist_row, count);
+	hist_cols[n++] = (struct vmlat_col)VMLAT_COL(struct hist_row, min_ns);
+	for (i = 0; i < VMLAT_NR_QUANTILES; i++) {
+		snprintf(hist_col_names[i], sizeof(hist_col_names[i]),
+			 "%s_ns", vmlat_quantile_names[i]);
+		hist_cols[n].name = hist_col_names[i];
+		hist_cols[n++].off = offsetof(struct hist_row, q_ns[i]);
+	}
+	hist_cols[n++] = (struct vmlat_col)VMLAT_COL(struct hist_row, max_ns);
+	hist_cols[n++] = (struct vmlat_col)VMLAT_COL(struct hist_row, sum_ns);
 }
 
-static void print_state_header(struct seq_file *m)
+static void hist_row(const struct vmlat_hist_snap *h, struct hist_row *r)
 {
 	int i;
 
-	seq_puts(m, " observed_ns");
-	for (i = 0; i < VMLAT_NR_STATES; i++)
-		seq_printf(m, " %s_ns", vmlat_state_names[i]);
-	seq_puts(m, " exits\n");
+	r->count = h->count;
+	r->min_ns = h->min_ns;
+	for (i = 0; i < VMLAT_NR_QUANTILES; i++)
+		r->q_ns[i] = vmlat_hist_snap_quantile(h, vmlat_quantile_ppm[i]);
+	r->max_ns = h->max_ns;
+	r->sum_ns = h->sum_ns;
 }
 
-static void print_state_times(struct seq_file *m, u64 observed,
-			      const u64 *time_ns, u64 exits)
+/* A VM's or vCPU's nested statistics, and the [P1] heuristic's score. */
+struct nested_row {
+	struct vmlat_nested n;
+	u64 heuristic_agree;	/* its verdicts that agreed with KVM */
+	u64 heuristic_judged;	/* of how many */
+};
+
+static const struct vmlat_col nested_cols[] = {
+	VMLAT_COL_IN(struct nested_row, n, l1_ns),
+	VMLAT_COL_IN(struct nested_row, n, l2_ns),
+	VMLAT_COL_IN(struct nested_row, n, l2_exit_l0_ns),
+	VMLAT_COL_IN(struct nested_row, n, l2_exit_l1_ns),
+	VMLAT_COL_IN(struct nested_row, n, l2_entries),
+	VMLAT_COL_IN(struct nested_row, n, l1_to_l2),
+	VMLAT_COL_IN(struct nested_row, n, l2_exits_l0),
+	VMLAT_COL_IN(struct nested_row, n, l2_exits_l1),
+	VMLAT_COL(struct nested_row, heuristic_agree),
+	VMLAT_COL(struct nested_row, heuristic_judged),
+};
+
+static void nested_row(const struct vmlat_nested *n, struct nested_row *r)
 {
-	int i;
-
-	seq_printf(m, " %llu", observed);
-	for (i = 0; i < VMLAT_NR_STATES; i++)
-		seq_printf(m, " %llu", time_ns[i]);
-	seq_printf(m, " %llu\n", exits);
+	r->n = *n;
+	r->heuristic_agree = vmlat_nested_p1_agree(n);
+	r->heuristic_judged = vmlat_nested_p1_judged(n);
 }
+
+/* Time lost: off CPU though ready, and spent by the host on exits. */
+struct steal_row {
+	u64 observed_ns;
+	u64 ready_ns;		/* type-1 steal: preempted + wait */
+	u64 preempted_ns;
+	u64 wait_ns;
+	u64 handling_ns;	/* type-2 steal: kernel + user */
+	u64 kernel_ns;
+	u64 user_ns;
+};
+
+static const struct vmlat_col steal_cols[] = {
+	VMLAT_COL(struct steal_row, observed_ns),
+	VMLAT_COL(struct steal_row, ready_ns),
+	VMLAT_COL(struct steal_row, preempted_ns),
+	VMLAT_COL(struct steal_row, wait_ns),
+	VMLAT_COL(struct steal_row, handling_ns),
+	VMLAT_COL(struct steal_row, kernel_ns),
+	VMLAT_COL(struct steal_row, user_ns),
+};
+
+static void steal_row(const struct vmlat_view_states *s, struct steal_row *r)
+{
+	r->observed_ns = s->observed_ns;
+	r->preempted_ns = s->time_ns[VMLAT_PREEMPTED];
+	r->wait_ns = s->time_ns[VMLAT_WAIT];
+	r->ready_ns = r->preempted_ns + r->wait_ns;
+	r->kernel_ns = s->time_ns[VMLAT_KERNEL];
+	r->user_ns = s->time_ns[VMLAT_USER];
+	r->handling_ns = r->kernel_ns + r->user_ns;
+}
+
+/* In the "sync" table ("-" while there is no mapping) and the JSON. */
+static const struct vmlat_col sync_fit_cols[] = {
+	VMLAT_COL_IN_S(struct vmlat_view_sync, map, drift_ppb),
+	VMLAT_COL_IN_S(struct vmlat_view_sync, map, drift_min_ppb),
+	VMLAT_COL_IN_S(struct vmlat_view_sync, map, drift_max_ppb),
+	VMLAT_COL_S(struct vmlat_view_sync, offset_ns),
+	VMLAT_COL(struct vmlat_view_sync, bound_ns),
+};
+
+/* The JSON only: the mapping's point, for tools/vmlat-synctrace. */
+static const struct vmlat_col sync_map_cols[] = {
+	VMLAT_COL_IN(struct vmlat_view_sync, map, at_guest_ns),
+	VMLAT_COL_IN(struct vmlat_view_sync, map, host_ns),
+	VMLAT_COL_IN(struct vmlat_view_sync, map, host_min_ns),
+	VMLAT_COL_IN(struct vmlat_view_sync, map, host_max_ns),
+};
+
+static const struct vmlat_col sync_count_cols[] = {
+	VMLAT_COL_IN(struct vmlat_view_sync, d, calls),
+	VMLAT_COL_IN(struct vmlat_view_sync, d, malformed),
+	VMLAT_COL_IN(struct vmlat_view_sync, d, replayed),
+	VMLAT_COL_IN(struct vmlat_view_sync, d, unpaired),
+	VMLAT_COL_IN(struct vmlat_view_sync, d, refused),
+	VMLAT_COL_IN(struct vmlat_view_sync, d, limited),
+	VMLAT_COL_IN(struct vmlat_view_sync, d, restarts),
+	VMLAT_COL(struct vmlat_view_sync, exits),
+	VMLAT_COL(struct vmlat_view_sync, exit_ns),
+};
+
+struct preemptor_row {
+	u64 stolen_ns;
+	u64 slices;
+};
+
+static const struct vmlat_col preemptor_cols[] = {
+	VMLAT_COL(struct preemptor_row, stolen_ns),
+	VMLAT_COL(struct preemptor_row, slices),
+};
+
+#define COLS(c)	c, ARRAY_SIZE(c)
+
+/* ---- the work area of one read --------------------------------------- */
+
+/* Too large for the stack: allocated per read. */
+struct tables_buf {
+	const struct vmlat_vm *vms[VMLAT_MAX_VMS];
+	struct vmlat_view_vcpu vcpu;
+	struct vmlat_hist_snap hist;
+	struct vmlat_view_sync sync;
+	struct vmlat_view_preemptor pre[VMLAT_TOPK_SLOTS];
+};
+
+static struct tables_buf *tables_buf(void)
+{
+	return kmalloc(sizeof(struct tables_buf), GFP_KERNEL);
+}
+
+/* ---- vcpus, vms, steal ------------------------------------------------ */
 
 static int vcpus_show(struct seq_file *m, void *unused)
 {
+	struct tables_buf *b = tables_buf();
 	u64 now = vmlat_now_ns();
-	struct vcpu_snap s;
-	int i;
+	unsigned int i;
 
+	if (!b)
+		return -ENOMEM;
 	seq_puts(m, "# vm_pid vcpu tid state");
-	print_state_header(m);
+	vmlat_cols_header(m, COLS(state_cols));
+	seq_putc(m, '\n');
 	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s))
+		if (!vmlat_view_vcpu(i, now, &b->vcpu))
 			continue;
-		seq_printf(m, "%d %d %d %s", s.vm_pid, s.idx, s.tid,
-			   s.live ? vmlat_state_names[s.state] : "exited");
-		print_state_times(m, s.observed_ns, s.time_ns, s.exits);
+		seq_printf(m, "%d %d %d %s", b->vcpu.vm_pid, b->vcpu.idx,
+			   b->vcpu.tid, b->vcpu.live ?
+			   vmlat_state_names[b->vcpu.state] : "exited");
+		vmlat_cols_text(m, COLS(state_cols), &b->vcpu.st);
+		seq_putc(m, '\n');
 	}
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vcpus);
 
 static int vms_show(struct seq_file *m, void *unused)
 {
-	u64 now = vmlat_now_ns(), time_ns[VMLAT_NR_STATES], observed, exits;
-	struct vmlat_vm *vm;
-	int i, nr;
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_dropped d;
+	struct vmlat_view_states st;
+	struct vmlat_view_vm v;
+	u64 now = vmlat_now_ns();
+	int i, n, nr;
 
+	if (!b)
+		return -ENOMEM;
 	seq_puts(m, "# vm_pid comm vcpus");
-	print_state_header(m);
-	for_each_vm(vm, i) {
-		vm_totals(vm, now, time_ns, &observed, &exits, &nr);
-		seq_printf(m, "%d ", vm->pid);
-		vmlat_seq_comm(m, vm->comm);
+	vmlat_cols_header(m, COLS(state_cols));
+	seq_putc(m, '\n');
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		nr = vmlat_view_vm_states(b->vms[i], now, &st);
+		vmlat_view_vm(b->vms[i], &v);
+		seq_printf(m, "%d ", v.pid);
+		vmlat_seq_comm(m, v.comm);
 		seq_printf(m, " %d", nr);
-		print_state_times(m, observed, time_ns, exits);
+		vmlat_cols_text(m, COLS(state_cols), &st);
+		seq_putc(m, '\n');
 	}
-	seq_printf(m, "# dropped: vms %lld vcpus %lld victims %lld\n",
-		   atomic64_read(&vmlat_stats.dropped_vms),
-		   atomic64_read(&vmlat_stats.dropped_vcpus),
-		   atomic64_read(&vmlat_stats.dropped_victims));
+	vmlat_view_dropped(&d);
+	seq_printf(m, "# dropped: vms %llu vcpus %llu victims %llu\n",
+		   d.vms, d.vcpus, d.victims);
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vms);
 
-/* The reason histogram of @slot in @vm, if it has one. */
-static const struct vmlat_ahist *reason_hist(struct vmlat_vm *vm, int slot)
+static int steal_show(struct seq_file *m, void *unused)
 {
-	int i;
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_states st;
+	struct vmlat_view_vm v;
+	u64 now = vmlat_now_ns();
+	struct steal_row r;
+	int i, n;
 
-	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
-		if (atomic_read(&vm->reason_slot[i]) == slot)
-			return &vm->reason_hist[i];
+	if (!b)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid");
+	vmlat_cols_header(m, COLS(steal_cols));
+	seq_putc(m, '\n');
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		vmlat_view_vm_states(b->vms[i], now, &st);
+		vmlat_view_vm(b->vms[i], &v);
+		steal_row(&st, &r);
+		seq_printf(m, "%d", v.pid);
+		vmlat_cols_text(m, COLS(steal_cols), &r);
+		seq_putc(m, '\n');
 	}
-	return NULL;
+	kfree(b);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(steal);
+
+/* ---- exits and histograms --------------------------------------------- */
+
+/* "isa code name" of an exit reason slot, in a table. */
+static void exit_slot_text(struct seq_file *m, int slot)
+{
+	seq_printf(m, " %s 0x%llx %s",
+		   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
+		   vmlat_exit_slot_code(slot), vmlat_exit_slot_name(slot));
+}
+
+/* The same as JSON members, its opening brace printed. */
+static void exit_slot_json(struct seq_file *m, int slot)
+{
+	seq_printf(m, "\"isa\":\"%s\",\"code\":%llu,\"name\":\"%s\"",
+		   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
+		   vmlat_exit_slot_code(slot), vmlat_exit_slot_name(slot));
 }
 
 static int exits_show(struct seq_file *m, void *unused)
 {
-	struct vmlat_hist_snap *h;
-	const struct vmlat_ahist *rh;
-	struct vmlat_vm *vm;
-	u64 count, total;
-	int i, slot;
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_vm v;
+	int i, n, slot;
+	u64 count;
 
-	h = kmalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
+	if (!b)
 		return -ENOMEM;
 	seq_puts(m, "# vm_pid isa code name count total_ns min_ns p50_ns p99_ns max_ns\n");
-	for_each_vm(vm, i) {
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		vmlat_view_vm(b->vms[i], &v);
 		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
-			count = atomic64_read(&vm->exit_count[slot]);
+			count = vmlat_view_exit_count(b->vms[i], slot);
 			if (!count)
 				continue;
-			total = atomic64_read(&vm->exit_ns[slot]);
-			seq_printf(m, "%d %s 0x%llx %s %llu %llu", vm->pid,
-				   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
-				   vmlat_exit_slot_code(slot),
-				   vmlat_exit_slot_name(slot), count, total);
-			rh = reason_hist(vm, slot);
-			if (rh) {
-				vmlat_ahist_read(rh, h);
-				seq_printf(m, " %llu %llu %llu %llu\n", h->min_ns,
-					   vmlat_hist_quantile(h->buckets, h->count,
-							       h->max_ns, 500000),
-					   vmlat_hist_quantile(h->buckets, h->count,
-							       h->max_ns, 990000),
-					   h->max_ns);
-			} else {
+			seq_printf(m, "%d", v.pid);
+			exit_slot_text(m, slot);
+			seq_printf(m, " %llu %llu", count,
+				   vmlat_view_exit_ns(b->vms[i], slot));
+			if (vmlat_view_reason_hist(b->vms[i], slot, &b->hist))
+				seq_printf(m, " %llu %llu %llu %llu\n",
+					   b->hist.min_ns,
+					   vmlat_hist_snap_quantile(&b->hist,
+								    VMLAT_PPM_P50),
+					   vmlat_hist_snap_quantile(&b->hist,
+								    VMLAT_PPM_P99),
+					   b->hist.max_ns);
+			else
 				seq_puts(m, " - - - -\n");
-			}
 		}
-		count = atomic64_read(&vm->exit_undecoded);
+		count = vmlat_view_exits_undecoded(b->vms[i]);
 		if (count)
 			seq_printf(m, "%d - - undecoded %llu - - - - -\n",
-				   vm->pid, count);
+				   v.pid, count);
 	}
-	kfree(h);
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(exits);
 
-static const u32 hist_ppm[] = { 500000, 900000, 990000, 999000 };
-static const char *const hist_ppm_names[] = { "p50", "p90", "p99", "p99.9" };
-static_assert(ARRAY_SIZE(hist_ppm) == ARRAY_SIZE(hist_ppm_names));
-
-static void print_hist(struct seq_file *m, pid_t pid, const char *kind,
-		       const char *reason, const struct vmlat_ahist *ah,
-		       struct vmlat_hist_snap *h)
+static void hist_text(struct seq_file *m, pid_t pid, const char *kind,
+		      const char *reason, const struct vmlat_hist_snap *h)
 {
-	int i;
+	struct hist_row r;
 
-	vmlat_ahist_read(ah, h);
-	seq_printf(m, "%d %s%s%s %llu %llu", pid, kind, reason ? ":" : "",
-		   reason ?: "", h->count, h->min_ns);
-	for (i = 0; i < ARRAY_SIZE(hist_ppm); i++)
-		seq_printf(m, " %llu", vmlat_hist_quantile(h->buckets, h->count,
-							   h->max_ns,
-							   hist_ppm[i]));
-	seq_printf(m, " %llu %llu\n", h->max_ns, h->sum_ns);
+	hist_row(h, &r);
+	seq_printf(m, "%d %s%s%s", pid, kind, reason ? ":" : "",
+		   reason ?: "");
+	vmlat_cols_text(m, COLS(hist_cols), &r);
+	seq_putc(m, '\n');
 }
 
 static int histograms_show(struct seq_file *m, void *unused)
 {
-	struct vmlat_hist_snap *h;
-	struct vmlat_vm *vm;
-	int i, k, slot;
+	struct tables_buf *b = tables_buf();
+	const struct vmlat_vm *vm;
+	struct vmlat_view_vm v;
+	int i, k, n, slot;
 
-	h = kmalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
+	if (!b)
 		return -ENOMEM;
-	seq_puts(m, "# vm_pid kind count min_ns p50_ns p90_ns p99_ns p99.9_ns max_ns sum_ns\n");
-	for_each_vm(vm, i) {
-		for (k = 0; k < VMLAT_NR_HIST_KINDS; k++)
-			print_hist(m, vm->pid, vmlat_hist_kind_names[k], NULL,
-				   &vm->hist[k], h);
-		for (k = 0; k < VMLAT_NR_NESTED_HISTS; k++)
-			print_hist(m, vm->pid, vmlat_nested_hist_names[k],
-				   NULL, &vm->nested_hist[k], h);
+	seq_puts(m, "# vm_pid kind");
+	vmlat_cols_header(m, COLS(hist_cols));
+	seq_putc(m, '\n');
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		vm = b->vms[i];
+		vmlat_view_vm(vm, &v);
+		for (k = 0; k < VMLAT_NR_HIST_KINDS; k++) {
+			vmlat_view_hist(vm, k, &b->hist);
+			hist_text(m, v.pid, vmlat_hist_kind_names[k], NULL,
+				  &b->hist);
+		}
+		for (k = 0; k < VMLAT_NR_NESTED_HISTS; k++) {
+			vmlat_view_nested_hist(vm, k, &b->hist);
+			hist_text(m, v.pid, vmlat_nested_hist_names[k], NULL,
+				  &b->hist);
+		}
 		for (k = 0; k < VMLAT_REASON_HISTS; k++) {
-			slot = atomic_read(&vm->reason_slot[k]);
-			if (slot >= 0)
-				print_hist(m, vm->pid, "exit",
-					   vmlat_exit_slot_name(slot),
-					   &vm->reason_hist[k], h);
+			slot = vmlat_view_reason_hist_slot(vm, k);
+			if (slot >= 0 &&
+			    vmlat_view_reason_hist(vm, slot, &b->hist))
+				hist_text(m, v.pid, "exit",
+					  vmlat_exit_slot_name(slot), &b->hist);
 		}
 	}
-	kfree(h);
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(histograms);
@@ -283,322 +414,228 @@ static void print_permille(struct seq_file *m, u64 part, u64 whole)
 	seq_printf(m, "%llu.%llu", div_u64(pm, 10), pm % 10);
 }
 
-/* Add @n's statistics to @sum (a VM's total). */
-static void nested_add(struct vmlat_nested *sum, const struct vmlat_nested *n)
+static void nested_text(struct seq_file *m, const struct nested_row *r)
 {
-	int i, j;
-
-	sum->l1_ns += n->l1_ns;
-	sum->l2_ns += n->l2_ns;
-	sum->l2_exit_l0_ns += n->l2_exit_l0_ns;
-	sum->l2_exit_l1_ns += n->l2_exit_l1_ns;
-	sum->l2_entries += n->l2_entries;
-	sum->l1_to_l2 += n->l1_to_l2;
-	sum->l2_exits_l0 += n->l2_exits_l0;
-	sum->l2_exits_l1 += n->l2_exits_l1;
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < 2; j++)
-			sum->p1[i][j] += n->p1[i][j];
-}
-
-/* The columns of "nested" from l1_ns on. */
-static void print_nested(struct seq_file *m, const struct vmlat_nested *n)
-{
-	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu ",
-		   n->l1_ns, n->l2_ns, n->l2_exit_l0_ns, n->l2_exit_l1_ns,
-		   n->l2_entries, n->l1_to_l2, n->l2_exits_l0, n->l2_exits_l1,
-		   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
-	print_permille(m, vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+	vmlat_cols_text(m, COLS(nested_cols), r);
+	seq_putc(m, ' ');
+	print_permille(m, r->heuristic_agree, r->heuristic_judged);
 	seq_putc(m, '\n');
 }
 
 static int nested_show(struct seq_file *m, void *unused)
 {
+	struct tables_buf *b = tables_buf();
+	struct nested_row r, sum;
+	struct vmlat_view_vm v;
 	u64 now = vmlat_now_ns();
-	struct vmlat_nested *sum;
-	struct vcpu_snap *s;
-	struct vmlat_vm *vm;
-	int i, j, nr;
+	unsigned int j;
+	int i, n, nr;
 
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	sum = kmalloc(sizeof(*sum), GFP_KERNEL);
-	if (!s || !sum) {
-		kfree(s);
-		kfree(sum);
+	if (!b)
 		return -ENOMEM;
-	}
-	seq_puts(m, "# vm_pid vcpu tid level l1_ns l2_ns l2_exit_l0_ns l2_exit_l1_ns l2_entries l1_to_l2 l2_exits_l0 l2_exits_l1 p1_agree p1_judged p1_agree_pct\n");
-	for_each_vm(vm, i) {
-		memset(sum, 0, sizeof(*sum));
+	seq_puts(m, "# vm_pid vcpu tid level");
+	vmlat_cols_header(m, COLS(nested_cols));
+	seq_puts(m, " heuristic_agree_pct\n");
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		memset(&sum, 0, sizeof(sum));
 		nr = 0;
 		for (j = 0; j < VMLAT_MAX_VCPUS; j++) {
-			if (!vcpu_snapshot(&vmlat_vcpus[j], now, s) ||
-			    s->vm != vm || !s->nested.active)
+			if (!vmlat_view_vcpu(j, now, &b->vcpu) ||
+			    b->vcpu.vm != b->vms[i] || !b->vcpu.nested.active)
 				continue;
-			seq_printf(m, "%d %d %d %s", s->vm_pid, s->idx, s->tid,
-				   !s->live ? "exited" :
-				   s->nested.level == VMLAT_LEVEL_L2 ? "l2" : "l1");
-			print_nested(m, &s->nested);
-			nested_add(sum, &s->nested);
+			seq_printf(m, "%d %d %d %s", b->vcpu.vm_pid,
+				   b->vcpu.idx, b->vcpu.tid,
+				   !b->vcpu.live ? "exited" :
+				   b->vcpu.nested.level == VMLAT_LEVEL_L2 ?
+				   "l2" : "l1");
+			nested_row(&b->vcpu.nested, &r);
+			nested_text(m, &r);
+			vmlat_cols_add(COLS(nested_cols), &sum, &r);
 			nr++;
 		}
 		if (nr) {
-			seq_printf(m, "%d all - -", vm->pid);
-			print_nested(m, sum);
+			vmlat_view_vm(b->vms[i], &v);
+			seq_printf(m, "%d all - -", v.pid);
+			nested_text(m, &sum);
 		}
 	}
-	kfree(s);
-	kfree(sum);
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nested);
 
 static int nested_exits_show(struct seq_file *m, void *unused)
 {
-	struct vmlat_vm *vm;
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_vm v;
+	int i, n, slot;
 	u64 l0, l1;
-	int i, slot;
 
+	if (!b)
+		return -ENOMEM;
 	seq_puts(m, "# vm_pid isa code name handled_by_l0 reflected_to_l1\n");
-	for_each_vm(vm, i) {
-		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
-			l0 = atomic64_read(&vm->nested_exits[0][slot]);
-			l1 = atomic64_read(&vm->nested_exits[1][slot]);
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		vmlat_view_vm(b->vms[i], &v);
+		/* The reasons, then the undecoded ones. */
+		for (slot = 0; slot <= VMLAT_EXIT_NR_SLOTS; slot++) {
+			int s = slot < VMLAT_EXIT_NR_SLOTS ? slot :
+				VMLAT_SLOT_UNDECODED;
+
+			l0 = vmlat_view_nested_exits(b->vms[i],
+						     VMLAT_NESTED_BY_L0, s);
+			l1 = vmlat_view_nested_exits(b->vms[i],
+						     VMLAT_NESTED_BY_L1, s);
 			if (!l0 && !l1)
 				continue;
-			seq_printf(m, "%d %s 0x%llx %s %llu %llu\n", vm->pid,
-				   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
-				   vmlat_exit_slot_code(slot),
-				   vmlat_exit_slot_name(slot), l0, l1);
+			seq_printf(m, "%d", v.pid);
+			if (s < 0)
+				seq_puts(m, " - - undecoded");
+			else
+				exit_slot_text(m, s);
+			seq_printf(m, " %llu %llu\n", l0, l1);
 		}
-		l0 = atomic64_read(&vm->nested_undecoded[0]);
-		l1 = atomic64_read(&vm->nested_undecoded[1]);
-		if (l0 || l1)
-			seq_printf(m, "%d - - undecoded %llu %llu\n", vm->pid,
-				   l0, l1);
 	}
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nested_exits);
 
 /* ---- clock sync ------------------------------------------------------- */
 
-struct sync_view {
-	struct vmlat_vm_sync_data d;
-	struct vmlat_clock_map f;
-	const char *state;
-	s64 offset_ns;
-	u64 bound_ns;
-};
-
-/* @vm's sync state and fit; false if its guest never called. */
-static bool sync_view(struct vmlat_vm *vm, struct sync_view *v)
-{
-	int err;
-
-	vmlat_vm_sync_copy(&vm->sync, &v->d);
-	if (!v->d.calls && !atomic64_read(&vm->sync.exits))
-		return false;
-	err = vmlat_clock_fit_solve(&v->d.fit, &v->f);
-	v->state = !err ? "ok" : err == -EAGAIN ? "waiting" :
-		   err == -EDOM ? "inconsistent" : "out_of_range";
-	if (!err) {
-		v->offset_ns = (s64)(v->f.host_ns - v->f.at_guest_ns);
-		v->bound_ns = max(v->f.host_max_ns - v->f.host_ns,
-				  v->f.host_ns - v->f.host_min_ns);
-	}
-	return true;
-}
-
 static int sync_show(struct seq_file *m, void *unused)
 {
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_sync *s;
+	struct vmlat_view_vm v;
 	u64 now = vmlat_now_ns();
-	struct sync_view *v;
-	struct vmlat_vm *vm;
-	int i;
+	unsigned int k;
+	int i, n;
 
-	v = kmalloc(sizeof(*v), GFP_KERNEL);
-	if (!v)
+	if (!b)
 		return -ENOMEM;
-	seq_puts(m, "# vm_pid state exchanges drift_ppb drift_min_ppb drift_max_ppb offset_ns bound_ns age_ms calls malformed replayed unpaired refused limited restarts exits exit_ns\n");
-	for_each_vm(vm, i) {
-		if (!sync_view(vm, v))
+	s = &b->sync;
+	seq_puts(m, "# vm_pid state exchanges");
+	vmlat_cols_header(m, COLS(sync_fit_cols));
+	seq_puts(m, " age_ms");
+	vmlat_cols_header(m, COLS(sync_count_cols));
+	seq_putc(m, '\n');
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		if (!vmlat_view_sync(b->vms[i], s))
 			continue;
-		seq_printf(m, "%d %s %llu ", vm->pid, v->state, v->d.taken);
-		if (!strcmp(v->state, "ok"))
-			seq_printf(m, "%lld %lld %lld %lld %llu ", v->f.drift_ppb,
-				   v->f.drift_min_ppb, v->f.drift_max_ppb,
-				   v->offset_ns, v->bound_ns);
+		vmlat_view_vm(b->vms[i], &v);
+		seq_printf(m, "%d %s %llu", v.pid,
+			   vmlat_sync_state_names[s->state], s->d.taken);
+		if (s->state == VMLAT_SYNC_OK)
+			vmlat_cols_text(m, COLS(sync_fit_cols), s);
 		else
-			seq_puts(m, "- - - - - ");
-		if (v->d.last_ns)
-			seq_printf(m, "%llu", div_u64(now - v->d.last_ns,
-						      NSEC_PER_MSEC));
+			for (k = 0; k < ARRAY_SIZE(sync_fit_cols); k++)
+				seq_puts(m, " -");
+		if (s->d.last_ns)
+			seq_printf(m, " %llu", div_u64(now - s->d.last_ns,
+						       NSEC_PER_MSEC));
 		else
-			seq_putc(m, '-');
-		seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %lld %lld\n",
-			   v->d.calls, v->d.malformed, v->d.replayed,
-			   v->d.unpaired, v->d.refused, v->d.limited,
-			   v->d.restarts, atomic64_read(&vm->sync.exits),
-			   atomic64_read(&vm->sync.exit_ns));
+			seq_puts(m, " -");
+		vmlat_cols_text(m, COLS(sync_count_cols), s);
+		seq_putc(m, '\n');
 	}
-	kfree(v);
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sync);
 
-static const char *const preemptor_kinds[] = {
-	[VMLAT_BY_HOST] = "host",
-	[VMLAT_BY_VM] = "vm",
-	[VMLAT_BY_SAME_VM] = "same_vm",
-};
-
-/* The VM's preemptors, most stolen time first. */
-static int preemptors_sorted(struct vmlat_vm *vm, struct vmlat_preemptor *out,
-			     u64 *other_ns)
-{
-	unsigned long flags;
-	int i, j, n = 0;
-
-	raw_spin_lock_irqsave(&vm->lock, flags);
-	for (i = 0; i < VMLAT_TOP_PREEMPTORS; i++) {
-		if (vm->preemptors[i].slices)
-			out[n++] = vm->preemptors[i];
-	}
-	*other_ns = vm->other_ns;
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
-	for (i = 1; i < n; i++) {
-		for (j = i; j > 0 && out[j].stolen_ns > out[j - 1].stolen_ns; j--)
-			swap(out[j], out[j - 1]);
-	}
-	return n;
-}
+/* ---- who preempted whom ----------------------------------------------- */
 
 static int preemptors_show(struct seq_file *m, void *unused)
 {
-	struct vmlat_preemptor p[VMLAT_TOP_PREEMPTORS];
-	struct vmlat_vm *vm;
+	struct tables_buf *b = tables_buf();
+	const struct vmlat_view_preemptor *p;
+	struct preemptor_row r;
+	struct vmlat_view_vm v;
+	unsigned int j, np;
+	int i, n;
 	u64 other;
-	int i, j, n;
 
-	seq_puts(m, "# vm_pid rank kind pid comm vm vcpu stolen_ns slices\n");
-	for_each_vm(vm, i) {
-		n = preemptors_sorted(vm, p, &other);
-		for (j = 0; j < n; j++) {
-			seq_printf(m, "%d %d %s %d ", vm->pid, j + 1,
-				   preemptor_kinds[p[j].kind], p[j].pid);
-			vmlat_seq_comm(m, p[j].comm);
-			seq_putc(m, ' ');
-			if (p[j].kind == VMLAT_BY_HOST)
-				seq_puts(m, "- -");
+	if (!b)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid rank kind pid comm vm vcpu");
+	vmlat_cols_header(m, COLS(preemptor_cols));
+	seq_putc(m, '\n');
+	n = vmlat_view_vms(b->vms);
+	for (i = 0; i < n; i++) {
+		vmlat_view_vm(b->vms[i], &v);
+		np = vmlat_view_preemptors(b->vms[i], b->pre, &other);
+		for (j = 0; j < np; j++) {
+			p = &b->pre[j];
+			seq_printf(m, "%d %u %s %d ", v.pid, j + 1,
+				   vmlat_by_kind_names[p->who.kind],
+				   p->who.pid);
+			vmlat_seq_comm(m, p->who.comm);
+			if (p->who.kind == VMLAT_BY_HOST)
+				seq_puts(m, " - -");
 			else
-				seq_printf(m, "%d %d", p[j].vm_pid, p[j].vcpu);
-			seq_printf(m, " %llu %llu\n", p[j].stolen_ns,
-				   p[j].slices);
+				seq_printf(m, " %d %d", p->who.vm_pid,
+					   p->who.vcpu);
+			r.stolen_ns = p->stolen_ns;
+			r.slices = p->slices;
+			vmlat_cols_text(m, COLS(preemptor_cols), &r);
+			seq_putc(m, '\n');
 		}
 		if (other)
-			seq_printf(m, "%d - other - - - - %llu -\n", vm->pid,
+			seq_printf(m, "%d - other - - - - %llu -\n", v.pid,
 				   other);
 	}
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(preemptors);
 
-static u64 stolen_by(struct vmlat_vm *victim, int row)
-{
-	unsigned long flags;
-	u64 ns;
-
-	raw_spin_lock_irqsave(&victim->lock, flags);
-	ns = victim->stolen_by[row];
-	raw_spin_unlock_irqrestore(&victim->lock, flags);
-	return ns;
-}
-
 static int matrix_show(struct seq_file *m, void *unused)
 {
-	struct vmlat_vm *vm, *victim;
-	int i, j;
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_vm v;
+	int i, j, n;
 
+	if (!b)
+		return -ENOMEM;
+	/* One list of VMs for the header and every row. */
+	n = vmlat_view_vms(b->vms);
 	seq_puts(m, "# preemptor");
-	for_each_vm(victim, j)
-		seq_printf(m, " %d", victim->pid);
-	seq_puts(m, "\n");
-
-	seq_puts(m, "host");
-	for_each_vm(victim, j)
-		seq_printf(m, " %llu", stolen_by(victim, 0));
-	seq_puts(m, "\n");
-	for_each_vm(vm, i) {
-		seq_printf(m, "vm:%d", vm->pid);
-		for_each_vm(victim, j)
-			seq_printf(m, " %llu", stolen_by(victim, 1 + i));
-		seq_puts(m, "\n");
+	for (j = 0; j < n; j++) {
+		vmlat_view_vm(b->vms[j], &v);
+		seq_printf(m, " %d", v.pid);
 	}
+	seq_puts(m, "\nhost");
+	for (j = 0; j < n; j++)
+		seq_printf(m, " %llu", vmlat_view_stolen_by(b->vms[j], NULL));
+	seq_putc(m, '\n');
+	for (i = 0; i < n; i++) {
+		vmlat_view_vm(b->vms[i], &v);
+		seq_printf(m, "vm:%d", v.pid);
+		for (j = 0; j < n; j++)
+			seq_printf(m, " %llu",
+				   vmlat_view_stolen_by(b->vms[j], b->vms[i]));
+		seq_putc(m, '\n');
+	}
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(matrix);
 
-static int steal_show(struct seq_file *m, void *unused)
-{
-	u64 now = vmlat_now_ns(), t[VMLAT_NR_STATES], observed, exits;
-	struct vmlat_vm *vm;
-	int i, nr;
-
-	seq_puts(m, "# vm_pid observed_ns type1_ns preempted_ns wait_ns type2_ns kernel_ns user_ns\n");
-	for_each_vm(vm, i) {
-		vm_totals(vm, now, t, &observed, &exits, &nr);
-		seq_printf(m, "%d %llu %llu %llu %llu %llu %llu %llu\n", vm->pid,
-			   observed, t[VMLAT_PREEMPTED] + t[VMLAT_WAIT],
-			   t[VMLAT_PREEMPTED], t[VMLAT_WAIT],
-			   t[VMLAT_KERNEL] + t[VMLAT_USER], t[VMLAT_KERNEL],
-			   t[VMLAT_USER]);
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(steal);
-
 /* ---- json ------------------------------------------------------------ */
 
-/* A task name as a JSON string: comm is any bytes a task chose. */
-static void json_str(struct seq_file *m, const char *s)
+static void json_hist(struct seq_file *m, const struct vmlat_hist_snap *h)
 {
-	seq_putc(m, '"');
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f)
-			seq_printf(m, "\\u%04x", c);
-		else
-			seq_putc(m, c);
-	}
-	seq_putc(m, '"');
-}
-
-static void json_states(struct seq_file *m, u64 observed, const u64 *t,
-			u64 exits)
-{
-	int i;
-
-	seq_printf(m, "\"observed_ns\":%llu", observed);
-	for (i = 0; i < VMLAT_NR_STATES; i++)
-		seq_printf(m, ",\"%s_ns\":%llu", vmlat_state_names[i], t[i]);
-	seq_printf(m, ",\"exits\":%llu", exits);
-}
-
-static void json_hist(struct seq_file *m, const struct vmlat_ahist *ah,
-		      struct vmlat_hist_snap *h)
-{
-	int i;
+	struct hist_row r;
 	bool first = true;
+	int i;
 
-	vmlat_ahist_read(ah, h);
-	seq_printf(m, "{\"count\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"sum_ns\":%llu",
-		   h->count, h->min_ns, h->max_ns, h->sum_ns);
-	for (i = 0; i < ARRAY_SIZE(hist_ppm); i++)
-		seq_printf(m, ",\"%s_ns\":%llu", hist_ppm_names[i],
-			   vmlat_hist_quantile(h->buckets, h->count, h->max_ns,
-					       hist_ppm[i]));
+	hist_row(h, &r);
+	/* The first column is "count": the others follow a comma. */
+	seq_printf(m, "{\"%s\":%llu", hist_cols[0].name, r.count);
+	vmlat_cols_json(m, hist_cols + 1, ARRAY_SIZE(hist_cols) - 1, &r);
 	seq_puts(m, ",\"buckets\":[");
 	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++) {
 		if (!h->buckets[i])
@@ -611,187 +648,212 @@ static void json_hist(struct seq_file *m, const struct vmlat_ahist *ah,
 	seq_puts(m, "]}");
 }
 
-/* The "nested" object's members of @vm, its opening brace printed. */
-static void json_nested_stats(struct seq_file *m,
-			      const struct vmlat_nested *n)
+/* {"...":n,...} of @cols, which has at least one column. */
+static void json_obj(struct seq_file *m, const struct vmlat_col *cols,
+		     unsigned int n, const void *row)
 {
-	seq_printf(m, "{\"l1_ns\":%llu,\"l2_ns\":%llu,\"l2_exit_l0_ns\":%llu,\"l2_exit_l1_ns\":%llu,\"l2_entries\":%llu,\"l1_to_l2\":%llu,\"l2_exits_l0\":%llu,\"l2_exits_l1\":%llu,\"p1_agree\":%llu,\"p1_judged\":%llu}",
-		   n->l1_ns, n->l2_ns, n->l2_exit_l0_ns, n->l2_exit_l1_ns,
-		   n->l2_entries, n->l1_to_l2, n->l2_exits_l0, n->l2_exits_l1,
-		   vmlat_nested_p1_agree(n), vmlat_nested_p1_judged(n));
+	const u64 v = *(const u64 *)((const char *)row + cols[0].off);
+
+	if (cols[0].is_signed)
+		seq_printf(m, "{\"%s\":%lld", cols[0].name, (s64)v);
+	else
+		seq_printf(m, "{\"%s\":%llu", cols[0].name, v);
+	vmlat_cols_json(m, cols + 1, n - 1, row);
+	seq_putc(m, '}');
 }
 
-static void json_nested(struct seq_file *m, struct vmlat_vm *vm, u64 now)
+static void json_nested(struct seq_file *m, const struct vmlat_vm *vm,
+			u64 now, struct tables_buf *b)
 {
-	struct vmlat_nested sum = {};
-	struct vcpu_snap s;
+	struct nested_row r, sum = {};
 	bool first = true;
+	unsigned int i;
+	int slot;
 	u64 l0, l1;
-	int i;
 
+	seq_puts(m, ",\"nested\":{\"vcpus\":[");
 	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s) || s.vm != vm ||
-		    !s.nested.active)
+		if (!vmlat_view_vcpu(i, now, &b->vcpu) || b->vcpu.vm != vm ||
+		    !b->vcpu.nested.active)
 			continue;
 		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"stats\":",
-			   first ? "" : ",", s.idx, s.tid);
-		json_nested_stats(m, &s.nested);
+			   first ? "" : ",", b->vcpu.idx, b->vcpu.tid);
+		nested_row(&b->vcpu.nested, &r);
+		json_obj(m, COLS(nested_cols), &r);
 		seq_putc(m, '}');
-		nested_add(&sum, &s.nested);
+		vmlat_cols_add(COLS(nested_cols), &sum, &r);
 		first = false;
 	}
 	seq_puts(m, "],\"totals\":");
-	json_nested_stats(m, &sum);
+	json_obj(m, COLS(nested_cols), &sum);
 	seq_puts(m, ",\"exits\":[");
-	for (first = true, i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
-		l0 = atomic64_read(&vm->nested_exits[0][i]);
-		l1 = atomic64_read(&vm->nested_exits[1][i]);
+	for (first = true, slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
+		l0 = vmlat_view_nested_exits(vm, VMLAT_NESTED_BY_L0, slot);
+		l1 = vmlat_view_nested_exits(vm, VMLAT_NESTED_BY_L1, slot);
 		if (!l0 && !l1)
 			continue;
-		seq_printf(m, "%s{\"isa\":\"%s\",\"code\":%llu,\"name\":\"%s\",\"handled_by_l0\":%llu,\"reflected_to_l1\":%llu}",
-			   first ? "" : ",",
-			   vmlat_exit_isa_name(vmlat_exit_slot_isa(i)),
-			   vmlat_exit_slot_code(i), vmlat_exit_slot_name(i),
+		seq_puts(m, first ? "{" : ",{");
+		exit_slot_json(m, slot);
+		seq_printf(m, ",\"handled_by_l0\":%llu,\"reflected_to_l1\":%llu}",
 			   l0, l1);
 		first = false;
 	}
-	seq_printf(m, "],\"undecoded\":{\"handled_by_l0\":%lld,\"reflected_to_l1\":%lld}",
-		   atomic64_read(&vm->nested_undecoded[0]),
-		   atomic64_read(&vm->nested_undecoded[1]));
+	seq_printf(m, "],\"undecoded\":{\"handled_by_l0\":%llu,\"reflected_to_l1\":%llu}}",
+		   vmlat_view_nested_exits(vm, VMLAT_NESTED_BY_L0,
+					   VMLAT_SLOT_UNDECODED),
+		   vmlat_view_nested_exits(vm, VMLAT_NESTED_BY_L1,
+					   VMLAT_SLOT_UNDECODED));
 }
 
 /* The "sync" member of @vm: null if its guest never called. */
-static void json_sync(struct seq_file *m, struct vmlat_vm *vm,
-		      struct sync_view *v)
+static void json_sync(struct seq_file *m, const struct vmlat_vm *vm,
+		      struct vmlat_view_sync *s)
 {
-	if (!sync_view(vm, v)) {
+	if (!vmlat_view_sync(vm, s)) {
 		seq_puts(m, ",\"sync\":null");
 		return;
 	}
 	seq_printf(m, ",\"sync\":{\"state\":\"%s\",\"exchanges\":%llu",
-		   v->state, v->d.taken);
-	if (!strcmp(v->state, "ok"))
-		seq_printf(m, ",\"drift_ppb\":%lld,\"drift_min_ppb\":%lld,\"drift_max_ppb\":%lld,\"at_guest_ns\":%llu,\"host_ns\":%llu,\"host_min_ns\":%llu,\"host_max_ns\":%llu,\"offset_ns\":%lld,\"bound_ns\":%llu",
-			   v->f.drift_ppb, v->f.drift_min_ppb, v->f.drift_max_ppb,
-			   v->f.at_guest_ns, v->f.host_ns, v->f.host_min_ns,
-			   v->f.host_max_ns, v->offset_ns, v->bound_ns);
-	seq_printf(m, ",\"last_ns\":%llu,\"calls\":%llu,\"malformed\":%llu,\"replayed\":%llu,\"unpaired\":%llu,\"refused\":%llu,\"limited\":%llu,\"restarts\":%llu,\"exits\":%lld,\"exit_ns\":%lld}",
-		   v->d.last_ns, v->d.calls, v->d.malformed, v->d.replayed,
-		   v->d.unpaired, v->d.refused, v->d.limited, v->d.restarts,
-		   atomic64_read(&vm->sync.exits),
-		   atomic64_read(&vm->sync.exit_ns));
+		   vmlat_sync_state_names[s->state], s->d.taken);
+	if (s->state == VMLAT_SYNC_OK) {
+		vmlat_cols_json(m, COLS(sync_fit_cols), s);
+		vmlat_cols_json(m, COLS(sync_map_cols), s);
+	}
+	seq_printf(m, ",\"last_ns\":%llu", s->d.last_ns);
+	vmlat_cols_json(m, COLS(sync_count_cols), s);
+	seq_putc(m, '}');
 }
 
-static void json_vm(struct seq_file *m, struct vmlat_vm *vm, u64 now,
-		    struct vmlat_hist_snap *h, struct sync_view *sv)
+static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
+			    struct tables_buf *b)
 {
-	struct vmlat_preemptor p[VMLAT_TOP_PREEMPTORS];
-	u64 t[VMLAT_NR_STATES], observed, exits, other, count;
-	const struct vmlat_ahist *rh;
-	struct vcpu_snap s;
-	struct vmlat_vm *v;
-	int i, n, nr;
-	bool first;
+	const struct vmlat_view_preemptor *p;
+	struct preemptor_row r;
+	struct vmlat_view_vm v;
+	unsigned int i, np;
+	int j, n;
+	u64 other;
 
-	vm_totals(vm, now, t, &observed, &exits, &nr);
-	seq_printf(m, "{\"pid\":%d,\"comm\":", vm->pid);
-	json_str(m, vm->comm);
-	seq_printf(m, ",\"exited\":%s,",
-		   READ_ONCE(vm->exited) ? "true" : "false");
-	json_states(m, observed, t, exits);
+	seq_puts(m, ",\"preemptors\":[");
+	np = vmlat_view_preemptors(vm, b->pre, &other);
+	for (i = 0; i < np; i++) {
+		p = &b->pre[i];
+		seq_printf(m, "%s{\"kind\":\"%s\",\"pid\":%d,\"comm\":",
+			   i ? "," : "", vmlat_by_kind_names[p->who.kind],
+			   p->who.pid);
+		vmlat_seq_json_str(m, p->who.comm);
+		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d", p->who.vm_pid,
+			   p->who.vcpu);
+		r.stolen_ns = p->stolen_ns;
+		r.slices = p->slices;
+		vmlat_cols_json(m, COLS(preemptor_cols), &r);
+		seq_putc(m, '}');
+	}
+	seq_printf(m, "],\"preemptors_other_ns\":%llu,\"stolen_by\":{\"host\":%llu",
+		   other, vmlat_view_stolen_by(vm, NULL));
+	n = vmlat_view_vms(b->vms);
+	for (j = 0; j < n; j++) {
+		vmlat_view_vm(b->vms[j], &v);
+		seq_printf(m, ",\"%d\":%llu", v.pid,
+			   vmlat_view_stolen_by(vm, b->vms[j]));
+	}
+	seq_putc(m, '}');
+}
+
+static void json_vm(struct seq_file *m, const struct vmlat_vm *vm, u64 now,
+		    struct tables_buf *b)
+{
+	struct vmlat_view_states st;
+	struct vmlat_view_vm v;
+	struct steal_row sr;
+	unsigned int i;
+	bool first;
+	u64 count;
+	int slot;
+
+	vmlat_view_vm_states(vm, now, &st);
+	vmlat_view_vm(vm, &v);
+	seq_printf(m, "{\"pid\":%d,\"comm\":", v.pid);
+	vmlat_seq_json_str(m, v.comm);
+	seq_printf(m, ",\"exited\":%s", v.exited ? "true" : "false");
+	vmlat_cols_json(m, COLS(state_cols), &st);
 
 	seq_puts(m, ",\"vcpus\":[");
 	for (first = true, i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vcpu_snapshot(&vmlat_vcpus[i], now, &s) || s.vm != vm)
+		if (!vmlat_view_vcpu(i, now, &b->vcpu) || b->vcpu.vm != vm)
 			continue;
-		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"state\":\"%s\",",
-			   first ? "" : ",", s.idx, s.tid,
-			   s.live ? vmlat_state_names[s.state] : "exited");
-		json_states(m, s.observed_ns, s.time_ns, s.exits);
-		seq_puts(m, "}");
+		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"state\":\"%s\"",
+			   first ? "" : ",", b->vcpu.idx, b->vcpu.tid,
+			   b->vcpu.live ? vmlat_state_names[b->vcpu.state] :
+			   "exited");
+		vmlat_cols_json(m, COLS(state_cols), &b->vcpu.st);
+		seq_putc(m, '}');
 		first = false;
 	}
 
 	seq_puts(m, "],\"exits\":[");
-	for (first = true, i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
-		count = atomic64_read(&vm->exit_count[i]);
+	for (first = true, slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
+		count = vmlat_view_exit_count(vm, slot);
 		if (!count)
 			continue;
-		seq_printf(m, "%s{\"isa\":\"%s\",\"code\":%llu,\"name\":\"%s\",\"count\":%llu,\"total_ns\":%llu",
-			   first ? "" : ",", vmlat_exit_isa_name(vmlat_exit_slot_isa(i)),
-			   vmlat_exit_slot_code(i), vmlat_exit_slot_name(i),
-			   count, (u64)atomic64_read(&vm->exit_ns[i]));
-		rh = reason_hist(vm, i);
-		if (rh) {
+		seq_puts(m, first ? "{" : ",{");
+		exit_slot_json(m, slot);
+		seq_printf(m, ",\"count\":%llu,\"total_ns\":%llu", count,
+			   vmlat_view_exit_ns(vm, slot));
+		if (vmlat_view_reason_hist(vm, slot, &b->hist)) {
 			seq_puts(m, ",\"histogram\":");
-			json_hist(m, rh, h);
+			json_hist(m, &b->hist);
 		}
-		seq_puts(m, "}");
+		seq_putc(m, '}');
 		first = false;
 	}
-	seq_printf(m, "],\"exits_undecoded\":%lld,\"histograms\":{",
-		   atomic64_read(&vm->exit_undecoded));
+	seq_printf(m, "],\"exits_undecoded\":%llu,\"histograms\":{",
+		   vmlat_view_exits_undecoded(vm));
 	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++) {
-		seq_printf(m, "%s\"%s\":", i ? "," : "", vmlat_hist_kind_names[i]);
-		json_hist(m, &vm->hist[i], h);
+		seq_printf(m, "%s\"%s\":", i ? "," : "",
+			   vmlat_hist_kind_names[i]);
+		vmlat_view_hist(vm, i, &b->hist);
+		json_hist(m, &b->hist);
 	}
 	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++) {
 		seq_printf(m, ",\"%s\":", vmlat_nested_hist_names[i]);
-		json_hist(m, &vm->nested_hist[i], h);
+		vmlat_view_nested_hist(vm, i, &b->hist);
+		json_hist(m, &b->hist);
 	}
-	seq_puts(m, "},\"nested\":{\"vcpus\":[");
-	json_nested(m, vm, now);
-	seq_puts(m, "}");
-	json_sync(m, vm, sv);
-
-	seq_puts(m, ",\"preemptors\":[");
-	n = preemptors_sorted(vm, p, &other);
-	for (i = 0; i < n; i++) {
-		seq_printf(m, "%s{\"kind\":\"%s\",\"pid\":%d,\"comm\":",
-			   i ? "," : "", preemptor_kinds[p[i].kind], p[i].pid);
-		json_str(m, p[i].comm);
-		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d,\"stolen_ns\":%llu,\"slices\":%llu}",
-			   p[i].vm_pid, p[i].vcpu, p[i].stolen_ns, p[i].slices);
-	}
-	seq_printf(m, "],\"preemptors_other_ns\":%llu,\"stolen_by\":{\"host\":%llu",
-		   other, stolen_by(vm, 0));
-	for_each_vm(v, i)
-		seq_printf(m, ",\"%d\":%llu", v->pid, stolen_by(vm, 1 + i));
-	seq_printf(m, "},\"steal\":{\"type1_ns\":%llu,\"type2_ns\":%llu}}",
-		   t[VMLAT_PREEMPTED] + t[VMLAT_WAIT],
-		   t[VMLAT_KERNEL] + t[VMLAT_USER]);
+	seq_putc(m, '}');
+	json_nested(m, vm, now, b);
+	json_sync(m, vm, &b->sync);
+	json_preemptors(m, vm, b);
+	/* The steal table's columns but observed_ns, which is above. */
+	steal_row(&st, &sr);
+	seq_puts(m, ",\"steal\":");
+	json_obj(m, steal_cols + 1, ARRAY_SIZE(steal_cols) - 1, &sr);
+	seq_putc(m, '}');
 }
 
 static int json_show(struct seq_file *m, void *unused)
 {
-	struct vmlat_hist_snap *h;
+	/* The VM list of json_preemptors() must not clobber this one. */
+	const struct vmlat_vm *vms[VMLAT_MAX_VMS];
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_dropped d;
 	u64 now = vmlat_now_ns();
-	struct sync_view *sv;
-	struct vmlat_vm *vm;
-	bool first = true;
-	int i;
+	int i, n;
 
-	h = kmalloc(sizeof(*h), GFP_KERNEL);
-	sv = kmalloc(sizeof(*sv), GFP_KERNEL);
-	if (!h || !sv) {
-		kfree(h);
-		kfree(sv);
+	if (!b)
 		return -ENOMEM;
+	seq_printf(m, "{\"schema\":%d,\"version\":\"%s\",\"now_ns\":%llu,\"vms\":[",
+		   VMLAT_JSON_SCHEMA, VMLAT_VERSION, now);
+	n = vmlat_view_vms(vms);
+	for (i = 0; i < n; i++) {
+		if (i)
+			seq_putc(m, ',');
+		json_vm(m, vms[i], now, b);
 	}
-	seq_printf(m, "{\"version\":\"%s\",\"now_ns\":%llu,\"vms\":[",
-		   VMLAT_VERSION, now);
-	for_each_vm(vm, i) {
-		if (!first)
-			seq_puts(m, ",");
-		json_vm(m, vm, now, h, sv);
-		first = false;
-	}
-	seq_printf(m, "],\"dropped\":{\"vms\":%lld,\"vcpus\":%lld,\"victims\":%lld}}\n",
-		   atomic64_read(&vmlat_stats.dropped_vms),
-		   atomic64_read(&vmlat_stats.dropped_vcpus),
-		   atomic64_read(&vmlat_stats.dropped_victims));
-	kfree(h);
-	kfree(sv);
+	vmlat_view_dropped(&d);
+	seq_printf(m, "],\"dropped\":{\"vms\":%llu,\"vcpus\":%llu,\"victims\":%llu}}\n",
+		   d.vms, d.vcpus, d.victims);
+	kfree(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(json);
@@ -809,8 +871,7 @@ static ssize_t reset_write(struct file *file, const char __user *ubuf,
 		pr_warn_ratelimited("reset: write 1 to zero the statistics\n");
 		return -EINVAL;
 	}
-	vmlat_analyzer_reset();
-	vmlat_report_reset();
+	vmlat_reset();
 	return count;
 }
 
@@ -824,11 +885,12 @@ static int reset_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_STORE_ATTRIBUTE(reset);
 
 /**
- * vmlat_debugfs_tables_create() - create the analyzer's files in @dir
+ * vmlat_debugfs_tables_create() - create the analysis files in @dir
  * @dir:	/sys/kernel/debug/vmlat
  */
 void vmlat_debugfs_tables_create(struct dentry *dir)
 {
+	cols_init();
 	debugfs_create_file("vms", 0444, dir, NULL, &vms_fops);
 	debugfs_create_file("vcpus", 0444, dir, NULL, &vcpus_fops);
 	debugfs_create_file("exits", 0444, dir, NULL, &exits_fops);
@@ -842,5 +904,4 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 	debugfs_create_file("sync", 0444, dir, NULL, &sync_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
 	debugfs_create_file("reset", 0600, dir, NULL, &reset_fops);
-	vmlat_report_debugfs_create(dir);
 }

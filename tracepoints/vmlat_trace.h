@@ -19,8 +19,9 @@
 #include <asm/svm.h>
 #include <asm/vmx.h>
 
-#include "analyzer.h"
+#include "exit_codes.h"
 #include "report.h"
+#include "types.h"
 
 /* As KVM's kvm_exit prints it; isa 0: the reason could not be read. */
 #define vmlat_print_exit_reason(isa, reason)				\

@@ -7,49 +7,68 @@
  * cause), Nemati et al. (nested VMs), Biancheri and Dagenais (vCPU states
  * from host-only traces) and the steal-time breakdown of Ayodele et al.
  * into an analyzer that runs live and shows its results in
- * /sys/kernel/debug/vmlat/. See Documentation/vmlat.rst.
+ * /sys/kernel/debug/vmlat/. See Documentation/vmlat.rst, "How vmlat is
+ * built", for its parts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/kernel.h>
 #include <linux/module.h>
 
-#include "analyzer.h"
+#include "charge.h"
+#include "debugfs.h"
+#include "records.h"
 #include "report.h"
 #include "vmlat.h"
 
+/*
+ * The parts, in the order they start; they stop in the reverse order.
+ * Every probe calls into the tables, so they come before the hooks and
+ * are freed only once no probe can run; the reports' deferred work is
+ * waited for once the hooks are gone; debugfs readers come last and go
+ * first.
+ */
+static const struct vmlat_part {
+	const char *name;
+	int (*init)(void);
+	void (*exit)(void);
+} vmlat_parts[] = {
+	{ "records",	vmlat_records_init,	vmlat_records_exit },
+	{ "charge",	vmlat_charge_init,	NULL },
+	{ "reports",	NULL,			vmlat_report_exit },
+	{ "hooks",	vmlat_hooks_init,	vmlat_hooks_exit },
+	{ "debugfs",	vmlat_debugfs_init,	vmlat_debugfs_exit },
+};
+
+/* Stop the parts before @n, last first. */
+static void vmlat_stop(unsigned int n)
+{
+	while (n--) {
+		if (vmlat_parts[n].exit)
+			vmlat_parts[n].exit();
+	}
+}
+
 static int __init vmlat_init(void)
 {
+	unsigned int i;
 	int err;
 
-	err = vmlat_analyzer_init();
-	if (err)
-		return err;
-
-	err = vmlat_hooks_init();
-	if (err)
-		goto err_free_analyzer;
-
-	err = vmlat_debugfs_init();
-	if (err)
-		goto err_unhook;
-
+	for (i = 0; i < ARRAY_SIZE(vmlat_parts); i++) {
+		err = vmlat_parts[i].init ? vmlat_parts[i].init() : 0;
+		if (err) {
+			pr_debug("%s: error %d\n", vmlat_parts[i].name, err);
+			vmlat_stop(i);
+			return err;
+		}
+	}
 	pr_info("version %s loaded\n", VMLAT_VERSION);
 	return 0;
-
-err_unhook:
-	vmlat_hooks_exit();
-	vmlat_report_exit();
-err_free_analyzer:
-	vmlat_analyzer_exit();
-	return err;
 }
 
 static void __exit vmlat_exit(void)
 {
-	vmlat_debugfs_exit();
-	vmlat_hooks_exit();	/* no probe runs after this */
-	vmlat_report_exit();
-	vmlat_analyzer_exit();
+	vmlat_stop(ARRAY_SIZE(vmlat_parts));
 }
 
 module_init(vmlat_init);

@@ -6,7 +6,7 @@
  * Probes run in KVM's and the scheduler's hot paths with preemption off,
  * often under the runqueue lock: they must not sleep, allocate, take
  * sleeping locks or print. They count their hits and hand the event to
- * the analyzer (analyzer.c). Each probe's prototype is written out exactly
+ * event dispatch (events.c). Each probe's prototype is written out exactly
  * as the tracepoint declares it, argument type names included, and is
  * attached only after hooks.c has read the same prototype from the running
  * kernel's BTF: on kCFI kernels a mismatch would be fatal, elsewhere it
@@ -15,7 +15,7 @@
 #include <linux/kvm_host.h>
 #include <linux/sched.h>
 
-#include "analyzer.h"
+#include "events.h"
 #include "vmlat.h"
 
 DEFINE_PER_CPU(struct vmlat_pcpu, vmlat_pcpu);

@@ -19,57 +19,34 @@
  * Thresholds all 0 (the default): the probes' only cost is a static
  * branch that is never taken.
  *
- * Knobs (debugfs, 0600): threshold_preempt_us, threshold_wait_us,
- * threshold_exit_us (0: off, up to 10 s), snapshot (swap|freeze|event),
- * snapshot_interval_ms (1 ms .. 1 h). A bad value is refused with
- * -EINVAL and a message saying what is allowed, and changes nothing.
+ * The knobs (thresholds, snapshot mode and interval) are set through
+ * vmlat_report_set_*(), which refuse a bad value with -EINVAL and change
+ * nothing; debugfs/reports.c shows them and the ring.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
-#include <linux/kstrtox.h>
 #include <linux/mutex.h>
-#include <linux/seq_file.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
 #include "report.h"
-#include "vmlat.h"
 #include "vmlat_trace.h"
 
-/*
- * Exported by kernel/trace/trace.c in every kernel vmlat supports (6.1,
- * 6.12), declared only in its private trace.h: allocates the main
- * buffer's snapshot buffer without taking a snapshot (the public
- * tracing_snapshot_alloc() also swaps at once).
- */
-int tracing_alloc_snapshot(void);
-
-enum vmlat_snap_mode {
-	VMLAT_MODE_SWAP,
-	VMLAT_MODE_FREEZE,
-	VMLAT_MODE_EVENT,
-	VMLAT_NR_MODES
+const char *const vmlat_snap_mode_names[VMLAT_NR_SNAP_MODES] = {
+	[VMLAT_SNAP_MODE_SWAP]	= "swap",
+	[VMLAT_SNAP_MODE_FREEZE]	= "freeze",
+	[VMLAT_SNAP_MODE_EVENT]	= "event",
 };
-
-static const char *const vmlat_mode_names[VMLAT_NR_MODES] = {
-	[VMLAT_MODE_SWAP]	= "swap",
-	[VMLAT_MODE_FREEZE]	= "freeze",
-	[VMLAT_MODE_EVENT]	= "event",
-};
-
-#define VMLAT_INTERVAL_MAX_MS	(3600ULL * MSEC_PER_SEC)
 
 DEFINE_STATIC_KEY_FALSE(vmlat_thresholds_on);
 u64 vmlat_threshold_ns[VMLAT_NR_HIST_KINDS];
 
 /* Knob writers; the probes read the knobs with READ_ONCE(). */
 static DEFINE_MUTEX(vmlat_cfg_mutex);
-static int vmlat_snap_mode = VMLAT_MODE_SWAP;
+static int vmlat_snap_mode = VMLAT_SNAP_MODE_SWAP;
 static u64 vmlat_snap_interval_ns = 1000 * NSEC_PER_MSEC;
 
 /*
@@ -153,10 +130,10 @@ static void vmlat_snap_workfn(struct work_struct *work)
 	trace_vmlat_threshold(&r);
 	mutex_lock(&vmlat_cfg_mutex);
 	switch (vmlat_snap_mode) {
-	case VMLAT_MODE_SWAP:
+	case VMLAT_SNAP_MODE_SWAP:
 		tracing_snapshot();
 		break;
-	case VMLAT_MODE_FREEZE:
+	case VMLAT_SNAP_MODE_FREEZE:
 		tracing_off();
 		break;
 	default:
@@ -204,83 +181,7 @@ void vmlat_report_exit(void)
 		static_branch_disable(&vmlat_thresholds_on);
 }
 
-/* ---- debugfs ---------------------------------------------------------- */
-
-static const char *const vmlat_snap_names[] = {
-	[VMLAT_SNAP_QUEUED]	= "queued",
-	[VMLAT_SNAP_TAKEN]	= "taken",
-	[VMLAT_SNAP_LIMITED]	= "limited",
-};
-
-static const char *const vmlat_by_names[] = {
-	[VMLAT_BY_HOST]		= "host",
-	[VMLAT_BY_VM]		= "vm",
-	[VMLAT_BY_SAME_VM]	= "same_vm",
-	[VMLAT_BY_NONE]		= "-",
-};
-
-static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
-{
-	const char *reason = "-";
-	int slot;
-
-	if (r->kind == VMLAT_HIST_EXIT) {
-		slot = r->isa ? vmlat_exit_slot(r->isa, r->exit_reason) : -1;
-		reason = slot >= 0 ? vmlat_exit_slot_name(slot) : "undecoded";
-	}
-	seq_printf(m, "%-6llu %-7s %-7d ", r->seq,
-		   vmlat_hist_kind_names[r->kind], r->vm_pid);
-	vmlat_seq_comm(m, r->vm_comm);
-	seq_printf(m, " %-4d %-3d %-12llu %-16llu %-16llu %-20s %-7s %-7d ",
-		   r->vcpu, r->cpu, r->duration_ns, r->start_ns, r->end_ns,
-		   reason, vmlat_by_names[r->by.kind], r->by.pid);
-	vmlat_seq_comm(m, r->by.comm);
-	seq_printf(m, " %-7d %-5d %s\n", r->by.vm_pid, r->by.vcpu,
-		   vmlat_snap_names[r->snap]);
-}
-
-static int reports_show(struct seq_file *m, void *unused)
-{
-	struct vmlat_report *ring;
-	u64 seq, taken, limited, first;
-	u64 i;
-
-	ring = kmalloc(sizeof(vmlat_ring), GFP_KERNEL);
-	if (!ring)
-		return -ENOMEM;
-	raw_spin_lock_irq(&vmlat_ring_lock);
-	memcpy(ring, vmlat_ring, sizeof(vmlat_ring));
-	seq = vmlat_ring_seq;
-	taken = vmlat_snaps_taken;
-	limited = vmlat_snaps_limited;
-	raw_spin_unlock_irq(&vmlat_ring_lock);
-
-	first = seq > VMLAT_REPORTS ? seq - VMLAT_REPORTS + 1 : 1;
-	seq_printf(m, "# reports %llu (the last %d kept), snapshots taken %llu, rate-limited %llu\n",
-		   seq, VMLAT_REPORTS, taken, limited);
-	seq_puts(m, "# seq kind vm_pid vm_comm vcpu cpu duration_ns start_ns end_ns exit_reason by by_pid by_comm by_vm_pid by_vcpu snapshot\n");
-	for (i = first; i <= seq; i++)
-		report_show_one(m, &ring[(i - 1) % VMLAT_REPORTS]);
-	kfree(ring);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(reports);
-
-/*
- * Reads a knob value written from userspace into @buf (NUL-terminated,
- * trailing newline stripped). Returns 0 or -EINVAL/-EFAULT.
- */
-static int knob_read(const char __user *ubuf, size_t count, char *buf,
-		     size_t size)
-{
-	if (!count || count >= size)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	strim(buf);
-	return 0;
-}
+/* ---- knobs ------------------------------------------------------------ */
 
 /* Turn the probes' threshold check on iff a threshold is set. */
 static void thresholds_update_key(void)
@@ -302,9 +203,9 @@ static int snapshot_prepare(int mode, bool any_threshold)
 {
 	int err;
 
-	if (mode != VMLAT_MODE_SWAP || !any_threshold)
+	if (mode != VMLAT_SNAP_MODE_SWAP || !any_threshold)
 		return 0;
-	err = tracing_alloc_snapshot();
+	err = vmlat_tracing_alloc_snapshot();
 	if (err)
 		pr_warn("cannot allocate the trace snapshot buffer (error %d): use snapshot mode freeze or event\n",
 			err);
@@ -322,23 +223,21 @@ static bool any_threshold_but(int kind, u64 ns)
 	return false;
 }
 
-static ssize_t threshold_write(struct file *file, const char __user *ubuf,
-			       size_t count, loff_t *ppos)
+/**
+ * vmlat_report_set_threshold() - report intervals of @kind from @us on
+ * @kind:	enum vmlat_hist_kind
+ * @us:		0 (off) .. VMLAT_THRESHOLD_MAX_US
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for a value out of range, or the error of allocating
+ * the snapshot buffer (nothing changed then).
+ */
+int vmlat_report_set_threshold(enum vmlat_hist_kind kind, u64 us)
 {
-	int kind = (long)file_inode(file)->i_private;
-	char buf[32];
-	u64 us;
 	int err;
 
-	err = knob_read(ubuf, count, buf, sizeof(buf));
-	if (!err)
-		err = kstrtou64(buf, 10, &us);
-	if (err || us > VMLAT_THRESHOLD_MAX_US) {
-		pr_warn_ratelimited("threshold_%s_us: write a number of microseconds from 0 (off) to %llu\n",
-				    vmlat_hist_kind_names[kind],
-				    VMLAT_THRESHOLD_MAX_US);
-		return err == -EFAULT ? err : -EINVAL;
-	}
+	if (us > VMLAT_THRESHOLD_MAX_US)
+		return -EINVAL;
 	mutex_lock(&vmlat_cfg_mutex);
 	err = snapshot_prepare(vmlat_snap_mode,
 			       any_threshold_but(kind, us * NSEC_PER_USEC));
@@ -347,94 +246,76 @@ static ssize_t threshold_write(struct file *file, const char __user *ubuf,
 		thresholds_update_key();
 	}
 	mutex_unlock(&vmlat_cfg_mutex);
-	return err ?: count;
+	return err;
 }
 
-static int threshold_show(struct seq_file *m, void *unused)
+u64 vmlat_report_threshold_us(enum vmlat_hist_kind kind)
 {
-	int kind = (long)m->private;
-
-	seq_printf(m, "%llu\n",
-		   READ_ONCE(vmlat_threshold_ns[kind]) / NSEC_PER_USEC);
-	return 0;
+	return READ_ONCE(vmlat_threshold_ns[kind]) / NSEC_PER_USEC;
 }
 
-DEFINE_SHOW_STORE_ATTRIBUTE(threshold);
-
-static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
+/**
+ * vmlat_report_set_snap_mode() - what a report's snapshot does
+ * @mode:	enum vmlat_snap_mode
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL, or the error of allocating the snapshot buffer.
+ */
+int vmlat_report_set_snap_mode(int mode)
 {
-	char buf[16];
-	int err, mode;
+	int err;
 
-	err = knob_read(ubuf, count, buf, sizeof(buf));
-	mode = err ? -EINVAL : match_string(vmlat_mode_names, VMLAT_NR_MODES,
-					    buf);
-	if (mode < 0) {
-		pr_warn_ratelimited("snapshot: write swap (swap the main trace buffer), freeze (stop it) or event (only emit vmlat:vmlat_threshold)\n");
-		return err == -EFAULT ? err : -EINVAL;
-	}
+	if (mode < 0 || mode >= VMLAT_NR_SNAP_MODES)
+		return -EINVAL;
 	mutex_lock(&vmlat_cfg_mutex);
 	err = snapshot_prepare(mode, any_threshold_but(-1, 0));
 	if (!err)
 		WRITE_ONCE(vmlat_snap_mode, mode);
 	mutex_unlock(&vmlat_cfg_mutex);
-	return err ?: count;
+	return err;
 }
 
-static int snapshot_show(struct seq_file *m, void *unused)
+int vmlat_report_snap_mode(void)
 {
-	seq_printf(m, "%s\n", vmlat_mode_names[READ_ONCE(vmlat_snap_mode)]);
-	return 0;
+	return READ_ONCE(vmlat_snap_mode);
 }
-
-DEFINE_SHOW_STORE_ATTRIBUTE(snapshot);
-
-static ssize_t interval_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	char buf[32];
-	u64 ms;
-	int err;
-
-	err = knob_read(ubuf, count, buf, sizeof(buf));
-	if (!err)
-		err = kstrtou64(buf, 10, &ms);
-	if (err || ms < 1 || ms > VMLAT_INTERVAL_MAX_MS) {
-		pr_warn_ratelimited("snapshot_interval_ms: write a number of milliseconds from 1 to %llu\n",
-				    VMLAT_INTERVAL_MAX_MS);
-		return err == -EFAULT ? err : -EINVAL;
-	}
-	WRITE_ONCE(vmlat_snap_interval_ns, ms * NSEC_PER_MSEC);
-	return count;
-}
-
-static int interval_show(struct seq_file *m, void *unused)
-{
-	seq_printf(m, "%llu\n",
-		   READ_ONCE(vmlat_snap_interval_ns) / NSEC_PER_MSEC);
-	return 0;
-}
-
-DEFINE_SHOW_STORE_ATTRIBUTE(interval);
 
 /**
- * vmlat_report_debugfs_create() - the knobs and the "reports" file
- * @dir:	/sys/kernel/debug/vmlat
+ * vmlat_report_set_interval_ms() - the least time between two snapshots
+ * @ms:	1 .. VMLAT_INTERVAL_MAX_MS
+ *
+ * Return: 0 or -EINVAL.
  */
-void vmlat_report_debugfs_create(struct dentry *dir)
+int vmlat_report_set_interval_ms(u64 ms)
 {
-	char name[32];
-	long kind;
+	if (ms < 1 || ms > VMLAT_INTERVAL_MAX_MS)
+		return -EINVAL;
+	WRITE_ONCE(vmlat_snap_interval_ns, ms * NSEC_PER_MSEC);
+	return 0;
+}
 
-	for (kind = 0; kind < VMLAT_NR_HIST_KINDS; kind++) {
-		snprintf(name, sizeof(name), "threshold_%s_us",
-			 vmlat_hist_kind_names[kind]);
-		debugfs_create_file(name, 0600, dir, (void *)kind,
-				    &threshold_fops);
-	}
-	debugfs_create_file("snapshot", 0600, dir, NULL, &snapshot_fops);
-	debugfs_create_file("snapshot_interval_ms", 0600, dir, NULL,
-			    &interval_fops);
-	debugfs_create_file("reports", 0444, dir, NULL, &reports_fops);
+u64 vmlat_report_interval_ms(void)
+{
+	return READ_ONCE(vmlat_snap_interval_ns) / NSEC_PER_MSEC;
+}
+
+/**
+ * vmlat_report_copy() - the reports kept, and the snapshot counters
+ * @ring:	VMLAT_REPORTS entries: report number n is at (n - 1) %
+ *		VMLAT_REPORTS
+ * @seq:	set to the number of the last report (0: none)
+ * @taken:	set to the snapshots taken
+ * @limited:	set to the snapshots rate-limited
+ *
+ * Context: process context.
+ */
+void vmlat_report_copy(struct vmlat_report *ring, u64 *seq, u64 *taken,
+		       u64 *limited)
+{
+	raw_spin_lock_irq(&vmlat_ring_lock);
+	memcpy(ring, vmlat_ring, sizeof(vmlat_ring));
+	*seq = vmlat_ring_seq;
+	*taken = vmlat_snaps_taken;
+	*limited = vmlat_snaps_limited;
+	raw_spin_unlock_irq(&vmlat_ring_lock);
 }

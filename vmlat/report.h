@@ -9,10 +9,21 @@
 #include <linux/jump_label.h>
 #include <linux/sched.h>
 
-#include "analyzer.h"
+#include "types.h"
 
 #define VMLAT_REPORTS		64	/* the ring keeps the latest */
 #define VMLAT_THRESHOLD_MAX_US	(10ULL * USEC_PER_SEC)
+#define VMLAT_INTERVAL_MAX_MS	(3600ULL * MSEC_PER_SEC)
+
+/* What a report's snapshot does (the "snapshot" knob). */
+enum vmlat_snap_mode {
+	VMLAT_SNAP_MODE_SWAP,	/* swap the main trace buffer */
+	VMLAT_SNAP_MODE_FREEZE,	/* turn the main trace buffer off */
+	VMLAT_SNAP_MODE_EVENT,	/* only emit vmlat:vmlat_threshold */
+	VMLAT_NR_SNAP_MODES
+};
+
+extern const char *const vmlat_snap_mode_names[VMLAT_NR_SNAP_MODES];
 
 /* What became of a report's snapshot. */
 enum vmlat_snap_state {
@@ -72,7 +83,13 @@ void vmlat_report(struct vmlat_report *r);
 void vmlat_report_reset(void);
 void vmlat_report_exit(void);
 
-struct dentry;
-void vmlat_report_debugfs_create(struct dentry *dir);
+int vmlat_report_set_threshold(enum vmlat_hist_kind kind, u64 us);
+u64 vmlat_report_threshold_us(enum vmlat_hist_kind kind);
+int vmlat_report_set_snap_mode(int mode);
+int vmlat_report_snap_mode(void);
+int vmlat_report_set_interval_ms(u64 ms);
+u64 vmlat_report_interval_ms(void);
+void vmlat_report_copy(struct vmlat_report *ring, u64 *seq, u64 *taken,
+		       u64 *limited);
 
 #endif /* _VMLAT_REPORT_H */

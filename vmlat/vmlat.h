@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vmlat: live KVM latency analysis — internal interfaces of the host module.
+ * vmlat: live KVM latency analysis — the hooks: which tracepoints vmlat
+ * attaches to, with which probes (probes.c, hooks.c).
  */
 #ifndef _VMLAT_H
 #define _VMLAT_H
@@ -85,13 +86,5 @@ struct vmlat_hook_state {
 int vmlat_hooks_init(void);
 void vmlat_hooks_exit(void);
 void vmlat_hooks_get_state(enum vmlat_hook_id id, struct vmlat_hook_state *st);
-
-struct dentry;
-struct seq_file;
-
-int vmlat_debugfs_init(void);
-void vmlat_debugfs_exit(void);
-void vmlat_debugfs_tables_create(struct dentry *dir);
-void vmlat_seq_comm(struct seq_file *m, const char *comm);
 
 #endif /* _VMLAT_H */

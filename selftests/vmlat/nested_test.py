@@ -120,11 +120,11 @@ def near(a, b, slack):
 
 
 def p1_figure(nv):
-    if not nv["p1_judged"]:
+    if not nv["heuristic_judged"]:
         return "no verdicts"
     return "[P1] heuristic agrees at %d of %d L0 entries (%.1f%%)" % (
-        nv["p1_agree"], nv["p1_judged"],
-        100.0 * nv["p1_agree"] / nv["p1_judged"])
+        nv["heuristic_agree"], nv["heuristic_judged"],
+        100.0 * nv["heuristic_agree"] / nv["heuristic_judged"])
 
 
 def check_common(tag, vm, o):
@@ -152,7 +152,7 @@ def check_common(tag, vm, o):
         "vmlat %s oracle %s" % (sorted(mine.items()), sorted(theirs.items())))
     agree = o["p1"][0][0] + o["p1"][1][1]
     judged = sum(o["p1"][0]) + sum(o["p1"][1])
-    tap(nv["p1_agree"] == agree and nv["p1_judged"] == judged,
+    tap(nv["heuristic_agree"] == agree and nv["heuristic_judged"] == judged,
         tag + ".p1_verdicts_equal_oracle",
         "%s; oracle %d of %d" % (p1_figure(nv), agree, judged))
     tap(not o["anomalies"], tag + ".trace_consistent", str(o["anomalies"]))

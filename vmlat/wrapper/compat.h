@@ -64,4 +64,17 @@ static const struct file_operations __name ## _fops = {			\
 }
 #endif
 
+/*
+ * tracing_alloc_snapshot(): exported by kernel/trace/trace.c in every
+ * kernel vmlat supports (6.1, 6.12), declared only in its private
+ * trace.h: allocates the main buffer's snapshot buffer without taking a
+ * snapshot (the public tracing_snapshot_alloc() also swaps at once).
+ */
+int tracing_alloc_snapshot(void);
+
+static inline int vmlat_tracing_alloc_snapshot(void)
+{
+	return tracing_alloc_snapshot();
+}
+
 #endif /* _VMLAT_COMPAT_H */

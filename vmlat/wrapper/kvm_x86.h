@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reading the raw exit code inside the kvm_exit probe (kernel glue).
+ * What vmlat reads of KVM's private x86 state, and nowhere else: the raw
+ * exit code inside the kvm_exit probe, and whether a vCPU runs its L2
+ * guest.
  *
  * kvm_exit passes only (vcpu, isa); the reason is in KVM's vendor state,
  * and kvm_x86_ops (get_exit_info) is not exported in 6.1. What public
@@ -173,6 +175,19 @@ static __always_inline int vmlat_read_exit_code(struct kvm_vcpu *vcpu, u32 isa,
 	default:
 		return -EOPNOTSUPP;
 	}
+}
+
+/**
+ * vmlat_kvm_in_l2() - whether @vcpu runs its L2 guest
+ * @vcpu:	a vCPU, in its thread's kvm_entry or kvm_exit probe
+ *
+ * is_guest_mode() as KVM reads it (arch/x86/kvm/kvm_cache_regs.h, not a
+ * public header): HF_GUEST_MASK in the vCPU's hflags, in
+ * <linux/kvm_host.h>'s struct kvm_vcpu_arch on 6.1 and 6.12.
+ */
+static __always_inline bool vmlat_kvm_in_l2(const struct kvm_vcpu *vcpu)
+{
+	return vcpu->arch.hflags & HF_GUEST_MASK;
 }
 
 #endif /* _VMLAT_KVM_X86_H */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The latency knobs and the "reports" file (report.h does the work):
+ *   threshold_preempt_us, threshold_wait_us, threshold_exit_us (0: off,
+ *   up to 10 s), snapshot (swap|freeze|event), snapshot_interval_ms
+ *   (1 ms .. 1 h): 0600; a bad value is refused with -EINVAL and a
+ *   message saying what is allowed, and changes nothing.
+ *   reports: the latest reports, oldest first.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kstrtox.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "debugfs.h"
+#include "exit_codes.h"
+#include "report.h"
+
+static const char *const vmlat_snap_names[] = {
+	[VMLAT_SNAP_QUEUED]	= "queued",
+	[VMLAT_SNAP_TAKEN]	= "taken",
+	[VMLAT_SNAP_LIMITED]	= "limited",
+};
+
+static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
+{
+	const char *reason = "-";
+	int slot;
+
+	if (r->kind == VMLAT_HIST_EXIT) {
+		slot = r->isa ? vmlat_exit_slot(r->isa, r->exit_reason) : -1;
+		reason = slot >= 0 ? vmlat_exit_slot_name(slot) : "undecoded";
+	}
+	seq_printf(m, "%-6llu %-7s %-7d ", r->seq,
+		   vmlat_hist_kind_names[r->kind], r->vm_pid);
+	vmlat_seq_comm(m, r->vm_comm);
+	seq_printf(m, " %-4d %-3d %-12llu %-16llu %-16llu %-20s %-7s %-7d ",
+		   r->vcpu, r->cpu, r->duration_ns, r->start_ns, r->end_ns,
+		   reason, vmlat_by_kind_names[r->by.kind], r->by.pid);
+	vmlat_seq_comm(m, r->by.comm);
+	seq_printf(m, " %-7d %-5d %s\n", r->by.vm_pid, r->by.vcpu,
+		   vmlat_snap_names[r->snap]);
+}
+
+static int reports_show(struct seq_file *m, void *unused)
+{
+	struct vmlat_report *ring;
+	u64 seq, taken, limited, first;
+	u64 i;
+
+	ring = kmalloc_array(VMLAT_REPORTS, sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	vmlat_report_copy(ring, &seq, &taken, &limited);
+
+	first = seq > VMLAT_REPORTS ? seq - VMLAT_REPORTS + 1 : 1;
+	seq_printf(m, "# reports %llu (the last %d kept), snapshots taken %llu, rate-limited %llu\n",
+		   seq, VMLAT_REPORTS, taken, limited);
+	seq_puts(m, "# seq kind vm_pid vm_comm vcpu cpu duration_ns start_ns end_ns exit_reason by by_pid by_comm by_vm_pid by_vcpu snapshot\n");
+	for (i = first; i <= seq; i++)
+		report_show_one(m, &ring[(i - 1) % VMLAT_REPORTS]);
+	kfree(ring);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(reports);
+
+/*
+ * Reads a knob value written from userspace into @buf (NUL-terminated,
+ * trailing newline stripped). Returns 0 or -EINVAL/-EFAULT.
+ */
+static int knob_read(const char __user *ubuf, size_t count, char *buf,
+		     size_t size)
+{
+	if (!count || count >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	/* No leading blanks nor trailing newline: "echo 5 >" works. */
+	strim(buf);
+	return 0;
+}
+
+static ssize_t threshold_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	int kind = (long)file_inode(file)->i_private;
+	char buf[32];
+	u64 us;
+	int err;
+
+	err = knob_read(ubuf, count, buf, sizeof(buf));
+	if (!err)
+		err = kstrtou64(buf, 10, &us);
+	if (err || us > VMLAT_THRESHOLD_MAX_US) {
+		pr_warn_ratelimited("threshold_%s_us: write a number of microseconds from 0 (off) to %llu\n",
+				    vmlat_hist_kind_names[kind],
+				    VMLAT_THRESHOLD_MAX_US);
+		return err == -EFAULT ? err : -EINVAL;
+	}
+	err = vmlat_report_set_threshold(kind, us);
+	return err ?: count;
+}
+
+static int threshold_show(struct seq_file *m, void *unused)
+{
+	int kind = (long)m->private;
+
+	seq_printf(m, "%llu\n", vmlat_report_threshold_us(kind));
+	return 0;
+}
+
+DEFINE_SHOW_STORE_ATTRIBUTE(threshold);
+
+static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	char buf[16];
+	int err, mode;
+
+	err = knob_read(ubuf, count, buf, sizeof(buf));
+	mode = err ? -EINVAL : match_string(vmlat_snap_mode_names,
+					    VMLAT_NR_SNAP_MODES, buf);
+	if (mode < 0) {
+		pr_warn_ratelimited("snapshot: write swap (swap the main trace buffer), freeze (stop it) or event (only emit vmlat:vmlat_threshold)\n");
+		return err == -EFAULT ? err : -EINVAL;
+	}
+	err = vmlat_report_set_snap_mode(mode);
+	return err ?: count;
+}
+
+static int snapshot_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%s\n", vmlat_snap_mode_names[vmlat_report_snap_mode()]);
+	return 0;
+}
+
+DEFINE_SHOW_STORE_ATTRIBUTE(snapshot);
+
+static ssize_t interval_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	char buf[32];
+	u64 ms;
+	int err;
+
+	err = knob_read(ubuf, count, buf, sizeof(buf));
+	if (!err)
+		err = kstrtou64(buf, 10, &ms);
+	if (err || ms < 1 || ms > VMLAT_INTERVAL_MAX_MS) {
+		pr_warn_ratelimited("snapshot_interval_ms: write a number of milliseconds from 1 to %llu\n",
+				    VMLAT_INTERVAL_MAX_MS);
+		return err == -EFAULT ? err : -EINVAL;
+	}
+	vmlat_report_set_interval_ms(ms);
+	return count;
+}
+
+static int interval_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%llu\n", vmlat_report_interval_ms());
+	return 0;
+}
+
+DEFINE_SHOW_STORE_ATTRIBUTE(interval);
+
+/**
+ * vmlat_debugfs_reports_create() - the knobs and the "reports" file
+ * @dir:	/sys/kernel/debug/vmlat
+ */
+void vmlat_debugfs_reports_create(struct dentry *dir)
+{
+	char name[32];
+	long kind;
+
+	for (kind = 0; kind < VMLAT_NR_HIST_KINDS; kind++) {
+		snprintf(name, sizeof(name), "threshold_%s_us",
+			 vmlat_hist_kind_names[kind]);
+		debugfs_create_file(name, 0600, dir, (void *)kind,
+				    &threshold_fops);
+	}
+	debugfs_create_file("snapshot", 0600, dir, NULL, &snapshot_fops);
+	debugfs_create_file("snapshot_interval_ms", 0600, dir, NULL,
+			    &interval_fops);
+	debugfs_create_file("reports", 0444, dir, NULL, &reports_fops);
+}

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event dispatch: each probe's event (events.h) goes to its vCPU's state
+ * machines (core/state.c, core/nested.c), and what an event completes is
+ * counted in its VM: histograms, exit statistics, vmlat's trace events,
+ * and a report when it crosses a threshold (report.h). Context switches
+ * also go to preemption charging (charge.h), clock-sync hypercalls to
+ * the VM's clock sync (clock_sync.h).
+ *
+ * Everything here runs in tracepoint probes: KVM's entry/exit path and the
+ * scheduler (runqueue lock held). Hence: no allocation, no sleeping locks
+ * (raw spinlocks, taken briefly; a vCPU's own KVM events mostly take
+ * none), no printing.
+ */
+#include <linux/kvm_host.h>
+
+#include "charge.h"
+#include "events.h"
+#include "kvm_x86.h"
+#include "records.h"
+#include "report.h"
+#include "vmlat_hypercall.h"
+#include "vmlat_trace.h"
+
+/*
+ * The record of the current thread, running @vcpu; created (and NULL
+ * returned) at its first KVM event @ev.
+ */
+static __always_inline struct vmlat_vcpu *
+vmlat_vcpu_get(struct kvm_vcpu *vcpu, enum vmlat_event ev, u64 now)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+
+	if (likely(vc && vc->kvm_vcpu == vcpu))
+		return vc;
+	return vmlat_vcpu_new(vc, vcpu, ev, now);
+}
+
+static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
+{
+	int i, s;
+
+	vmlat_ahist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
+	if (slot < 0)	/* undecoded */
+		return;
+	atomic64_add(ns, &vm->exit_ns[slot]);
+	/* Reason histograms go to the first reasons seen, lock-free. */
+	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
+		s = atomic_read(&vm->reason_slot[i]);
+		if (s == VMLAT_SLOT_UNDECODED &&
+		    atomic_try_cmpxchg(&vm->reason_slot[i], &s, slot))
+			s = slot;
+		if (s == slot) {
+			vmlat_ahist_add(&vm->reason_hist[i], ns);
+			return;
+		}
+	}
+}
+
+/* An interval crossed its threshold: fill in a report. */
+static noinline void vmlat_interval_report(struct vmlat_vcpu *vc,
+					   enum vmlat_hist_kind kind, u64 ns,
+					   const struct vmlat_by *by, u64 now)
+{
+	struct vmlat_report r = {
+		.kind = kind,
+		.vm_pid = vc->vm->pid,
+		.vcpu = vc->idx,
+		.duration_ns = ns,
+		.end_ns = now,
+	};
+
+	memcpy(r.vm_comm, vc->vm->comm, sizeof(r.vm_comm));
+	if (kind == VMLAT_HIST_EXIT) {
+		r.cpu = smp_processor_id();
+		r.start_ns = vc->exit_ns;
+		r.isa = vc->exit_isa;
+		r.exit_reason = vc->exit_reason;
+		r.by.kind = VMLAT_BY_NONE;
+		r.by.vcpu = -1;
+	} else {
+		r.cpu = by->cpu;
+		r.start_ns = now - ns;
+		r.by = *by;
+	}
+	vmlat_report(&r);
+}
+
+/* Count what a completed interval was: histograms, trace event, report. */
+static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
+					    const struct vmlat_done *done,
+					    int slot, const struct vmlat_by *by,
+					    u64 now)
+{
+	struct vmlat_vm *vm = vc->vm;
+	enum vmlat_hist_kind kind;
+
+	switch (done->kind) {
+	case VMLAT_DONE_PREEMPT:
+		kind = VMLAT_HIST_PREEMPT;
+		vmlat_ahist_add(&vm->hist[kind], done->ns);
+		trace_vmlat_preempt(vm->pid, vc->idx, done->ns, by);
+		break;
+	case VMLAT_DONE_WAIT:
+		kind = VMLAT_HIST_WAIT;
+		vmlat_ahist_add(&vm->hist[kind], done->ns);
+		trace_vmlat_wait(vm->pid, vc->idx, done->ns, by);
+		break;
+	case VMLAT_DONE_EXIT:
+		/* The exits of clock sync are not the guest's workload. */
+		if (unlikely(slot == VMLAT_SLOT_SYNC)) {
+			atomic64_add(done->ns, &vm->sync.exit_ns);
+			return;
+		}
+		kind = VMLAT_HIST_EXIT;
+		vmlat_vm_exit_done(vm, slot, done->ns);
+		trace_vmlat_exit(vm->pid, vc->idx, done->ns, vc->exit_isa,
+				 vc->exit_reason);
+		break;
+	default:
+		return;
+	}
+	if (unlikely(vmlat_over_threshold(kind, done->ns)))
+		vmlat_interval_report(vc, kind, done->ns, by, now);
+}
+
+/*
+ * What a kvm_entry or kvm_exit tells the nested state machine, as flags
+ * (in registers: a struct on the stack costs its zeroing on kernels built
+ * with CONFIG_INIT_STACK_ALL_ZERO, at every exit).
+ */
+#define VMLAT_NIN_EVENT		0x1	/* a kvm_entry or kvm_exit */
+#define VMLAT_NIN_L2		0x2	/* is_guest_mode(): L2 exited/entered */
+#define VMLAT_NIN_VMENTER	0x4	/* the exit is L1's VMRUN/VMLAUNCH/VMRESUME */
+
+/*
+ * Feed the nested state machine a kvm_entry or kvm_exit of @a's vCPU;
+ * true if it completed something to count (in @nd).
+ * Context: in a write section of its vCPU's seq, in its thread.
+ */
+static __always_inline bool vmlat_nested_event(struct vmlat_vcpu_acct *a,
+					       enum vmlat_event ev, bool hlt,
+					       unsigned int nin, int slot,
+					       u64 now,
+					       struct vmlat_nested_done *nd)
+{
+	if (!nin)
+		return false;
+	if (ev == VMLAT_EV_EXIT) {
+		vmlat_nested_exit(&a->nested, nin & VMLAT_NIN_L2, slot, hlt,
+				  nin & VMLAT_NIN_VMENTER, now);
+		return false;
+	}
+	return vmlat_nested_entry(&a->nested, nin & VMLAT_NIN_L2, a->woken_ns,
+				  now, nd);
+}
+
+/* Count what a kvm_entry completed in the nested state machine. */
+static noinline void vmlat_nested_done(struct vmlat_vcpu *vc,
+				       const struct vmlat_nested_done *nd)
+{
+	struct vmlat_vm *vm = vc->vm;
+	unsigned int i;
+	int slot;
+
+	if (nd->handled) {
+		i = nd->handled == VMLAT_LEVEL_L1 ? VMLAT_NESTED_BY_L1 :
+						    VMLAT_NESTED_BY_L0;
+		if (nd->slot >= 0)
+			atomic64_inc(&vm->nested_exits[i][nd->slot]);
+		else
+			atomic64_inc(&vm->nested_undecoded[i]);
+	}
+	for (i = 0; i < nd->nr; i++) {
+		vmlat_ahist_add(&vm->nested_hist[nd->iv[i].hist],
+				nd->iv[i].ns);
+		if (nd->iv[i].hist != VMLAT_NH_L2_EXIT_L0 &&
+		    nd->iv[i].hist != VMLAT_NH_L2_EXIT_L1)
+			continue;
+		slot = nd->iv[i].slot;
+		trace_vmlat_nested_exit(vm->pid, vc->idx, nd->iv[i].ns,
+					slot < 0 ? 0 : vmlat_exit_slot_isa(slot),
+					slot < 0 ? 0 : vmlat_exit_slot_code(slot),
+					nd->iv[i].hist == VMLAT_NH_L2_EXIT_L1);
+	}
+}
+
+/*
+ * Catch up with a reset @vc has not counted from yet.
+ * Context: in a write section of @vc->seq.
+ */
+static __always_inline void vmlat_vcpu_catch_up(struct vmlat_vcpu *vc)
+{
+	/* Pairs with the release in vmlat_records_reset(): the time is set. */
+	u32 gen = smp_load_acquire(&vmlat_reset_gen);
+
+	if (unlikely(vc->acct.reset_gen != gen))
+		vmlat_acct_reset(&vc->acct, gen, READ_ONCE(vmlat_reset_ns));
+}
+
+/*
+ * One event of @vc, under its lock; @by: for a switch-in, who ran the
+ * longest slice while it waited (what a completed preemption or wait is
+ * attributed to).
+ */
+static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
+				      enum vmlat_event ev, bool hlt, u64 now,
+				      const struct vmlat_by *by,
+				      unsigned int nin, int nslot)
+{
+	struct vmlat_nested_done *nd = &vc->nested_done;
+	struct vmlat_done done;
+	unsigned long flags;
+	bool count_nd;
+	int slot;
+
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	/* Write nothing then: see vmlat_owner_event(). */
+	if (!nin && vmlat_acct_event_is_noop(&vc->acct, ev)) {
+		raw_spin_unlock_irqrestore(&vc->lock, flags);
+		return;
+	}
+	slot = vc->exit_slot;
+	raw_write_seqcount_begin(&vc->seq);
+	vmlat_vcpu_catch_up(vc);
+	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
+	count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin, nslot, now, nd);
+	raw_write_seqcount_end(&vc->seq);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	vmlat_vcpu_done(vc, &done, slot, by, now);
+	if (unlikely(count_nd))
+		vmlat_nested_done(vc, nd);
+}
+
+static_assert(VMLAT_GUEST < VMLAT_USER && VMLAT_KERNEL < VMLAT_USER &&
+	      VMLAT_PREEMPTED > VMLAT_USER && VMLAT_WAIT > VMLAT_USER &&
+	      VMLAT_IDLE > VMLAT_USER && VMLAT_BLOCKED > VMLAT_USER,
+	      "the on-CPU states are the ones up to VMLAT_USER");
+
+/*
+ * One of the current thread's own KVM events (kvm_exit, kvm_userspace_exit,
+ * kvm_entry): three per exit round trip, so without the lock when it can
+ * be. While the vCPU is on CPU (guest, kernel, user), only this thread
+ * writes its accounting: what other CPUs report then (a wake-up of a
+ * running task) changes nothing and writes nothing, and what takes it off
+ * CPU (its switch-out) runs in this thread. The write barrier is for
+ * readers (vmlat_vcpu_read_acct()); it is the raw one, without lockdep's
+ * annotation, which cannot know that the writers in hard IRQ context (a
+ * wake-up of a halted vCPU) and these never meet. Anything unexpected
+ * goes the locked way.
+ *
+ * Context: @vc's thread, preemption off.
+ */
+static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
+					      enum vmlat_event ev, bool hlt,
+					      u64 now, unsigned int nin,
+					      int nslot)
+{
+	struct vmlat_nested_done *nd = &vc->nested_done;
+	struct vmlat_done done;
+	bool ok, count_nd = false;
+
+	if (likely(READ_ONCE(vc->acct.state) <= VMLAT_USER)) {
+		raw_write_seqcount_begin(&vc->seq);
+		vmlat_vcpu_catch_up(vc);
+		ok = vmlat_acct_owner(&vc->acct, ev, hlt, now, &done);
+		if (likely(ok))
+			count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin,
+						      nslot, now, nd);
+		raw_write_seqcount_end(&vc->seq);
+		if (likely(ok)) {
+			if (done.kind == VMLAT_DONE_EXIT)
+				vmlat_vcpu_done(vc, &done, vc->exit_slot, NULL,
+						now);
+			if (unlikely(count_nd))
+				vmlat_nested_done(vc, nd);
+			return;
+		}
+	}
+	vmlat_vcpu_event(vc, ev, hlt, now, NULL, nin, nslot);
+}
+
+/*
+ * Apply @fn to the nested state of the current thread's @vc, as
+ * vmlat_owner_event() writes: without the lock while it is on CPU.
+ */
+static void vmlat_owner_nested(struct vmlat_vcpu *vc,
+			       void (*fn)(struct vmlat_nested *n))
+{
+	unsigned long flags;
+
+	if (likely(READ_ONCE(vc->acct.state) <= VMLAT_USER)) {
+		raw_write_seqcount_begin(&vc->seq);
+		fn(&vc->acct.nested);
+		raw_write_seqcount_end(&vc->seq);
+		return;
+	}
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	raw_write_seqcount_begin(&vc->seq);
+	fn(&vc->acct.nested);
+	raw_write_seqcount_end(&vc->seq);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+}
+
+/**
+ * vmlat_on_kvm_entry() - a vCPU enters guest mode
+ * @vcpu:	the vCPU; current is its thread
+ *
+ * Context: kvm_entry tracepoint, preemption disabled.
+ */
+void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
+{
+	u64 now = vmlat_now_ns();
+	struct vmlat_vcpu *vc = vmlat_vcpu_get(vcpu, VMLAT_EV_ENTRY, now);
+	unsigned int nin = VMLAT_NIN_EVENT |
+			   (vmlat_kvm_in_l2(vcpu) ? VMLAT_NIN_L2 : 0);
+
+	if (vc)
+		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, nin, -1);
+}
+
+/**
+ * vmlat_on_kvm_exit() - a vCPU leaves guest mode
+ * @vcpu:	the vCPU; current is its thread
+ * @isa:	KVM_ISA_SVM or KVM_ISA_VMX
+ *
+ * Context: kvm_exit tracepoint, on the vCPU's CPU, preemption disabled.
+ */
+void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
+{
+	u64 now = vmlat_now_ns(), code;
+	struct vmlat_vcpu *vc, *created;
+	bool hlt = false, decoded;
+	int slot = VMLAT_SLOT_UNDECODED;
+
+	vc = vmlat_vcpu_get(vcpu, VMLAT_EV_EXIT, now);
+	/* NULL: just created at this exit (or not tracked) */
+	created = vc ? NULL : vmlat_vcpu_current();
+	if (!vc && !created)
+		return;
+
+	decoded = !vmlat_read_exit_code(vcpu, isa, &code,
+					&(vc ?: created)->vmcb_checked);
+	if (decoded) {
+		slot = vmlat_exit_slot(isa, code);
+		hlt = vmlat_exit_slot_is_hlt(slot);
+	}
+
+	if (vc) {
+		unsigned int nin = VMLAT_NIN_EVENT |
+			(vmlat_kvm_in_l2(vcpu) ? VMLAT_NIN_L2 : 0) |
+			(vmlat_exit_slot_is_vmenter(slot) ? VMLAT_NIN_VMENTER : 0);
+
+		vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now, nin, slot);
+	} else {
+		vc = created;
+		raw_write_seqcount_begin(&vc->seq);
+		vc->acct.halted = hlt;
+		raw_write_seqcount_end(&vc->seq);
+	}
+	WRITE_ONCE(vc->exit_slot, slot);
+	/* Only this thread reads them, at its next kvm_entry. */
+	vc->exit_isa = decoded ? isa : 0;
+	vc->exit_reason = decoded ? (u32)code : 0;
+	vc->exit_ns = now;
+	if (slot >= 0)
+		atomic64_inc(&vc->vm->exit_count[slot]);
+	else
+		atomic64_inc(&vc->vm->exit_undecoded);
+}
+
+/**
+ * vmlat_on_userspace_exit() - the current vCPU thread returns to its VMM
+ *
+ * Context: kvm_userspace_exit tracepoint.
+ */
+void vmlat_on_userspace_exit(void)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+
+	if (vc)
+		vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false,
+				  vmlat_now_ns(), 0, -1);
+}
+
+/**
+ * vmlat_on_mmu_get_page() - KVM's MMU looked up or made a shadow page
+ *
+ * Context: kvmmmu:kvm_mmu_get_page tracepoint, MMU lock held; current
+ * may be a vCPU thread or any thread of a VMM (the ioctls of dirty
+ * logging).
+ */
+void vmlat_on_mmu_get_page(void)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+
+	/* A READ_ONCE(): it is ours to write, readers copy it under seq. */
+	if (vc && READ_ONCE(vc->acct.nested.p1_state) == VMLAT_P1_WAITING)
+		vmlat_owner_nested(vc, vmlat_nested_mmu_page);
+}
+
+/**
+ * vmlat_on_nested_vmexit_inject() - KVM makes L1 handle an exit of L2
+ *
+ * Context: kvm_nested_vmexit_inject tracepoint, in the vCPU's thread.
+ */
+void vmlat_on_nested_vmexit_inject(void)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+
+	if (vc && READ_ONCE(vc->acct.nested.p1_state) != VMLAT_P1_NORMAL)
+		vmlat_owner_nested(vc, vmlat_nested_inject);
+}
+
+/**
+ * vmlat_on_kvm_hypercall() - a guest made a hypercall
+ * @nr:		its number (RAX)
+ * @a0:		RBX
+ * @a1:		RCX
+ * @a2:		RDX
+ * @a3:		RSI
+ *
+ * vmlat's clock-sync calls (hypercall/vmlat_hypercall.h) go to their VM's
+ * mapping, and their exit leaves the exit statistics for the VM's sync
+ * counters. Any other number returns at once.
+ *
+ * Context: kvm_hypercall tracepoint, in the vCPU's thread, handling the
+ * exit (the kvm_exit probe ran).
+ */
+void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
+			    unsigned long a1, unsigned long a2,
+			    unsigned long a3)
+{
+	struct vmlat_sync_xchg x;
+	struct vmlat_vcpu *vc;
+	struct vmlat_vm *vm;
+	int slot;
+
+	if (likely(nr != VMLAT_HC_NR))
+		return;
+	vc = vmlat_vcpu_current();
+	if (!vc)
+		return;
+	vm = vc->vm;
+	if (vmlat_vm_sync_call(&vm->sync, vmlat_now_ns(), a0, a1, a2, a3, &x))
+		trace_vmlat_sync(vm->pid, vc->idx, x.seq, x.g1, x.h, x.g2);
+
+	slot = vc->exit_slot;
+	if (slot == VMLAT_SLOT_SYNC)
+		return;
+	if (slot >= 0)
+		atomic64_dec(&vm->exit_count[slot]);
+	else
+		atomic64_dec(&vm->exit_undecoded);
+	atomic64_inc(&vm->sync.exits);
+	WRITE_ONCE(vc->exit_slot, VMLAT_SLOT_SYNC);
+}
+
+/* ---- the scheduler ------------------------------------------------ */
+
+/*
+ * The context switch of a vCPU, or on a CPU a vCPU waits for: out of line,
+ * so that the many others pay for no more than vmlat_on_sched_switch()'s
+ * few registers.
+ */
+static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
+				       unsigned int prev_state,
+				       struct vmlat_vcpu *pv,
+				       struct vmlat_vcpu *nv)
+{
+	u64 now = vmlat_now_ns();
+	bool runnable;
+
+	/* As __schedule(): a preempted task stays on the runqueue. */
+	runnable = preempt || prev_state == TASK_RUNNING;
+
+	if (pv)
+		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
+				 VMLAT_EV_OUT_SLEEP, false, now, NULL, 0, -1);
+
+	/* Before next leaves the victim list: it is charged too. */
+	vmlat_charge_switch(prev, pv, runnable, now);
+
+	if (nv) {
+		struct vmlat_by by;
+
+		this_cpu_write(vmlat_cur_vcpu, nv);
+		vmlat_victim_leave(nv, &by);
+		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by, 0, -1);
+	}
+}
+
+/**
+ * vmlat_on_sched_switch() - a context switch
+ * @preempt:	prev was preempted
+ * @prev:	the task leaving the CPU
+ * @next:	the task taking it
+ * @prev_state:	prev's state as the scheduler saw it
+ *
+ * Context: sched_switch tracepoint, runqueue lock held, IRQs off.
+ */
+void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state)
+{
+	struct vmlat_vcpu *pv, *nv;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+
+	pv = vmlat_vcpu_of(prev);
+	nv = vmlat_vcpu_of(next);
+	/*
+	 * Neither task is a vCPU and no vCPU waits here: nothing to account,
+	 * and no clock read or lock on most context switches of a host.
+	 * We hold this runqueue's lock, so no victim can appear here
+	 * meanwhile (charge.h); a later one is charged from its own
+	 * victim_since_ns, never from a skipped switch.
+	 */
+	if (!pv && !nv && !vmlat_cpu_has_victims())
+		return;
+	vmlat_switch_vcpu(preempt, prev, prev_state, pv, nv);
+}
+
+/**
+ * vmlat_on_sched_waking() - a task is being woken
+ * @p:	the task
+ *
+ * Context: sched_waking tracepoint, on the waker's CPU.
+ */
+void vmlat_on_sched_waking(struct task_struct *p)
+{
+	struct vmlat_vcpu *vc;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	vc = vmlat_vcpu_of(p);
+	if (vc)
+		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns(),
+				 NULL, 0, -1);
+}
+
+/**
+ * vmlat_on_sched_wakeup() - a woken task is on a runqueue
+ * @p:	the task; task_cpu(@p) is the CPU whose queue holds it
+ *
+ * Context: sched_wakeup tracepoint, that runqueue's lock held.
+ */
+void vmlat_on_sched_wakeup(struct task_struct *p)
+{
+	struct vmlat_vcpu *vc;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	vc = vmlat_vcpu_of(p);
+	if (!vc || READ_ONCE(vc->acct.state) != VMLAT_WAIT)
+		return;
+	vmlat_victim_woken(vc, task_cpu(p), vmlat_now_ns());
+}
+
+/**
+ * vmlat_on_sched_migrate() - a task moves to another CPU's queue
+ * @p:		the task
+ * @dest_cpu:	where it goes
+ *
+ * Context: sched_migrate_task tracepoint, runqueue locks held.
+ */
+void vmlat_on_sched_migrate(struct task_struct *p, int dest_cpu)
+{
+	struct vmlat_vcpu *vc;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	vc = vmlat_vcpu_of(p);
+	if (!vc || READ_ONCE(vc->victim_cpu) < 0)
+		return;
+	vmlat_victim_migrate(vc, dest_cpu);
+}
+
+/**
+ * vmlat_on_sched_exit() - a thread exits
+ * @p:	the thread (current)
+ *
+ * Context: sched_process_exit tracepoint, process context.
+ */
+void vmlat_on_sched_exit(struct task_struct *p)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_of(p);
+
+	if (!vc)
+		return;
+	vmlat_victim_leave(vc, NULL);
+	vmlat_vcpu_exited(vc, p);
+}

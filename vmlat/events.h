@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The events vmlat's probes (probes.c) hand over, one function each
+ * (events.c). Context: the tracepoint each is named after.
+ */
+#ifndef _VMLAT_EVENTS_H
+#define _VMLAT_EVENTS_H
+
+#include <linux/types.h>
+
+struct kvm_vcpu;
+struct task_struct;
+
+void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
+void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
+void vmlat_on_userspace_exit(void);
+void vmlat_on_mmu_get_page(void);
+void vmlat_on_nested_vmexit_inject(void);
+void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
+			    unsigned long a1, unsigned long a2,
+			    unsigned long a3);
+void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
+			   struct task_struct *next, unsigned int prev_state);
+void vmlat_on_sched_waking(struct task_struct *p);
+void vmlat_on_sched_wakeup(struct task_struct *p);
+void vmlat_on_sched_migrate(struct task_struct *p, int dest_cpu);
+void vmlat_on_sched_exit(struct task_struct *p);
+
+#endif /* _VMLAT_EVENTS_H */

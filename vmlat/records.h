@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The records vmlat keeps: one per VM and one per vCPU thread, in bounded
+ * tables allocated at load (probes never allocate), with counters of what
+ * did not fit. Who writes what:
+ *  - a vCPU's accounting: its own thread (account.c), or under its lock;
+ *  - a VM's exit and histogram counters: atomics, any of its vCPUs;
+ *  - a VM's preemptor table and stolen_by: under the VM's lock (charge.c);
+ *  - slots: allocated and retired under vmlat_alloc_lock (records.c).
+ * Readers go through view.h, never here.
+ */
+#ifndef _VMLAT_RECORDS_H
+#define _VMLAT_RECORDS_H
+
+#include <linux/atomic.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+
+#include "ahist.h"
+#include "clock_sync.h"
+#include "exit_codes.h"
+#include "nested.h"
+#include "state.h"
+#include "tasks.h"
+#include "topk.h"
+#include "types.h"
+
+/**
+ * struct vmlat_vm - one VM, named by its VMM process
+ * @lock:	protects @top, @preemptors and @stolen_by
+ * @kvm:	the struct kvm, as a key only: never dereferenced
+ * @pid:	tgid of the VMM process
+ * @comm:	its name
+ * @live_vcpus:	vCPU threads not exited; 0 and @exited: the VM is gone
+ * @exited:	all its vCPU threads exited (kept for display until reused)
+ * @exit_count:	exits per reason slot (exit_codes.h)
+ * @exit_ns:	handling time per reason slot
+ * @exit_undecoded: exits whose reason could not be read or is unknown
+ * @hist:	preemption, wait and exit-handling durations
+ * @reason_slot: which exit reason slot each of @reason_hist serves (-1)
+ * @reason_hist: exit-handling durations of the first reasons seen
+ * @nested_exits: L2 exits per enum vmlat_nested_by and reason slot
+ * @nested_undecoded: the same for L2 exits of unknown reason
+ * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
+ * @sync:	clock sync with its guest (clock_sync.h)
+ * @top:	top preemptors by stolen time (space-saving top-k)
+ * @preemptors:	who each slot of @top is
+ * @stolen_by:	stolen time by host tasks and by each VM: index with
+ *		vmlat_stolen_row()
+ */
+struct vmlat_vm {
+	raw_spinlock_t lock;
+	const void *kvm;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	atomic_t live_vcpus;
+	bool exited;
+	atomic64_t exit_count[VMLAT_EXIT_NR_SLOTS];
+	atomic64_t exit_ns[VMLAT_EXIT_NR_SLOTS];
+	atomic64_t exit_undecoded;
+	struct vmlat_ahist hist[VMLAT_NR_HIST_KINDS];
+	atomic_t reason_slot[VMLAT_REASON_HISTS];
+	struct vmlat_ahist reason_hist[VMLAT_REASON_HISTS];
+	atomic64_t nested_exits[VMLAT_NR_NESTED_BY][VMLAT_EXIT_NR_SLOTS];
+	atomic64_t nested_undecoded[VMLAT_NR_NESTED_BY];
+	struct vmlat_ahist nested_hist[VMLAT_NR_NESTED_HISTS];
+	struct vmlat_vm_sync sync;
+	struct vmlat_topk top;
+	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];
+	u64 stolen_by[1 + VMLAT_MAX_VMS];
+};
+
+/*
+ * The row of struct vmlat_vm.stolen_by for time stolen by a host task
+ * (@by NULL) or by a vCPU of the VM @by.
+ */
+#define VMLAT_STOLEN_BY_HOST	0
+
+/**
+ * struct vmlat_vcpu - one vCPU thread
+ * @lock:	serialises its state machine's scheduler events (its own,
+ *		and wake-ups from other CPUs) and readers; its thread's own
+ *		KVM events take it only when unexpected
+ * @seq:	write barrier of @acct, for readers (view.c)
+ * @task:	the thread, as a key; NULL once it exited
+ * @kvm_vcpu:	the struct kvm_vcpu it runs, as a key only
+ * @vm:		its VM
+ * @tid:	thread id
+ * @idx:	vCPU index in its VM
+ * @exit_slot:	reason slot of the exit being handled, or VMLAT_SLOT_*
+ * @acct:	state accounting
+ * @victim_cpu:	CPU whose queue it waits on while preempted/woken, or -1
+ *		(under that CPU's lock)
+ * @victim_since_ns: since when it waits there
+ * @iv_by:	who ran the longest slice on that CPU since it began to
+ *		wait (under that CPU's lock)
+ * @exit_isa:	the exit being handled: VMLAT_ISA_*, 0 if undecoded
+ * @exit_reason: its raw code
+ * @exit_ns:	its kvm_exit time
+ * @vmcb_checked: the last VMCB pointer found plausible (kvm_x86.h)
+ * @nested_done: what its last kvm_entry completed in the nested state
+ *		machine (its thread's scratch space)
+ */
+struct vmlat_vcpu {
+	raw_spinlock_t lock;
+	seqcount_t seq;
+	const struct task_struct *task;
+	const void *kvm_vcpu;
+	struct vmlat_vm *vm;
+	pid_t tid;
+	int idx;
+	int exit_slot;
+	struct vmlat_vcpu_acct acct;
+	int victim_cpu;
+	u64 victim_since_ns;
+	struct vmlat_by iv_by;
+	u32 exit_isa;
+	u32 exit_reason;
+	u64 exit_ns;
+	const void *vmcb_checked;
+	struct vmlat_nested_done nested_done;
+};
+
+/**
+ * struct vmlat_stats - how the bounded tables are doing
+ * @dropped_vms: VMs not tracked because all VM slots were in use
+ * @dropped_vcpus: vCPU threads not tracked (slots or task table full)
+ * @dropped_victims: waits not attributed (per-CPU victim list full)
+ */
+struct vmlat_stats {
+	atomic64_t dropped_vms;
+	atomic64_t dropped_vcpus;
+	atomic64_t dropped_victims;
+};
+
+extern struct vmlat_vm *vmlat_vms;
+extern struct vmlat_vcpu *vmlat_vcpus;
+extern struct vmlat_stats vmlat_stats;
+/* Live vCPU threads: the scheduler probes do nothing while it is 0. */
+extern atomic_t vmlat_live_vcpus;
+/* The reset every accounting catches up with (vmlat_records_reset()). */
+extern u32 vmlat_reset_gen;
+extern u64 vmlat_reset_ns;
+
+DECLARE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
+
+static inline int vmlat_stolen_row(const struct vmlat_vm *by)
+{
+	return by ? 1 + (by - vmlat_vms) : VMLAT_STOLEN_BY_HOST;
+}
+
+/* The vCPU record of @p, or NULL. Context: any; no lock. */
+static __always_inline struct vmlat_vcpu *
+vmlat_vcpu_of(const struct task_struct *p)
+{
+	int idx = vmlat_task_find(p);
+	struct vmlat_vcpu *vc;
+
+	if (idx < 0)
+		return NULL;
+	vc = &vmlat_vcpus[idx];
+	return READ_ONCE(vc->task) == p ? vc : NULL;
+}
+
+/*
+ * The current thread's vCPU record, or NULL. The CPU remembers the record
+ * it last ran (or created), to spare the lookup on every KVM event: only a
+ * hint, checked to be the current thread's.
+ */
+static __always_inline struct vmlat_vcpu *vmlat_vcpu_current(void)
+{
+	struct vmlat_vcpu *vc = this_cpu_read(vmlat_cur_vcpu);
+
+	if (likely(vc && READ_ONCE(vc->task) == current))
+		return vc;
+	vc = vmlat_vcpu_of(current);
+	if (vc)
+		this_cpu_write(vmlat_cur_vcpu, vc);
+	return vc;
+}
+
+bool vmlat_vm_in_use(const struct vmlat_vm *vm);
+bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc);
+
+struct kvm_vcpu;
+
+struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
+				  struct kvm_vcpu *vcpu, enum vmlat_event ev,
+				  u64 now);
+void vmlat_vcpu_exited(struct vmlat_vcpu *vc, const struct task_struct *p);
+
+void vmlat_records_reset(void);
+int vmlat_records_init(void);
+void vmlat_records_exit(void);
+
+#endif /* _VMLAT_RECORDS_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What vmlat's glue, its readers (view.h) and its trace events share:
+ * limits, the kinds of interval and of preemptor with their one table of
+ * names each, and who-ran records. No logic, no lock, no table.
+ */
+#ifndef _VMLAT_TYPES_H
+#define _VMLAT_TYPES_H
+
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+
+#define VMLAT_MAX_VMS		64
+#define VMLAT_MAX_VCPUS		512
+#define VMLAT_REASON_HISTS	8	/* per VM: the first reasons seen */
+
+/* The kinds of interval with a histogram of their own per VM. */
+enum vmlat_hist_kind {
+	VMLAT_HIST_PREEMPT,
+	VMLAT_HIST_WAIT,
+	VMLAT_HIST_EXIT,
+	VMLAT_NR_HIST_KINDS
+};
+
+extern const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS];
+
+/* Who ran while a vCPU waited for its CPU. */
+enum vmlat_preemptor_kind {
+	VMLAT_BY_HOST,		/* a host task */
+	VMLAT_BY_VM,		/* a vCPU of another VM */
+	VMLAT_BY_SAME_VM,	/* a vCPU of the same VM */
+	VMLAT_BY_NONE,		/* nothing ran (an interval of no time) */
+	VMLAT_NR_BY_KINDS
+};
+
+/* As debugfs, JSON and the trace events name them. */
+extern const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS];
+
+/*
+ * A vCPU's exit reason slot (exit_codes.h) is 0 or more; these say what
+ * else it can be.
+ */
+#define VMLAT_SLOT_UNDECODED	(-1)	/* the reason could not be read */
+#define VMLAT_SLOT_SYNC		(-2)	/* a clock-sync hypercall */
+
+/* Who dealt with an L2 exit: the index of struct vmlat_vm.nested_exits. */
+enum vmlat_nested_by {
+	VMLAT_NESTED_BY_L0,	/* handled by the host */
+	VMLAT_NESTED_BY_L1,	/* reflected to the L1 hypervisor */
+	VMLAT_NR_NESTED_BY
+};
+
+/**
+ * struct vmlat_by - who ran the longest slice while a vCPU waited
+ * @kind:	enum vmlat_preemptor_kind
+ * @cpu:	the CPU the vCPU waited for
+ * @pid:	the task (for vCPUs: the vCPU thread), or 0
+ * @vm_pid:	for vCPUs: the pid of their VM, else 0
+ * @vcpu:	for vCPUs: their index, else -1
+ * @ns:		the slice
+ * @comm:	the task's name
+ */
+struct vmlat_by {
+	u8 kind;
+	int cpu;
+	pid_t pid;
+	pid_t vm_pid;
+	int vcpu;
+	u64 ns;
+	char comm[TASK_COMM_LEN];
+};
+
+/**
+ * struct vmlat_preemptor - a task that ran while a vCPU of a VM waited for
+ * its CPU: the payload of a slot of the VM's top-k table (topk.h), which
+ * counts its stolen time and slices
+ * @kind:	enum vmlat_preemptor_kind
+ * @pid:	the task (for vCPUs: the vCPU thread)
+ * @comm:	its name
+ * @vm_pid:	for vCPUs: the pid of their VM, else 0
+ * @vcpu:	for vCPUs: their index, else -1
+ */
+struct vmlat_preemptor {
+	u8 kind;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	pid_t vm_pid;
+	int vcpu;
+};
+
+/* A preemptor's key in the top-k table: the same task as the same kind. */
+static inline u64 vmlat_preemptor_key(u8 kind, pid_t pid)
+{
+	return (u64)kind << 32 | (u32)pid;
+}
+
+/* Copy a task name as tracepoints do (no task_lock(): see records.c). */
+static inline void vmlat_copy_comm(char *dst, const char *comm)
+{
+	memcpy(dst, comm, TASK_COMM_LEN);
+	dst[TASK_COMM_LEN - 1] = '\0';
+}
+
+/* The clock of ftrace's "mono" trace clock, safe in any context. */
+static __always_inline u64 vmlat_now_ns(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+#endif /* _VMLAT_TYPES_H */

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The read API (view.h): consistent copies of the records for debugfs.
+ * The only reader-side code that knows the records' layout and locks.
+ */
+#include <linux/string.h>
+
+#include "records.h"
+#include "report.h"
+#include "view.h"
+
+const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS] = {
+	[VMLAT_HIST_PREEMPT]	= "preempt",
+	[VMLAT_HIST_WAIT]	= "wait",
+	[VMLAT_HIST_EXIT]	= "exit",
+};
+
+const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS] = {
+	[VMLAT_BY_HOST]		= "host",
+	[VMLAT_BY_VM]		= "vm",
+	[VMLAT_BY_SAME_VM]	= "same_vm",
+	[VMLAT_BY_NONE]		= "none",
+};
+
+const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES] = {
+	[VMLAT_SYNC_OK]			= "ok",
+	[VMLAT_SYNC_WAITING]		= "waiting",
+	[VMLAT_SYNC_INCONSISTENT]	= "inconsistent",
+	[VMLAT_SYNC_OUT_OF_RANGE]	= "out_of_range",
+};
+
+const u32 vmlat_quantile_ppm[VMLAT_NR_QUANTILES] = {
+	VMLAT_PPM_P50, 900000, VMLAT_PPM_P99, 999000
+};
+const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES] = {
+	"p50", "p90", "p99", "p99.9"
+};
+
+/**
+ * vmlat_view_vms() - the VMs known now
+ * @list:	set to their handles, in slot order
+ *
+ * One pass: a table printed from @list has the same VMs in every part.
+ * Return: how many.
+ */
+int vmlat_view_vms(const struct vmlat_vm *list[VMLAT_MAX_VMS])
+{
+	int i, n = 0;
+
+	for (i = 0; i < VMLAT_MAX_VMS; i++) {
+		if (vmlat_vm_in_use(&vmlat_vms[i]))
+			list[n++] = &vmlat_vms[i];
+	}
+	return n;
+}
+
+void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v)
+{
+	v->pid = vm->pid;
+	memcpy(v->comm, vm->comm, sizeof(v->comm));
+	v->exited = READ_ONCE(vm->exited);
+}
+
+/**
+ * vmlat_vcpu_read_acct() - a consistent copy of a vCPU's accounting
+ * @vc:	the vCPU
+ * @a:	the copy, with any reset @vc has not caught up with applied
+ *
+ * Context: process context, @vc->lock held (no other writer then runs
+ * but @vc's own thread, whose write sections are short and never wait).
+ */
+static void vmlat_vcpu_read_acct(struct vmlat_vcpu *vc,
+				 struct vmlat_vcpu_acct *a)
+{
+	unsigned int seq;
+	u32 gen;
+
+	do {
+		seq = read_seqcount_begin(&vc->seq);
+		*a = vc->acct;
+	} while (read_seqcount_retry(&vc->seq, seq));
+	/* Pairs with the release in vmlat_records_reset(). */
+	gen = smp_load_acquire(&vmlat_reset_gen);
+	if (a->reset_gen != gen)
+		vmlat_acct_reset(a, gen, READ_ONCE(vmlat_reset_ns));
+}
+
+/**
+ * vmlat_view_vcpu() - a consistent copy of the vCPU record @i
+ * @i:		0 .. VMLAT_MAX_VCPUS - 1
+ * @now:	the time its current state is counted up to
+ * @v:		the copy
+ *
+ * Return: false if record @i is not in use.
+ */
+bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
+{
+	struct vmlat_vcpu *vc = &vmlat_vcpus[i];
+	struct vmlat_vcpu_acct a;
+	unsigned long flags;
+
+	if (!vmlat_vcpu_in_use(vc))
+		return false;
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	v->vm = vc->vm;
+	v->vm_pid = vc->vm ? vc->vm->pid : 0;
+	v->tid = vc->tid;
+	v->idx = vc->idx;
+	v->live = vc->task;
+	vmlat_vcpu_read_acct(vc, &a);
+	v->state = a.state;
+	v->st.exits = a.exits;
+	vmlat_acct_snapshot(&a, now, v->st.time_ns, &v->st.observed_ns);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	v->nested = a.nested;
+	if (!a.ended)
+		vmlat_nested_snapshot(&v->nested, now);
+	return v->vm;
+}
+
+/**
+ * vmlat_view_vm_states() - the sum of a VM's vCPUs' state times
+ * @vm:		the VM
+ * @now:	the time current states are counted up to
+ * @sum:	the sum
+ *
+ * Return: how many vCPUs it has.
+ */
+int vmlat_view_vm_states(const struct vmlat_vm *vm, u64 now,
+			 struct vmlat_view_states *sum)
+{
+	struct vmlat_view_vcpu v;
+	unsigned int i, j;
+	int nr = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!vmlat_view_vcpu(i, now, &v) || v.vm != vm)
+			continue;
+		for (j = 0; j < VMLAT_NR_STATES; j++)
+			sum->time_ns[j] += v.st.time_ns[j];
+		sum->observed_ns += v.st.observed_ns;
+		sum->exits += v.st.exits;
+		nr++;
+	}
+	return nr;
+}
+
+u64 vmlat_view_exit_count(const struct vmlat_vm *vm, int slot)
+{
+	return atomic64_read(&vm->exit_count[slot]);
+}
+
+u64 vmlat_view_exit_ns(const struct vmlat_vm *vm, int slot)
+{
+	return atomic64_read(&vm->exit_ns[slot]);
+}
+
+u64 vmlat_view_exits_undecoded(const struct vmlat_vm *vm)
+{
+	return atomic64_read(&vm->exit_undecoded);
+}
+
+void vmlat_view_hist(const struct vmlat_vm *vm, enum vmlat_hist_kind kind,
+		     struct vmlat_hist_snap *h)
+{
+	vmlat_ahist_read(&vm->hist[kind], h);
+}
+
+void vmlat_view_nested_hist(const struct vmlat_vm *vm,
+			    enum vmlat_nested_hist kind,
+			    struct vmlat_hist_snap *h)
+{
+	vmlat_ahist_read(&vm->nested_hist[kind], h);
+}
+
+/* The exit reason slot the VM's reason histogram @i serves, or -1. */
+int vmlat_view_reason_hist_slot(const struct vmlat_vm *vm, unsigned int i)
+{
+	return atomic_read(&vm->reason_slot[i]);
+}
+
+/* The histogram of exit reason @slot, if the VM keeps one. */
+bool vmlat_view_reason_hist(const struct vmlat_vm *vm, int slot,
+			    struct vmlat_hist_snap *h)
+{
+	unsigned int i;
+
+	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
+		if (atomic_read(&vm->reason_slot[i]) == slot) {
+			vmlat_ahist_read(&vm->reason_hist[i], h);
+			return true;
+		}
+	}
+	return false;
+}
+
+u64 vmlat_hist_snap_quantile(const struct vmlat_hist_snap *h, u32 ppm)
+{
+	return vmlat_hist_quantile(h->buckets, h->count, h->max_ns, ppm);
+}
+
+/* L2 exits of reason @slot (VMLAT_SLOT_UNDECODED: unknown) dealt by @by. */
+u64 vmlat_view_nested_exits(const struct vmlat_vm *vm, enum vmlat_nested_by by,
+			    int slot)
+{
+	if (slot < 0)
+		return atomic64_read(&vm->nested_undecoded[by]);
+	return atomic64_read(&vm->nested_exits[by][slot]);
+}
+
+/**
+ * vmlat_view_sync() - a VM's clock sync state and mapping
+ * @vm:	the VM
+ * @v:	the copy
+ *
+ * Return: false if its guest never called.
+ */
+bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v)
+{
+	int err;
+
+	/* Its lock is taken inside: a const VM is only read. */
+	vmlat_vm_sync_copy((struct vmlat_vm_sync *)&vm->sync, &v->d);
+	v->exits = atomic64_read(&vm->sync.exits);
+	v->exit_ns = atomic64_read(&vm->sync.exit_ns);
+	if (!v->d.calls && !v->exits)
+		return false;
+	err = vmlat_clock_fit_solve(&v->d.fit, &v->map);
+	v->state = !err ? VMLAT_SYNC_OK : err == -EAGAIN ? VMLAT_SYNC_WAITING :
+		   err == -EDOM ? VMLAT_SYNC_INCONSISTENT :
+		   VMLAT_SYNC_OUT_OF_RANGE;
+	if (!err) {
+		v->offset_ns = (s64)(v->map.host_ns - v->map.at_guest_ns);
+		v->bound_ns = max(v->map.host_max_ns - v->map.host_ns,
+				  v->map.host_ns - v->map.host_min_ns);
+	}
+	return true;
+}
+
+/**
+ * vmlat_view_preemptors() - a VM's top preemptors, most stolen time first
+ * @vm:		the VM
+ * @out:	VMLAT_TOPK_SLOTS entries
+ * @other_ns:	set to the stolen time of preemptors that lost their entry
+ *
+ * Return: how many entries of @out are filled.
+ */
+unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
+				   struct vmlat_view_preemptor *out,
+				   u64 *other_ns)
+{
+	struct vmlat_vm *w = (struct vmlat_vm *)vm;	/* for its lock */
+	u8 idx[VMLAT_TOPK_SLOTS];
+	unsigned long flags;
+	unsigned int i, n;
+
+	raw_spin_lock_irqsave(&w->lock, flags);
+	n = vmlat_topk_rank(&vm->top, idx);
+	for (i = 0; i < n; i++) {
+		out[i].who = vm->preemptors[idx[i]];
+		out[i].stolen_ns = vm->top.slot[idx[i]].value;
+		out[i].slices = vm->top.slot[idx[i]].hits;
+	}
+	*other_ns = vm->top.other;
+	raw_spin_unlock_irqrestore(&w->lock, flags);
+	return n;
+}
+
+/* Time @by (a VM, or NULL: host tasks) ran while @victim's vCPUs waited. */
+u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
+			 const struct vmlat_vm *by)
+{
+	struct vmlat_vm *w = (struct vmlat_vm *)victim;	/* for its lock */
+	unsigned long flags;
+	u64 ns;
+
+	raw_spin_lock_irqsave(&w->lock, flags);
+	ns = victim->stolen_by[vmlat_stolen_row(by)];
+	raw_spin_unlock_irqrestore(&w->lock, flags);
+	return ns;
+}
+
+void vmlat_view_dropped(struct vmlat_view_dropped *d)
+{
+	d->vms = atomic64_read(&vmlat_stats.dropped_vms);
+	d->vcpus = atomic64_read(&vmlat_stats.dropped_vcpus);
+	d->victims = atomic64_read(&vmlat_stats.dropped_victims);
+}
+
+/**
+ * vmlat_reset() - zero every statistic and forget the reports; VMs and
+ * vCPUs stay known
+ */
+void vmlat_reset(void)
+{
+	vmlat_records_reset();
+	vmlat_report_reset();
+}

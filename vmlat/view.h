@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What vmlat's readers (debugfs) see of the records, and may do: copies
+ * taken under the records' own locks, which stay behind this API. A VM is
+ * named by an opaque handle, valid while the module is loaded (its slot
+ * may be reused for another VM; see vmlat_view_vm()).
+ *
+ * Context: process context (every function may take raw spinlocks with
+ * IRQs off, briefly; none sleeps).
+ */
+#ifndef _VMLAT_VIEW_H
+#define _VMLAT_VIEW_H
+
+#include <linux/types.h>
+
+#include "ahist.h"
+#include "clock_fit.h"
+#include "clock_sync.h"
+#include "nested.h"
+#include "state.h"
+#include "topk.h"
+#include "types.h"
+
+struct vmlat_vm;
+
+/**
+ * struct vmlat_view_vm - who a VM is
+ * @pid:	tgid of its VMM process
+ * @comm:	its name
+ * @exited:	all its vCPU threads exited
+ */
+struct vmlat_view_vm {
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	bool exited;
+};
+
+/**
+ * struct vmlat_view_states - time in each state, as a vCPU or summed
+ * @observed_ns: time since the first event (the sum of @time_ns)
+ * @time_ns:	per enum vmlat_state
+ * @exits:	kvm_exit events
+ */
+struct vmlat_view_states {
+	u64 observed_ns;
+	u64 time_ns[VMLAT_NR_STATES];
+	u64 exits;
+};
+
+/**
+ * struct vmlat_view_vcpu - a consistent copy of one vCPU
+ * @vm:		its VM
+ * @vm_pid:	its VM's pid
+ * @tid:	its thread
+ * @idx:	its index in the VM
+ * @live:	its thread has not exited
+ * @state:	enum vmlat_state
+ * @st:		its state times
+ * @nested:	its nested accounting, current interval included
+ */
+struct vmlat_view_vcpu {
+	const struct vmlat_vm *vm;
+	pid_t vm_pid;
+	pid_t tid;
+	int idx;
+	bool live;
+	u8 state;
+	struct vmlat_view_states st;
+	struct vmlat_nested nested;
+};
+
+/**
+ * struct vmlat_view_preemptor - an entry of a VM's top preemptors
+ * @who:	the task
+ * @stolen_ns:	time it ran while a vCPU of the VM waited
+ * @slices:	how many times it was charged
+ */
+struct vmlat_view_preemptor {
+	struct vmlat_preemptor who;
+	u64 stolen_ns;
+	u64 slices;
+};
+
+/* The state of a VM's clock sync, as the "sync" file names it. */
+enum vmlat_sync_state {
+	VMLAT_SYNC_OK,
+	VMLAT_SYNC_WAITING,		/* too few exchanges */
+	VMLAT_SYNC_INCONSISTENT,	/* no line fits them */
+	VMLAT_SYNC_OUT_OF_RANGE,	/* the fit does not fit in 64 bits */
+	VMLAT_NR_SYNC_STATES
+};
+
+extern const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES];
+
+/**
+ * struct vmlat_view_sync - a VM's clock sync
+ * @d:		its exchanges and counters
+ * @state:	enum vmlat_sync_state
+ * @map:	the mapping, if @state is VMLAT_SYNC_OK
+ * @offset_ns:	host - guest time at the last exchange
+ * @bound_ns:	the host time's error bound there
+ * @exits:	VM exits of sync calls (not in the exit statistics)
+ * @exit_ns:	their handling time
+ */
+struct vmlat_view_sync {
+	struct vmlat_vm_sync_data d;
+	u8 state;
+	struct vmlat_clock_map map;
+	s64 offset_ns;
+	u64 bound_ns;
+	u64 exits;
+	u64 exit_ns;
+};
+
+/**
+ * struct vmlat_view_dropped - what did not fit in the bounded tables
+ * @vms:	VMs not tracked
+ * @vcpus:	vCPU threads not tracked
+ * @victims:	waits not attributed
+ */
+struct vmlat_view_dropped {
+	u64 vms;
+	u64 vcpus;
+	u64 victims;
+};
+
+/* Quantiles shown of every histogram, in parts per million. */
+#define VMLAT_NR_QUANTILES	4
+extern const u32 vmlat_quantile_ppm[VMLAT_NR_QUANTILES];
+extern const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES];
+#define VMLAT_PPM_P50		500000
+#define VMLAT_PPM_P99		990000
+
+int vmlat_view_vms(const struct vmlat_vm *list[VMLAT_MAX_VMS]);
+void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v);
+bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v);
+int vmlat_view_vm_states(const struct vmlat_vm *vm, u64 now,
+			 struct vmlat_view_states *sum);
+
+u64 vmlat_view_exit_count(const struct vmlat_vm *vm, int slot);
+u64 vmlat_view_exit_ns(const struct vmlat_vm *vm, int slot);
+u64 vmlat_view_exits_undecoded(const struct vmlat_vm *vm);
+void vmlat_view_hist(const struct vmlat_vm *vm, enum vmlat_hist_kind kind,
+		     struct vmlat_hist_snap *h);
+void vmlat_view_nested_hist(const struct vmlat_vm *vm,
+			    enum vmlat_nested_hist kind,
+			    struct vmlat_hist_snap *h);
+int vmlat_view_reason_hist_slot(const struct vmlat_vm *vm, unsigned int i);
+bool vmlat_view_reason_hist(const struct vmlat_vm *vm, int slot,
+			    struct vmlat_hist_snap *h);
+u64 vmlat_hist_snap_quantile(const struct vmlat_hist_snap *h, u32 ppm);
+u64 vmlat_view_nested_exits(const struct vmlat_vm *vm, enum vmlat_nested_by by,
+			    int slot);
+
+bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v);
+unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
+				   struct vmlat_view_preemptor *out,
+				   u64 *other_ns);
+u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
+			 const struct vmlat_vm *by);
+void vmlat_view_dropped(struct vmlat_view_dropped *d);
+
+void vmlat_reset(void);
+
+#endif /* _VMLAT_VIEW_H */
