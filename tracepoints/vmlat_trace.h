@@ -31,10 +31,7 @@
 	 __print_symbolic(reason, SVM_EXIT_REASONS) : "undecoded")
 
 #define vmlat_print_by_kind(kind)					\
-	__print_symbolic(kind, { VMLAT_BY_HOST, "host" },		\
-			 { VMLAT_BY_VM, "vm" },				\
-			 { VMLAT_BY_SAME_VM, "same_vm" },		\
-			 { VMLAT_BY_NONE, "none" })
+	__print_symbolic(kind, VMLAT_BY_KINDS(VMLAT_SYMBOL_, VMLAT_COMMA_))
 
 /*
  * A preemption (switched out while runnable .. back on a CPU) or a wait
@@ -252,9 +249,7 @@ TRACE_EVENT(vmlat_threshold,
 	TP_printk("seq=%llu kind=%s vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu start_ns=%llu end_ns=%llu reason=%s by_pid=%d by_comm=%s by_vm_pid=%d",
 		  __entry->seq,
 		  __print_symbolic(__entry->kind,
-				   { VMLAT_HIST_PREEMPT, "preempt" },
-				   { VMLAT_HIST_WAIT, "wait" },
-				   { VMLAT_HIST_EXIT, "exit" }),
+				   VMLAT_HIST_KINDS(VMLAT_SYMBOL_, VMLAT_COMMA_)),
 		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
 		  __entry->duration_ns, __entry->start_ns, __entry->end_ns,
 		  __entry->kind == VMLAT_HIST_EXIT ?

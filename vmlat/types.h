@@ -15,22 +15,42 @@
 #define VMLAT_MAX_VCPUS		512
 #define VMLAT_REASON_HISTS	8	/* per VM: the first reasons seen */
 
-/* The kinds of interval with a histogram of their own per VM. */
+/*
+ * The kinds of interval with a histogram of their own per VM, and their
+ * names: the one list, for the enum, vmlat_hist_kind_names and the trace
+ * events' __print_symbolic().
+ */
+#define VMLAT_HIST_KINDS(x, sep)					\
+	x(VMLAT_HIST_PREEMPT, "preempt") sep()				\
+	x(VMLAT_HIST_WAIT, "wait") sep()				\
+	x(VMLAT_HIST_EXIT, "exit")
+
+/* What a list above is expanded with: (x, VMLAT_COMMA_). */
+#define VMLAT_COMMA_()			,
+#define VMLAT_ENUM_(id, name)		id
+#define VMLAT_NAME_(id, name)		[id] = name
+#define VMLAT_SYMBOL_(id, name)		{ id, name }
+
 enum vmlat_hist_kind {
-	VMLAT_HIST_PREEMPT,
-	VMLAT_HIST_WAIT,
-	VMLAT_HIST_EXIT,
+	VMLAT_HIST_KINDS(VMLAT_ENUM_, VMLAT_COMMA_),
 	VMLAT_NR_HIST_KINDS
 };
 
 extern const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS];
 
-/* Who ran while a vCPU waited for its CPU. */
+/*
+ * Who ran while a vCPU waited for its CPU: a host task, a vCPU of another
+ * VM, a vCPU of the same VM, or nothing (an interval of no time, or an
+ * exit). The one list, as for VMLAT_HIST_KINDS.
+ */
+#define VMLAT_BY_KINDS(x, sep)						\
+	x(VMLAT_BY_HOST, "host") sep()					\
+	x(VMLAT_BY_VM, "vm") sep()					\
+	x(VMLAT_BY_SAME_VM, "same_vm") sep()				\
+	x(VMLAT_BY_NONE, "none")
+
 enum vmlat_preemptor_kind {
-	VMLAT_BY_HOST,		/* a host task */
-	VMLAT_BY_VM,		/* a vCPU of another VM */
-	VMLAT_BY_SAME_VM,	/* a vCPU of the same VM */
-	VMLAT_BY_NONE,		/* nothing ran (an interval of no time) */
+	VMLAT_BY_KINDS(VMLAT_ENUM_, VMLAT_COMMA_),
 	VMLAT_NR_BY_KINDS
 };
 

@@ -10,16 +10,11 @@
 #include "view.h"
 
 const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS] = {
-	[VMLAT_HIST_PREEMPT]	= "preempt",
-	[VMLAT_HIST_WAIT]	= "wait",
-	[VMLAT_HIST_EXIT]	= "exit",
+	VMLAT_HIST_KINDS(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS] = {
-	[VMLAT_BY_HOST]		= "host",
-	[VMLAT_BY_VM]		= "vm",
-	[VMLAT_BY_SAME_VM]	= "same_vm",
-	[VMLAT_BY_NONE]		= "none",
+	VMLAT_BY_KINDS(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES] = {
