@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock-free latency histograms (pure logic, see ahist.h).
+ *
+ * Recording is vmlat_ahist_add(), inline in ahist.h.
+ */
+#include "ahist.h"
+
+/**
+ * vmlat_ahist_init() - empty a histogram
+ * @h:	the histogram
+ *
+ * Not atomic as a whole: a sample recorded meanwhile may be partly kept.
+ *
+ * Context: any context.
+ */
+void vmlat_ahist_init(struct vmlat_ahist *h)
+{
+	int i;
+
+	vmlat_atomic64_set(&h->sum_ns, 0);
+	vmlat_atomic64_set(&h->min_ns, U64_MAX);
+	vmlat_atomic64_set(&h->max_ns, 0);
+	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++)
+		vmlat_atomic64_set(&h->buckets[i], 0);
+}
+
+/**
+ * vmlat_ahist_read() - copy a histogram (each field is read atomically;
+ * a concurrent update may be half-seen, which a reader of live data
+ * accepts)
+ * @h:	the histogram
+ * @s:	the copy
+ *
+ * __weak only while vmlat/analyzer.c keeps its own copy of this function
+ * (vmlat.ko links both, and that one wins): drop it with that copy.
+ *
+ * Context: any context.
+ */
+__weak void vmlat_ahist_read(const struct vmlat_ahist *h,
+			     struct vmlat_hist_snap *s)
+{
+	int i;
+
+	s->sum_ns = vmlat_atomic64_read(&h->sum_ns);
+	s->min_ns = vmlat_atomic64_read(&h->min_ns);
+	s->max_ns = vmlat_atomic64_read(&h->max_ns);
+	/* The count is the buckets' sum: one atomic less per sample. */
+	s->count = 0;
+	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++) {
+		s->buckets[i] = vmlat_atomic64_read(&h->buckets[i]);
+		s->count += s->buckets[i];
+	}
+	if (!s->count)
+		s->min_ns = 0;
+}
