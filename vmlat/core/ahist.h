@@ -1,26 +1,71 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Placeholder of the lock-free histogram (replaced by the core-tests branch). */
+/*
+ * Lock-free latency histograms (pure logic).
+ *
+ * The histograms of hist.h with their exact sum, minimum and maximum,
+ * recorded by probes on several CPUs at once without a lock: every field
+ * is an atomic counter. A reader copies them one by one into a struct
+ * vmlat_hist_snap; a sample recorded meanwhile may be half-seen (in its
+ * bucket but not yet in the sum, say), which a reader of live data
+ * accepts.
+ */
 #ifndef _VMLAT_AHIST_H
 #define _VMLAT_AHIST_H
 
-#include <linux/atomic.h>
-
 #include "hist.h"
+#include "pure.h"
 
+/* A histogram that probes on several CPUs update without a lock. */
 struct vmlat_ahist {
-	atomic64_t sum_ns;
-	atomic64_t min_ns;
-	atomic64_t max_ns;
-	atomic64_t buckets[VMLAT_HIST_NR_BUCKETS];
+	vmlat_atomic64_t sum_ns;
+	vmlat_atomic64_t min_ns;	/* U64_MAX while empty */
+	vmlat_atomic64_t max_ns;
+	vmlat_atomic64_t buckets[VMLAT_HIST_NR_BUCKETS];
 };
 
+/**
+ * struct vmlat_hist_snap - a copy of a struct vmlat_ahist
+ * @count:	the number of samples: the sum of @buckets
+ * @sum_ns:	their sum (modulo 2^64)
+ * @min_ns:	the smallest, or 0 if there is none
+ * @max_ns:	the largest, or 0 if there is none
+ * @buckets:	samples per bucket of hist.h
+ */
 struct vmlat_hist_snap {
 	u64 count, sum_ns, min_ns, max_ns;
 	u64 buckets[VMLAT_HIST_NR_BUCKETS];
 };
 
 void vmlat_ahist_init(struct vmlat_ahist *h);
-void vmlat_ahist_add(struct vmlat_ahist *h, u64 ns);
 void vmlat_ahist_read(const struct vmlat_ahist *h, struct vmlat_hist_snap *s);
+
+/**
+ * vmlat_ahist_add() - record a sample
+ * @h:	the histogram
+ * @ns:	the sample, in nanoseconds
+ *
+ * Inline because probes call it for every event, as vmlat_hist_bucket().
+ * The count is not kept apart: vmlat_ahist_read() adds up the buckets,
+ * one atomic less per sample. The minimum and the maximum only ever move
+ * towards the sample, so the result does not depend on the order in which
+ * CPUs record their samples.
+ *
+ * Context: any context.
+ */
+static inline void vmlat_ahist_add(struct vmlat_ahist *h, u64 ns)
+{
+	s64 old;
+
+	vmlat_atomic64_inc(&h->buckets[vmlat_hist_bucket(ns)]);
+	vmlat_atomic64_add(ns, &h->sum_ns);
+	old = vmlat_atomic64_read(&h->min_ns);
+	while ((u64)old > ns &&
+	       !vmlat_atomic64_try_cmpxchg(&h->min_ns, &old, ns))
+		;
+	old = vmlat_atomic64_read(&h->max_ns);
+	while ((u64)old < ns &&
+	       !vmlat_atomic64_try_cmpxchg(&h->max_ns, &old, ns))
+		;
+}
 
 #endif /* _VMLAT_AHIST_H */

@@ -484,7 +484,8 @@ static void vmlat_btf_survives_corruption(struct kunit *test)
 			continue;
 		if (!vmlat_btf_tp_proto(&btf, "kvm_exit", buf, sizeof(buf)))
 			parsed++;
-		KUNIT_EXPECT_LT(test, strlen(buf), sizeof(buf));
+		KUNIT_EXPECT_LT_MSG(test, strlen(buf), sizeof(buf),
+				    "round %u, %zu bytes", i, n);
 	}
 	/* Flips in names and unused bits keep it parseable: not all fail. */
 	KUNIT_EXPECT_GT(test, parsed, 0U);

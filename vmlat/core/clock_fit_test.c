@@ -76,19 +76,25 @@ static int feed(struct vmlat_clock_fit *s, const struct xchg *x, int n)
 	return 0;
 }
 
-/* The true line lies in what the fit allows. */
+/* The true line lies in what the fit allows; @what names the caller's fit. */
 static void expect_truth_inside(struct kunit *test,
 				const struct vmlat_clock_map *f,
-				const struct line *l)
+				const struct line *l, const char *what)
 {
 	u64 t = truth(l, f->at_guest_ns);
 
-	KUNIT_EXPECT_LE(test, f->drift_min_ppb, l->ppb);
-	KUNIT_EXPECT_GE(test, f->drift_max_ppb, l->ppb);
-	KUNIT_EXPECT_LE(test, f->host_min_ns, t);
-	KUNIT_EXPECT_GE(test, f->host_max_ns, t);
-	KUNIT_EXPECT_LE(test, f->host_min_ns, f->host_ns);
-	KUNIT_EXPECT_GE(test, f->host_max_ns, f->host_ns);
+	KUNIT_EXPECT_LE_MSG(test, f->drift_min_ppb, l->ppb,
+			    "%s: least drift above the true one", what);
+	KUNIT_EXPECT_GE_MSG(test, f->drift_max_ppb, l->ppb,
+			    "%s: largest drift below the true one", what);
+	KUNIT_EXPECT_LE_MSG(test, f->host_min_ns, t,
+			    "%s: least host time above the true one", what);
+	KUNIT_EXPECT_GE_MSG(test, f->host_max_ns, t,
+			    "%s: largest host time below the true one", what);
+	KUNIT_EXPECT_LE_MSG(test, f->host_min_ns, f->host_ns,
+			    "%s: middle host time below the least", what);
+	KUNIT_EXPECT_GE_MSG(test, f->host_max_ns, f->host_ns,
+			    "%s: middle host time above the largest", what);
 }
 
 /* Big: static, not on the stack (KASAN kernels warn at 2 KiB frames). */
@@ -107,7 +113,7 @@ static void vmlat_clock_fit_known_line(struct kunit *test)
 	make_exchanges(xs, 200, &l, 5 * NS, 10000000, 2000, 20000);
 	KUNIT_ASSERT_EQ(test, feed(&s, xs, 200), 0);
 	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
-	expect_truth_inside(test, &f, &l);
+	expect_truth_inside(test, &f, &l, "known line");
 	/* About one round trip wide, the drift to a fraction of a ppm. */
 	KUNIT_EXPECT_LE(test, f.host_max_ns - f.host_min_ns, 2 * 20000ULL);
 	KUNIT_EXPECT_LE(test, f.drift_max_ppb - f.drift_min_ppb, 10000LL);
@@ -131,7 +137,7 @@ static void vmlat_clock_fit_wrapping_counter(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, feed(&s, xs, 100), 0);
 	KUNIT_ASSERT_LT(test, xs[99].g1, start);	/* it did wrap */
 	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
-	expect_truth_inside(test, &f, &l);
+	expect_truth_inside(test, &f, &l, "wrapping counter");
 }
 
 /* One exchange bounds nothing; malformed and replayed ones change nothing. */
@@ -185,7 +191,7 @@ static void vmlat_clock_fit_lie_and_outlier(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_add(&s2, 600000000, 600000000 + NS +
 					     500000, 601000000), 0);
 	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s2, &f2), 0);
-	expect_truth_inside(test, &f2, &l);
+	expect_truth_inside(test, &f2, &l, "with a slow honest exchange");
 	KUNIT_EXPECT_EQ(test, f2.drift_min_ppb, f.drift_min_ppb);
 }
 
@@ -197,9 +203,11 @@ static void vmlat_clock_fit_identical_timestamps(struct kunit *test)
 
 	vmlat_clock_fit_init(&s);
 	for (i = 0; i < 10; i++)
-		KUNIT_ASSERT_EQ(test, vmlat_clock_fit_add(&s, 1000 + i * 1000,
-						     5000 + i * 1000,
-						     1000 + i * 1000), 0);
+		KUNIT_ASSERT_EQ_MSG(test,
+				    vmlat_clock_fit_add(&s, 1000 + i * 1000,
+							5000 + i * 1000,
+							1000 + i * 1000), 0,
+				    "exchange %d", i);
 	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
 	KUNIT_EXPECT_EQ(test, f.drift_min_ppb, 0LL);
 	KUNIT_EXPECT_EQ(test, f.drift_max_ppb, 0LL);
@@ -233,7 +241,7 @@ static void vmlat_clock_fit_bounded_hulls(struct kunit *test)
 	KUNIT_EXPECT_LE(test, s.nu, (u32)VMLAT_CLOCK_HULL);
 	KUNIT_EXPECT_GT(test, s.evicted, 0ULL);
 	KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
-	expect_truth_inside(test, &f, &l);
+	expect_truth_inside(test, &f, &l, "bounded hulls");
 }
 
 /* ---- the slow reference: every point, every pair ---------------------- */
@@ -262,16 +270,20 @@ static void vmlat_clock_fit_matches_all_pairs(struct kunit *test)
 	struct vmlat_clock_map f;
 	vmlat_s128 v;
 	int i, j, round;
+	char what[32];
 
 	for (round = 0; round < 20; round++) {
 		int n = 3 + round * 2;
 
+		snprintf(what, sizeof(what), "round %d (%d exchanges)", round,
+			 n);
 		rnd_state = 100 + round;
 		make_exchanges(xs, n, &l, 0, 1000000, 500, 50000);
 		vmlat_clock_fit_init(&s);
-		KUNIT_ASSERT_EQ(test, feed(&s, xs, n), 0);
-		KUNIT_ASSERT_EQ(test, vmlat_clock_fit_solve(&s, &f), 0);
-		expect_truth_inside(test, &f, &l);
+		KUNIT_ASSERT_EQ_MSG(test, feed(&s, xs, n), 0, "%s: add", what);
+		KUNIT_ASSERT_EQ_MSG(test, vmlat_clock_fit_solve(&s, &f), 0,
+				    "%s: solve", what);
+		expect_truth_inside(test, &f, &l, what);
 
 		amin.den = 0;
 		amax.den = 0;
@@ -295,13 +307,17 @@ static void vmlat_clock_fit_matches_all_pairs(struct kunit *test)
 			}
 		}
 		v = (vmlat_s128)(amin.num - amin.den) * NS;
-		KUNIT_EXPECT_TRUE(test,
-				  (vmlat_s128)f.drift_min_ppb * amin.den <= v &&
-				  v < (vmlat_s128)(f.drift_min_ppb + 1) * amin.den);
+		KUNIT_EXPECT_TRUE_MSG(test,
+			(vmlat_s128)f.drift_min_ppb * amin.den <= v &&
+			v < (vmlat_s128)(f.drift_min_ppb + 1) * amin.den,
+			"%s: least drift %lld ppb", what,
+			(long long)f.drift_min_ppb);
 		v = (vmlat_s128)(amax.num - amax.den) * NS;
-		KUNIT_EXPECT_TRUE(test,
-				  (vmlat_s128)f.drift_max_ppb * amax.den >= v &&
-				  v > (vmlat_s128)(f.drift_max_ppb - 1) * amax.den);
+		KUNIT_EXPECT_TRUE_MSG(test,
+			(vmlat_s128)f.drift_max_ppb * amax.den >= v &&
+			v > (vmlat_s128)(f.drift_max_ppb - 1) * amax.den,
+			"%s: largest drift %lld ppb", what,
+			(long long)f.drift_max_ppb);
 	}
 }
 

@@ -114,12 +114,17 @@ static void vmlat_exit_slot_names_known_codes(struct kunit *test)
 	int slot = vmlat_exit_slot(c->isa, c->raw);
 
 	KUNIT_ASSERT_GE_MSG(test, slot, 0, "code not decoded");
-	KUNIT_ASSERT_NOT_NULL(test, vmlat_exit_slot_name(slot));
-	KUNIT_ASSERT_NOT_NULL(test, vmlat_exit_slot_ftrace_name(slot));
-	KUNIT_EXPECT_STREQ(test, vmlat_exit_slot_name(slot), c->name);
-	KUNIT_EXPECT_STREQ(test, vmlat_exit_slot_ftrace_name(slot),
-			   c->ftrace_name);
-	KUNIT_EXPECT_EQ(test, vmlat_exit_slot_isa(slot), c->isa);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vmlat_exit_slot_name(slot),
+				  "%s: slot %d name", c->name, slot);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, vmlat_exit_slot_ftrace_name(slot),
+				  "%s: slot %d ftrace name", c->name, slot);
+	KUNIT_EXPECT_STREQ_MSG(test, vmlat_exit_slot_name(slot), c->name,
+			       "%s: slot %d name", c->name, slot);
+	KUNIT_EXPECT_STREQ_MSG(test, vmlat_exit_slot_ftrace_name(slot),
+			       c->ftrace_name, "%s: slot %d ftrace name",
+			       c->name, slot);
+	KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_isa(slot), c->isa,
+			    "%s: slot %d ISA", c->name, slot);
 }
 
 /* ---- codes that must not be decoded ------------------------------------ */
@@ -172,8 +177,10 @@ static void vmlat_exit_slot_rejects_unknown_codes(struct kunit *test)
 {
 	const struct unknown_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, vmlat_exit_slot(c->isa, c->raw), -1);
-	KUNIT_EXPECT_FALSE(test, vmlat_exit_is_hlt(c->isa, c->raw));
+	KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot(c->isa, c->raw), -1,
+			    "%s: slot", c->desc);
+	KUNIT_EXPECT_FALSE_MSG(test, vmlat_exit_is_hlt(c->isa, c->raw),
+			       "%s: HLT", c->desc);
 }
 
 /* ---- properties of every slot ------------------------------------------ */
@@ -258,10 +265,15 @@ static void vmlat_exit_slot_accessors_reject_bad_slots(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		KUNIT_EXPECT_NULL(test, vmlat_exit_slot_name(bad[i]));
-		KUNIT_EXPECT_NULL(test, vmlat_exit_slot_ftrace_name(bad[i]));
-		KUNIT_EXPECT_EQ(test, vmlat_exit_slot_isa(bad[i]), 0U);
-		KUNIT_EXPECT_EQ(test, vmlat_exit_slot_code(bad[i]), 0ULL);
+		KUNIT_EXPECT_NULL_MSG(test, vmlat_exit_slot_name(bad[i]),
+				      "slot %d", bad[i]);
+		KUNIT_EXPECT_NULL_MSG(test,
+				      vmlat_exit_slot_ftrace_name(bad[i]),
+				      "slot %d", bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_isa(bad[i]), 0U,
+				    "slot %d", bad[i]);
+		KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_code(bad[i]), 0ULL,
+				    "slot %d", bad[i]);
 	}
 	KUNIT_EXPECT_STREQ(test, vmlat_exit_isa_name(ISA_VMX), "vmx");
 	KUNIT_EXPECT_STREQ(test, vmlat_exit_isa_name(ISA_SVM), "svm");
@@ -278,7 +290,7 @@ static void vmlat_exit_is_hlt_only_for_hlt(struct kunit *test)
 		bool hlt = vmlat_exit_is_hlt(vmlat_exit_slot_isa(slot),
 					     vmlat_exit_slot_code(slot));
 
-		KUNIT_ASSERT_NOT_NULL(test, name);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "slot %d", slot);
 		KUNIT_EXPECT_EQ_MSG(test, hlt, !strcmp(name, "HLT"),
 				    "slot %d (%s)", slot, name);
 		hlts += hlt;
@@ -347,7 +359,8 @@ static void vmlat_exit_slot_names_are_uapi_macro_names(struct kunit *test)
 		const char *name = vmlat_exit_slot_name(slot_macros[i].slot);
 
 		name_from_macro(slot_macros[i].macro, want, sizeof(want));
-		KUNIT_ASSERT_NOT_NULL(test, name);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "from %s",
+					  slot_macros[i].macro);
 		KUNIT_EXPECT_STREQ_MSG(test, name, want, "from %s",
 				       slot_macros[i].macro);
 	}
@@ -414,8 +427,13 @@ static void check_uapi_list(struct kunit *test, u32 isa,
 		if (slot < 0)
 			continue;
 		seen[slot]++;
-		KUNIT_EXPECT_EQ(test, vmlat_exit_slot_isa(slot), isa);
-		KUNIT_ASSERT_NOT_NULL(test, ftrace_name);
+		KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_isa(slot), isa,
+				    "%s 0x%llx: ISA", vmlat_exit_isa_name(isa),
+				    (unsigned long long)list[i].code);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, ftrace_name,
+					  "%s 0x%llx: ftrace name",
+					  vmlat_exit_isa_name(isa),
+					  (unsigned long long)list[i].code);
 		KUNIT_EXPECT_STREQ_MSG(test, ftrace_name, list[i].name,
 				       "%s 0x%llx", vmlat_exit_isa_name(isa),
 				       (unsigned long long)list[i].code);

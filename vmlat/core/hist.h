@@ -5,7 +5,7 @@
  * vmlat keeps one histogram per VM and kind of latency (preemption, wait,
  * exit handling, ...). A probe records a value with one increment of
  * counts[vmlat_hist_bucket(ns)]; sum, min and max are kept exactly beside
- * it (struct vmlat_ahist, analyzer.h), and the quantiles of the debugfs
+ * it (struct vmlat_ahist, ahist.h), and the quantiles of the debugfs
  * "histograms" and "exits" files are read back from the counts.
  *
  * Layout (VMLAT_HIST_NR_BUCKETS = 428 buckets of u64, 3424 bytes):

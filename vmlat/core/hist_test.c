@@ -186,7 +186,8 @@ static void vmlat_hist_bucket_value_within_bounds(struct kunit *test)
 		u64 ns = r >> (lcg_next(&seed) >> 58);	/* shift 0..63 */
 		unsigned int b = vmlat_hist_bucket(ns);
 
-		KUNIT_ASSERT_LT(test, b, (unsigned int)VMLAT_HIST_NR_BUCKETS);
+		KUNIT_ASSERT_LT_MSG(test, b, (unsigned int)VMLAT_HIST_NR_BUCKETS,
+				    "%llu ns", (unsigned long long)ns);
 		KUNIT_ASSERT_LE_MSG(test, vmlat_hist_bucket_lo(b), ns,
 				    "%llu ns in bucket %u",
 				    (unsigned long long)ns, b);
@@ -347,10 +348,10 @@ static void vmlat_hist_quantile_matches_sorted_samples(struct kunit *test)
 	u32 s;
 
 	v = kunit_kcalloc(test, c->n ? c->n : 1, sizeof(*v), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, v, "%s: samples", c->desc);
 	counts = kunit_kcalloc(test, VMLAT_HIST_NR_BUCKETS, sizeof(*counts),
 			       GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, counts);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, counts, "%s: counts", c->desc);
 
 	c->gen(v, c->n, &seed);
 	for (s = 0; s < c->n; s++)

@@ -252,7 +252,8 @@ static void vmlat_nested_random_walk(struct kunit *test)
 		entry_at(&n, l2, t - (rnd() % 50), t, &d);
 		if (d.handled) {
 			classified++;
-			KUNIT_EXPECT_TRUE(test, unclassified);
+			KUNIT_EXPECT_TRUE_MSG(test, unclassified,
+					      "step %u: nothing to handle", i);
 			unclassified = false;
 		}
 		for (j = 0; j < d.nr; j++) {
@@ -261,12 +262,18 @@ static void vmlat_nested_random_walk(struct kunit *test)
 				continue;
 			trips++;
 			trip_ns += d.iv[j].ns;
-			KUNIT_EXPECT_TRUE(test, open && l2);
-			KUNIT_EXPECT_EQ(test, d.iv[j].ns, t - open_since);
+			KUNIT_EXPECT_TRUE_MSG(test, open && l2,
+					      "step %u, interval %u: L2 open",
+					      i, j);
+			KUNIT_EXPECT_EQ_MSG(test, d.iv[j].ns, t - open_since,
+					    "step %u, interval %u: length",
+					    i, j);
 			open = false;
 		}
 		if (l2)
-			KUNIT_EXPECT_FALSE(test, open);
+			KUNIT_EXPECT_FALSE_MSG(test, open,
+					       "step %u: L2 entry, exit open",
+					       i);
 		t += 1 + rnd() % 100;
 		guest += t - n.entry_ns;
 		exit_at(&n, l2, slots[rnd() % ARRAY_SIZE(slots)], t);

@@ -4,9 +4,10 @@
  *
  * Pure logic (BTF reading, state machines, histograms, clock fits) never
  * allocates, locks, reads a clock or prints: storage and timestamps are the
- * caller's. That lets the same .c files build into vmlat.ko, into the KUnit
- * module vmlat_kunit.ko and into a userspace test binary run under
- * ASan/UBSan (selftests/unit). This header is the only place that knows
+ * caller's. (Atomic counters, vmlat_atomic64_t, are not locks: allowed.)
+ * That lets the same .c files build into vmlat.ko, into the KUnit module
+ * vmlat_kunit.ko and into a userspace test binary run under ASan/UBSan
+ * (selftests/unit). This header is the only place that knows
  * which of those it is being built for.
  */
 #ifndef _VMLAT_PURE_H
@@ -20,12 +21,25 @@
 #include <linux/compiler.h>
 #include <linux/math64.h>
 #include <uapi/linux/btf.h>
+#include <linux/atomic.h>
 
 /* fls64(): 1-based index of the most significant set bit, 0 for 0. */
 static inline unsigned int vmlat_fls64(u64 x)
 {
 	return fls64(x);
 }
+
+/*
+ * 64-bit atomics: the kernel's own, called directly. The userspace build
+ * defines the same names with the same semantics.
+ */
+typedef atomic64_t vmlat_atomic64_t;
+#define vmlat_atomic64_read(v)		atomic64_read(v)
+#define vmlat_atomic64_set(v, i)	atomic64_set(v, i)
+#define vmlat_atomic64_add(i, v)	atomic64_add(i, v)
+#define vmlat_atomic64_inc(v)		atomic64_inc(v)
+#define vmlat_atomic64_try_cmpxchg(v, old, new) \
+	atomic64_try_cmpxchg(v, old, new)
 #else
 #include <assert.h>
 #include <stdbool.h>
@@ -63,6 +77,47 @@ typedef int64_t s64;
 static inline unsigned int vmlat_fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/*
+ * The kernel's atomic64_t and the atomic64_*() calls vmlat uses, on the
+ * compiler's __atomic builtins, with the kernel's ordering: read, set, add
+ * and inc are relaxed, a successful try_cmpxchg is fully ordered. The
+ * builtins wrap around on overflow, as the kernel's atomics do.
+ */
+typedef struct {
+	s64 counter;
+} vmlat_atomic64_t;
+
+static inline s64 vmlat_atomic64_read(const vmlat_atomic64_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void vmlat_atomic64_set(vmlat_atomic64_t *v, s64 i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void vmlat_atomic64_add(s64 i, vmlat_atomic64_t *v)
+{
+	__atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline void vmlat_atomic64_inc(vmlat_atomic64_t *v)
+{
+	__atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * If *@v is *@old, set it to @new and return true; else copy *@v to *@old
+ * and return false.
+ */
+static inline bool vmlat_atomic64_try_cmpxchg(vmlat_atomic64_t *v, s64 *old,
+					      s64 new)
+{
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 #endif /* __KERNEL__ */
 

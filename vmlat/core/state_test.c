@@ -155,9 +155,13 @@ static void vmlat_acct_event_scenarios(struct kunit *test)
 				    "time in %s", vmlat_state_names[i]);
 		sum += times[i];
 	}
-	KUNIT_EXPECT_EQ(test, a.state, (u8)s->state);
-	KUNIT_EXPECT_EQ(test, a.unexpected, s->unexpected);
-	KUNIT_EXPECT_EQ(test, sum, observed);
+	KUNIT_EXPECT_EQ_MSG(test, a.state, (u8)s->state, "%s: state at end",
+			    s->desc);
+	KUNIT_EXPECT_EQ_MSG(test, a.unexpected, s->unexpected,
+			    "%s: unexpected events", s->desc);
+	KUNIT_EXPECT_EQ_MSG(test, sum, observed,
+			    "%s: state times add up to the observed time",
+			    s->desc);
 }
 
 /* Every state entered is counted, and exits once per kvm_exit. */
@@ -171,8 +175,10 @@ static void vmlat_acct_event_counts_entries_and_exits(struct kunit *test)
 	for (i = 0; i < 100; i++) {
 		vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 10 * i + 3, &done);
 		vmlat_acct_event(&a, VMLAT_EV_ENTRY, false, 10 * i + 5, &done);
-		KUNIT_ASSERT_EQ(test, done.kind, VMLAT_DONE_EXIT);
-		KUNIT_ASSERT_EQ(test, done.ns, 2ULL);
+		KUNIT_ASSERT_EQ_MSG(test, done.kind, VMLAT_DONE_EXIT,
+				    "round trip %d: completed kind", i);
+		KUNIT_ASSERT_EQ_MSG(test, done.ns, 2ULL,
+				    "round trip %d: exit length", i);
 	}
 	KUNIT_EXPECT_EQ(test, a.exits, 100ULL);
 	KUNIT_EXPECT_EQ(test, a.enters[VMLAT_GUEST], 101ULL);
@@ -200,13 +206,17 @@ static void vmlat_acct_event_random_walk_keeps_partition(struct kunit *test)
 		t -= (seed >> 20) % 8 == 0 ? (seed >> 4) % 300 : 0;
 		vmlat_acct_event(&a, (seed >> 16) % VMLAT_NR_EVENTS,
 				 (seed >> 12) & 1, t, &done);
-		KUNIT_ASSERT_LT(test, (int)a.state, VMLAT_NR_STATES);
+		KUNIT_ASSERT_LT_MSG(test, (int)a.state, VMLAT_NR_STATES,
+				    "step %d: event %u at %llu", i,
+				    (seed >> 16) % VMLAT_NR_EVENTS,
+				    (unsigned long long)t);
 		if (i % 97)
 			continue;
 		vmlat_acct_snapshot(&a, t, times, &observed);
 		for (sum = 0, j = 0; j < VMLAT_NR_STATES; j++)
 			sum += times[j];
-		KUNIT_ASSERT_EQ(test, sum, observed);
+		KUNIT_ASSERT_EQ_MSG(test, sum, observed,
+				    "step %d: state times != observed time", i);
 	}
 	/* Random events are mostly out of place: they were noticed. */
 	KUNIT_EXPECT_GT(test, a.unexpected, 0ULL);
@@ -245,12 +255,20 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 		vmlat_acct_event(&a, ev, hlt, t, &da);
 		if (vmlat_acct_owner(&b, ev, hlt, t, &db)) {
 			fast++;
-			KUNIT_ASSERT_EQ(test, memcmp(&a, &b, sizeof(a)), 0);
-			KUNIT_ASSERT_EQ(test, da.kind, db.kind);
-			KUNIT_ASSERT_EQ(test, da.ns, db.ns);
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(&a, &b, sizeof(a)), 0,
+					    "step %d, event %d: state", i, ev);
+			KUNIT_ASSERT_EQ_MSG(test, da.kind, db.kind,
+					    "step %d, event %d: done kind", i,
+					    ev);
+			KUNIT_ASSERT_EQ_MSG(test, da.ns, db.ns,
+					    "step %d, event %d: done ns", i,
+					    ev);
 		} else {
 			refused++;
-			KUNIT_ASSERT_EQ(test, memcmp(&b, &before, sizeof(b)), 0);
+			KUNIT_ASSERT_EQ_MSG(test,
+					    memcmp(&b, &before, sizeof(b)), 0,
+					    "step %d, event %d refused, wrote",
+					    i, ev);
 		}
 	}
 	KUNIT_EXPECT_GT(test, fast, 3000U);
