@@ -108,8 +108,8 @@ static const struct vmlat_col nested_cols[] = {
 static void nested_row(const struct vmlat_nested *n, struct nested_row *r)
 {
 	r->n = *n;
-	r->heuristic_agree = vmlat_nested_p1_agree(n);
-	r->heuristic_judged = vmlat_nested_p1_judged(n);
+	r->heuristic_agree = vmlat_nested_heur_agree(n);
+	r->heuristic_judged = vmlat_nested_heur_judged(n);
 }
 
 /* Time lost: off CPU though ready, and spent by the host on exits. */

@@ -395,7 +395,7 @@ void vmlat_on_mmu_get_page(void)
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
 
 	/* A READ_ONCE(): it is ours to write, readers copy it under seq. */
-	if (vc && READ_ONCE(vc->acct.nested.p1_state) == VMLAT_P1_WAITING)
+	if (vc && READ_ONCE(vc->acct.nested.heur_state) == VMLAT_HEUR_WAITING)
 		vmlat_owner_nested(vc, vmlat_nested_mmu_page);
 }
 
@@ -408,7 +408,7 @@ void vmlat_on_nested_vmexit_inject(void)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
 
-	if (vc && READ_ONCE(vc->acct.nested.p1_state) != VMLAT_P1_NORMAL)
+	if (vc && READ_ONCE(vc->acct.nested.heur_state) != VMLAT_HEUR_NORMAL)
 		vmlat_owner_nested(vc, vmlat_nested_inject);
 }
 

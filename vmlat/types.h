@@ -11,6 +11,8 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 
+#include "exit_codes.h"
+
 #define VMLAT_MAX_VMS		64
 #define VMLAT_MAX_VCPUS		512
 #define VMLAT_REASON_HISTS	8	/* per VM: the first reasons seen */
@@ -58,11 +60,10 @@ enum vmlat_preemptor_kind {
 extern const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS];
 
 /*
- * A vCPU's exit reason slot (exit_codes.h) is 0 or more; these say what
- * else it can be.
+ * A vCPU's exit reason slot (exit_codes.h) is 0 or more, or
+ * VMLAT_SLOT_UNDECODED; or this, for the exit of a clock-sync hypercall.
  */
-#define VMLAT_SLOT_UNDECODED	(-1)	/* the reason could not be read */
-#define VMLAT_SLOT_SYNC		(-2)	/* a clock-sync hypercall */
+#define VMLAT_SLOT_SYNC		(-2)
 
 /* Who dealt with an L2 exit: the index of struct vmlat_vm.nested_exits. */
 enum vmlat_nested_by {

@@ -28,6 +28,7 @@ const u32 vmlat_quantile_ppm[VMLAT_NR_QUANTILES] = {
 	VMLAT_PPM_P50, 900000, VMLAT_PPM_P99, 999000
 };
 const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES] = {
+
 	"p50", "p90", "p99", "p99.9"
 };
 

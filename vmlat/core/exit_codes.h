@@ -53,6 +53,9 @@
 #include "pure.h"
 
 /* The isa argument of the kvm_exit tracepoint (KVM_ISA_* in kvm/trace.h). */
+/* The slot of an exit whose reason could not be read or is unknown. */
+#define VMLAT_SLOT_UNDECODED	(-1)
+
 #define VMLAT_ISA_VMX	1
 #define VMLAT_ISA_SVM	2
 

@@ -18,7 +18,7 @@ const char *const vmlat_nested_hist_names[VMLAT_NR_NESTED_HISTS] = {
 void vmlat_nested_init(struct vmlat_nested *n)
 {
 	memset(n, 0, sizeof(*n));
-	n->l2_exit_slot = -1;
+	n->l2_exit_slot = VMLAT_SLOT_UNDECODED;
 }
 
 /**
@@ -37,12 +37,7 @@ void vmlat_nested_reset(struct vmlat_nested *n)
 	n->l1_to_l2 = 0;
 	n->l2_exits_l0 = 0;
 	n->l2_exits_l1 = 0;
-	memset(n->p1, 0, sizeof(n->p1));
-}
-
-static u64 since(u64 from, u64 to)
-{
-	return to > from ? to - from : 0;
+	memset(n->heur, 0, sizeof(n->heur));
 }
 
 static u64 later(u64 a, u64 b)
@@ -65,7 +60,7 @@ static void add_iv(struct vmlat_nested_done *done, u8 hist, int slot, u64 ns)
  * L2, HLT and VMRUN (VMLAUNCH, VMRESUME) exits
  * @n:		the vCPU's nested accounting
  * @l2:		it ran L2
- * @slot:	the exit reason slot, or -1
+ * @slot:	the exit reason slot, or VMLAT_SLOT_UNDECODED
  * @hlt:	the exit is a HLT
  * @vmenter:	the exit is VMRUN, VMLAUNCH or VMRESUME
  * @now_ns:	time of the exit
@@ -92,7 +87,7 @@ void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
 	/* L1 enters its guest: [P1] Algorithm 4, seen from L0. */
 	if (vmenter) {
 		n->active = true;
-		n->p1_state = VMLAT_P1_WAITING;
+		n->heur_state = VMLAT_HEUR_WAITING;
 	}
 }
 
@@ -100,7 +95,7 @@ void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
 static void l2_exit_done(struct vmlat_nested *n, u64 now_ns,
 			 struct vmlat_nested_done *done)
 {
-	u64 d = since(n->l2_exit_ns, now_ns);
+	u64 d = vmlat_span(n->l2_exit_ns, now_ns);
 
 	if (n->bounced) {
 		n->l2_exit_l1_ns += d;
@@ -131,12 +126,12 @@ bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 			     u64 now_ns, struct vmlat_nested_done *done)
 {
 	done->handled = VMLAT_LEVEL_NONE;
-	done->slot = -1;
+	done->slot = VMLAT_SLOT_UNDECODED;
 	done->nr = 0;
 	if (l2)
 		n->active = true;
 	if (n->active)
-		n->p1[l2][n->p1_state == VMLAT_P1_READY]++;
+		n->heur[l2][n->heur_state == VMLAT_HEUR_READY]++;
 
 	if (!l2) {
 		if (n->l2_exit_open && !n->bounced) {
@@ -146,8 +141,8 @@ bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 			done->slot = n->l2_exit_slot;
 		}
 		if (n->l1_halted) {
-			add_iv(done, VMLAT_NH_WAKEUP_L1, -1,
-			       since(later(n->l1_halt_ns, woken_ns), now_ns));
+			add_iv(done, VMLAT_NH_WAKEUP_L1, VMLAT_SLOT_UNDECODED,
+			       vmlat_span(later(n->l1_halt_ns, woken_ns), now_ns));
 			n->l1_halted = false;
 		}
 		return done->handled || done->nr;
@@ -158,8 +153,8 @@ bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 	if (n->l2_exit_open)
 		l2_exit_done(n, now_ns, done);
 	if (n->l2_halted) {
-		add_iv(done, VMLAT_NH_WAKEUP_L2, -1,
-		       since(later(n->l2_halt_ns, woken_ns), now_ns));
+		add_iv(done, VMLAT_NH_WAKEUP_L2, VMLAT_SLOT_UNDECODED,
+		       vmlat_span(later(n->l2_halt_ns, woken_ns), now_ns));
 		n->l2_halted = false;
 	}
 	/* L1 cannot have halted without running again. */

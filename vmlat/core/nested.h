@@ -31,6 +31,7 @@
 #ifndef _VMLAT_NESTED_H
 #define _VMLAT_NESTED_H
 
+#include "exit_codes.h"
 #include "pure.h"
 
 enum vmlat_level {
@@ -40,10 +41,10 @@ enum vmlat_level {
 };
 
 /* [P1]'s lists: which one the thread is on. */
-enum vmlat_p1_state {
-	VMLAT_P1_NORMAL,
-	VMLAT_P1_WAITING,	/* L1 entered L2; the MMU event is awaited */
-	VMLAT_P1_READY,		/* its next L0 entries run L2 */
+enum vmlat_heur_state {
+	VMLAT_HEUR_NORMAL,
+	VMLAT_HEUR_WAITING,	/* L1 entered L2; the MMU event is awaited */
+	VMLAT_HEUR_READY,		/* its next L0 entries run L2 */
 };
 
 /* The histograms of a VM fed by this machine. */
@@ -62,7 +63,7 @@ extern const char *const vmlat_nested_hist_names[VMLAT_NR_NESTED_HISTS];
  * @handled:	an L2 exit was classified: VMLAT_LEVEL_L1 (reflected to
  *		L1, at the L1 entry after it) or VMLAT_LEVEL_L2 (handled by
  *		L0, at the L2 entry after it); 0: none
- * @slot:	its exit reason slot (-1: undecoded)
+ * @slot:	its exit reason slot (VMLAT_SLOT_UNDECODED: unknown)
  * @nr:		intervals completed, in @iv
  * @iv:		each one's histogram (enum vmlat_nested_hist) and length;
  *		for a round trip, @iv_slot is the exit's reason slot
@@ -91,7 +92,7 @@ struct vmlat_nested_done {
  *		VMLAUNCH or VMRESUME taking effect)
  * @l2_exits_l0: L2 exits handled by L0 (classified)
  * @l2_exits_l1: L2 exits reflected to L1 (classified)
- * @p1:		kvm_entry verdicts of the [P1] heuristic:
+ * @heur:		kvm_entry verdicts of the [P1] heuristic:
  *		[truth is L2][heuristic says L2]
  * @entry_ns:	the last kvm_entry
  * @l2_exit_ns:	the open L2 exit's kvm_exit
@@ -99,7 +100,7 @@ struct vmlat_nested_done {
  * @l2_halt_ns:	the pending L2 HLT exit
  * @l2_exit_slot: the open L2 exit's reason slot
  * @level:	the level the last kvm_entry entered
- * @p1_state:	enum vmlat_p1_state
+ * @heur_state:	enum vmlat_heur_state
  * @active:	the vCPU ran L2 or executed VMRUN (an L1 hypervisor)
  * @in_guest:	between a kvm_entry and its kvm_exit
  * @l2_exit_open: an L2 exit awaits the next L2 entry
@@ -107,7 +108,7 @@ struct vmlat_nested_done {
  * @l1_halted:	an L1 HLT exit awaits the next L1 entry
  * @l2_halted:	an L2 HLT exit awaits the next L2 entry
  *
- * The fields up to @p1 are statistics (vmlat_nested_reset() zeroes them),
+ * The fields up to @heur are statistics (vmlat_nested_reset() zeroes them),
  * the others are state.
  */
 struct vmlat_nested {
@@ -119,7 +120,7 @@ struct vmlat_nested {
 	u64 l1_to_l2;
 	u64 l2_exits_l0;
 	u64 l2_exits_l1;
-	u64 p1[2][2];
+	u64 heur[2][2];
 	/* state */
 	u64 entry_ns;
 	u64 l2_exit_ns;
@@ -127,7 +128,7 @@ struct vmlat_nested {
 	u64 l2_halt_ns;
 	int l2_exit_slot;
 	u8 level;
-	u8 p1_state;
+	u8 heur_state;
 	bool active;
 	bool in_guest;
 	bool l2_exit_open;
@@ -149,7 +150,7 @@ bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 static inline void vmlat_nested_guest_time(struct vmlat_nested *n,
 					   u64 now_ns)
 {
-	u64 d = now_ns > n->entry_ns ? now_ns - n->entry_ns : 0;
+	u64 d = vmlat_span(n->entry_ns, now_ns);
 
 	if (n->level == VMLAT_LEVEL_L2)
 		n->l2_ns += d;
@@ -166,7 +167,7 @@ static inline void vmlat_nested_guest_time(struct vmlat_nested *n,
  * vmlat_nested_exit() - kvm_exit of the vCPU
  * @n:		its nested accounting
  * @l2:		it ran L2 (is_guest_mode() in the probe)
- * @slot:	the exit reason slot, or -1
+ * @slot:	the exit reason slot, or VMLAT_SLOT_UNDECODED
  * @hlt:	the exit is a HLT
  * @vmenter:	the exit is VMRUN, VMLAUNCH or VMRESUME
  * @now_ns:	time of the exit
@@ -176,7 +177,7 @@ static inline void vmlat_nested_exit(struct vmlat_nested *n, bool l2,
 				     u64 now_ns)
 {
 	if (n->in_guest) {
-		u64 d = now_ns > n->entry_ns ? now_ns - n->entry_ns : 0;
+		u64 d = vmlat_span(n->entry_ns, now_ns);
 
 		/* KVM's guest mode decides, should an entry have been missed */
 		if (l2)
@@ -220,25 +221,25 @@ static inline bool vmlat_nested_entry(struct vmlat_nested *n, bool l2,
 /* kvm_mmu_get_page on the vCPU's thread ([P1] Algorithm 6). */
 static inline void vmlat_nested_mmu_page(struct vmlat_nested *n)
 {
-	if (n->p1_state == VMLAT_P1_WAITING)
-		n->p1_state = VMLAT_P1_READY;
+	if (n->heur_state == VMLAT_HEUR_WAITING)
+		n->heur_state = VMLAT_HEUR_READY;
 }
 
 /* kvm_nested_vmexit_inject on the vCPU's thread ([P1] Algorithm 7). */
 static inline void vmlat_nested_inject(struct vmlat_nested *n)
 {
-	n->p1_state = VMLAT_P1_NORMAL;
+	n->heur_state = VMLAT_HEUR_NORMAL;
 }
 
 /* How many kvm_entry verdicts of the heuristic agreed with the truth. */
-static inline u64 vmlat_nested_p1_agree(const struct vmlat_nested *n)
+static inline u64 vmlat_nested_heur_agree(const struct vmlat_nested *n)
 {
-	return n->p1[0][0] + n->p1[1][1];
+	return n->heur[0][0] + n->heur[1][1];
 }
 
-static inline u64 vmlat_nested_p1_judged(const struct vmlat_nested *n)
+static inline u64 vmlat_nested_heur_judged(const struct vmlat_nested *n)
 {
-	return n->p1[0][0] + n->p1[0][1] + n->p1[1][0] + n->p1[1][1];
+	return n->heur[0][0] + n->heur[0][1] + n->heur[1][0] + n->heur[1][1];
 }
 
 #endif /* _VMLAT_NESTED_H */

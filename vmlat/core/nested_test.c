@@ -136,7 +136,7 @@ static void vmlat_nested_wakeups(struct kunit *test)
  * after kvm_nested_vmexit_inject. Its verdict at each entry, against the
  * truth: [truth is L2][says L2].
  */
-static void vmlat_nested_p1_heuristic(struct kunit *test)
+static void vmlat_nested_heuristic(struct kunit *test)
 {
 	struct vmlat_nested n;
 	struct vmlat_nested_done d;
@@ -146,31 +146,31 @@ static void vmlat_nested_p1_heuristic(struct kunit *test)
 	entry_at(&n, false, 0, 0, &d);
 	exit_at(&n, false, SLOT_IO, 1);
 	vmlat_nested_mmu_page(&n);
-	KUNIT_EXPECT_EQ(test, n.p1_state, VMLAT_P1_NORMAL);
+	KUNIT_EXPECT_EQ(test, n.heur_state, VMLAT_HEUR_NORMAL);
 	entry_at(&n, false, 0, 2, &d);
-	KUNIT_EXPECT_EQ(test, vmlat_nested_p1_judged(&n), 0ULL);
+	KUNIT_EXPECT_EQ(test, vmlat_nested_heur_judged(&n), 0ULL);
 
 	/* VMRUN, a shadow page: says L2, right (twice: L0-handled exit). */
 	exit_at(&n, false, SLOT_VMRUN, 3);
-	KUNIT_EXPECT_EQ(test, n.p1_state, VMLAT_P1_WAITING);
+	KUNIT_EXPECT_EQ(test, n.heur_state, VMLAT_HEUR_WAITING);
 	vmlat_nested_mmu_page(&n);
-	KUNIT_EXPECT_EQ(test, n.p1_state, VMLAT_P1_READY);
+	KUNIT_EXPECT_EQ(test, n.heur_state, VMLAT_HEUR_READY);
 	entry_at(&n, true, 0, 4, &d);
 	exit_at(&n, true, SLOT_IO, 5);
 	entry_at(&n, true, 0, 6, &d);
-	KUNIT_EXPECT_EQ(test, n.p1[1][1], 2ULL);
+	KUNIT_EXPECT_EQ(test, n.heur[1][1], 2ULL);
 	/* Reflected: says L1, right. */
 	exit_at(&n, true, SLOT_VMMCALL, 7);
 	vmlat_nested_inject(&n);
 	entry_at(&n, false, 0, 8, &d);
-	KUNIT_EXPECT_EQ(test, n.p1[0][0], 1ULL);
+	KUNIT_EXPECT_EQ(test, n.heur[0][0], 1ULL);
 	/* VMRUN without a shadow page (TDP MMU, cached root): wrong. */
 	exit_at(&n, false, SLOT_VMRUN, 9);
 	entry_at(&n, true, 0, 10, &d);
-	KUNIT_EXPECT_EQ(test, n.p1[1][0], 1ULL);
-	KUNIT_EXPECT_EQ(test, n.p1[0][1], 0ULL);
-	KUNIT_EXPECT_EQ(test, vmlat_nested_p1_agree(&n), 3ULL);
-	KUNIT_EXPECT_EQ(test, vmlat_nested_p1_judged(&n), 4ULL);
+	KUNIT_EXPECT_EQ(test, n.heur[1][0], 1ULL);
+	KUNIT_EXPECT_EQ(test, n.heur[0][1], 0ULL);
+	KUNIT_EXPECT_EQ(test, vmlat_nested_heur_agree(&n), 3ULL);
+	KUNIT_EXPECT_EQ(test, vmlat_nested_heur_judged(&n), 4ULL);
 }
 
 /* A reset zeroes the counts; an L2 exit in progress completes whole. */
@@ -295,7 +295,7 @@ static void vmlat_nested_random_walk(struct kunit *test)
 static struct kunit_case vmlat_nested_cases[] = {
 	KUNIT_CASE(vmlat_nested_reflected_and_handled),
 	KUNIT_CASE(vmlat_nested_wakeups),
-	KUNIT_CASE(vmlat_nested_p1_heuristic),
+	KUNIT_CASE(vmlat_nested_heuristic),
 	KUNIT_CASE(vmlat_nested_reset_keeps_state),
 	KUNIT_CASE(vmlat_nested_snapshot_counts_current),
 	KUNIT_CASE(vmlat_nested_random_walk),

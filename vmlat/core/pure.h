@@ -121,6 +121,15 @@ static inline bool vmlat_atomic64_try_cmpxchg(vmlat_atomic64_t *v, s64 *old,
 }
 #endif /* __KERNEL__ */
 
+/*
+ * @to - @from, or 0 if @to is not after @from: events of one vCPU come
+ * from several CPUs, and a span never goes negative.
+ */
+static inline u64 vmlat_span(u64 from, u64 to)
+{
+	return to > from ? to - from : 0;
+}
+
 /* Both gcc and clang have it on 64-bit targets; the kernel needs it. */
 typedef __int128 vmlat_s128;
 typedef unsigned __int128 vmlat_u128;

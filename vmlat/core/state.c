@@ -57,12 +57,6 @@ static const u8 vmlat_next[VMLAT_NR_STATES][VMLAT_NR_EVENTS] = {
 #undef P
 #undef W
 
-static u64 delta_ns(u64 from, u64 to)
-{
-	/* Events of one vCPU come from several CPUs: never go negative. */
-	return to > from ? to - from : 0;
-}
-
 /**
  * vmlat_acct_init() - start accounting a vCPU at its first event
  * @a:		the accounting to initialise
@@ -97,7 +91,7 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 		      bool hlt, u64 now_ns, struct vmlat_done *done)
 {
 	u8 old = a->state, t = vmlat_next[old][ev];
-	u64 d = delta_ns(a->since_ns, now_ns);
+	u64 d = vmlat_span(a->since_ns, now_ns);
 	u8 new;
 
 	done->kind = VMLAT_DONE_NONE;
@@ -232,7 +226,7 @@ void vmlat_acct_end(struct vmlat_vcpu_acct *a, u64 now_ns)
 
 	if (a->ended)
 		return;
-	d = delta_ns(a->since_ns, now_ns);
+	d = vmlat_span(a->since_ns, now_ns);
 	a->time_ns[a->state] += d;
 	a->since_ns += d;
 	a->ended = true;
@@ -249,7 +243,7 @@ void vmlat_acct_end(struct vmlat_vcpu_acct *a, u64 now_ns)
 void vmlat_acct_snapshot(const struct vmlat_vcpu_acct *a, u64 now_ns,
 			 u64 time_ns[VMLAT_NR_STATES], u64 *observed_ns)
 {
-	u64 d = a->ended ? 0 : delta_ns(a->since_ns, now_ns);
+	u64 d = a->ended ? 0 : vmlat_span(a->since_ns, now_ns);
 	int i;
 
 	for (i = 0; i < VMLAT_NR_STATES; i++)

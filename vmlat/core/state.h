@@ -156,7 +156,7 @@ static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
 	if (a->ended)
 		return false;
 
-	d = now_ns > a->since_ns ? now_ns - a->since_ns : 0;
+	d = vmlat_span(a->since_ns, now_ns);
 	a->time_ns[old] += d;
 	a->since_ns += d;
 	done->kind = VMLAT_DONE_NONE;
