@@ -27,8 +27,8 @@ const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES] = {
 const u32 vmlat_quantile_ppm[VMLAT_NR_QUANTILES] = {
 	VMLAT_PPM_P50, 900000, VMLAT_PPM_P99, 999000
 };
-const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES] = {
 
+const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES] = {
 	"p50", "p90", "p99", "p99.9"
 };
 
