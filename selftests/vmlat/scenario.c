@@ -66,7 +66,8 @@
 
 #include <linux/kvm.h>
 
-#include "vmlat_test_util.h"
+#include "ksft_kvm.h"
+#include "ksft_util.h"
 
 #define KSFT_SKIP		4
 #define SCENARIO_PORT_IO	VMLAT_GUEST_PORT	/* 0x10 */

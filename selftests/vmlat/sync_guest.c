@@ -34,7 +34,7 @@
 #include <linux/kvm.h>
 
 #include "../../hypercall/vmlat_hypercall.h"
-#include "vmlat_test_util.h"
+#include "ksft_kvm.h"
 
 #define SYNC_PORT	0x11
 
