@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,16 +80,9 @@ struct tiny_vm {
 	uint8_t *mem;
 };
 
-static int __attribute__((format(printf, 3, 4)))
-guest_fail(struct vmlat_guest_stats *st, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(st->error, sizeof(st->error), fmt, ap);
-	va_end(ap);
-	return err;
-}
+/* Says in @st->error why the run failed; evaluates to @err. */
+#define guest_fail(st, err, ...) \
+	vmlat_errorf((st)->error, sizeof((st)->error), (err), __VA_ARGS__)
 
 static void tiny_vm_destroy(struct tiny_vm *vm)
 {

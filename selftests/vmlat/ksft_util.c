@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -101,3 +102,21 @@ void vmlat_trim_right(char *s)
 		s[--n] = '\0';
 }
 
+/**
+ * vmlat_errorf() - say why something failed, and return its error
+ * @buf:  receives the formatted message
+ * @size: size of @buf
+ * @err:  the error to return, a negative errno
+ * @fmt:  printf format of the message
+ *
+ * Return: @err, so that "return vmlat_errorf(...);" reports and fails.
+ */
+int vmlat_errorf(char *buf, size_t size, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return err;
+}

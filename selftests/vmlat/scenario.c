@@ -217,17 +217,10 @@ static int pin_self(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
-static int __attribute__((format(printf, 3, 4)))
-job_fail(struct vcpu_job *job, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(job->error, sizeof(job->error), fmt, ap);
-	va_end(ap);
-	job->ret = err;
-	return err;
-}
+/* Records in @job why it failed; evaluates to @err. */
+#define job_fail(job, err, ...)						\
+	((job)->ret = vmlat_errorf((job)->error, sizeof((job)->error),	\
+				   (err), __VA_ARGS__))
 
 static void sleep_us(unsigned int us)
 {
