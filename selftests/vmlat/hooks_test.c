@@ -6,8 +6,8 @@
  *
  * ftrace is the oracle: it records the same tracepoints in a private
  * instance during the same run, so "vmlat's hits == ftrace's events" checks
- * vmlat's probes without trusting vmlat. The guest is the tiny real-mode
- * guest of ksft_kvm.c, whose exits are known one by one.
+ * vmlat's probes without trusting vmlat. The guest is the tiny guest of
+ * ksft_kvm.c, whose exits are known one by one.
  *
  * Run as root in a KVM host (kvm + vendor module loaded) with
  * VMLAT_KO=<path of vmlat.ko>. Each test starts with vmlat unloaded and

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A tiny KVM guest on the raw /dev/kvm API that performs an exact, known
- * number of port-I/O exits, and the same VM running caller-supplied code.
+ * A tiny KVM guest that performs an exact, known number of port-I/O exits,
+ * and the same kind of VM running a guest function of the caller's, both
+ * on the upstream KVM selftests' library (libkvm; link with its objects).
  *
  * All functions that can fail return 0 or a negative errno.
  */
@@ -46,14 +47,11 @@ struct kvm_run;
 const char *vmlat_run_error(const struct kvm_run *run, char *buf,
 			    size_t size);
 
-/* ---- tiny KVM guest with caller-supplied code ------------------------- */
-
-/* Guest-physical address where vmlat_vm_create() loads the code. */
-#define VMLAT_VM_CODE_GPA	0x1000
+/* ---- one-vCPU VM running a guest function of the caller's ------------ */
 
 struct vmlat_vm;
 
-int vmlat_vm_create(struct vmlat_vm **vmp, const void *code, size_t len,
+int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
 		    struct vmlat_guest_stats *st);
 int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm);
 struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm);
