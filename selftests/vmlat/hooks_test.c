@@ -6,8 +6,8 @@
  *
  * ftrace is the oracle: it records the same tracepoints in a private
  * instance during the same run, so "vmlat's hits == ftrace's events" checks
- * vmlat's probes without trusting vmlat. The guest is the tiny real-mode
- * guest of vmlat_test_util.c, whose exits are known one by one.
+ * vmlat's probes without trusting vmlat. The guest is the tiny guest of
+ * ksft_kvm.c, whose exits are known one by one.
  *
  * Run as root in a KVM host (kvm + vendor module loaded) with
  * VMLAT_KO=<path of vmlat.ko>. Each test starts with vmlat unloaded and
@@ -26,7 +26,11 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "vmlat_test_util.h"
+#include "ksft_ftrace.h"
+#include "ksft_kvm.h"
+#include "ksft_module.h"
+#include "ksft_status.h"
+#include "ksft_util.h"
 
 /* ≈0.2 s of exits under TCG (100-200 us each), instant on hardware. */
 #define GUEST_NR_IO		1000u

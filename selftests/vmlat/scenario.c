@@ -25,8 +25,9 @@
  * the shell, the tracer and the main threads). SECONDS may be fractional.
  * Every vCPU thread is named "vcpu0" and pinned to CPU; each VM has one
  * vCPU and lives in its own process, whose main thread is named after the
- * scenario ("vm-hog", "vm-a", ...). The guests are 16-bit real-mode code
- * without an in-kernel irqchip, so HLT exits to userspace (KVM_EXIT_HLT);
+ * scenario ("vm-hog", "vm-a", ...). The guests are C functions run by the
+ * KVM selftests' library (libkvm) in a VM without an in-kernel irqchip, so
+ * HLT exits to userspace (KVM_EXIT_HLT);
  * the vCPU thread then sleeps in clock_nanosleep() if the scenario says so.
  *
  * Output on stdout, one record per line, "TAG key=value ...", each written
@@ -66,7 +67,8 @@
 
 #include <linux/kvm.h>
 
-#include "vmlat_test_util.h"
+#include "ksft_kvm.h"
+#include "ksft_util.h"
 
 #define KSFT_SKIP		4
 #define SCENARIO_PORT_IO	VMLAT_GUEST_PORT	/* 0x10 */
@@ -79,81 +81,84 @@
 #define SCENARIO_MAX_MS		(600 * 1000ULL)
 #define SCENARIO_BURST_MS	200
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-#define STR(x)			#x
-#define XSTR(x)			STR(x)
 
 /*
- * Guest code: 16-bit real mode, loaded at VMLAT_VM_CODE_GPA (CS base 0).
- * The assembler computes the jumps; parameters come in registers set with
- * KVM_SET_REGS (EDI = N for guest_exits).
+ * Guest code: C functions of this program that libkvm runs in the guest
+ * (ksft_kvm.c: 64-bit, no in-kernel irqchip, no ucall), with one argument
+ * in RDI (N for guest_exits). Their only exits to userspace are their own
+ * OUTs and HLTs, so a run makes exactly the exits counted here.
  */
-extern const unsigned char guest_io_loop[], guest_io_loop_end[];
-extern const unsigned char guest_hlt_loop[], guest_hlt_loop_end[];
-extern const unsigned char guest_idle_loop[], guest_idle_loop_end[];
-extern const unsigned char guest_exits[], guest_exits_end[];
+#define GUEST_OUTB(port)						\
+	__asm__ __volatile__("outb %%al, %[p]"				\
+			     : : "a"(0), [p] "i"(port) : "memory")
+#define GUEST_HLT()	__asm__ __volatile__("hlt" : : : "memory")
 
-asm(
-"	.pushsection .rodata.scenario_guest, \"a\", @progbits\n"
-"	.code16\n"
 /* An endless stream of port-I/O exits to userspace. */
-"guest_io_loop:\n"
-"1:	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
-"	jmp	1b\n"
-"guest_io_loop_end:\n"
+static void guest_io_loop(void)
+{
+	for (;;)
+		GUEST_OUTB(SCENARIO_PORT_IO);
+}
+
 /* HLT forever: every KVM_RUN ends in KVM_EXIT_HLT. */
-"guest_hlt_loop:\n"
-"1:	hlt\n"
-"	jmp	1b\n"
-"guest_hlt_loop_end:\n"
+static void guest_hlt_loop(void)
+{
+	for (;;)
+		GUEST_HLT();
+}
+
 /* Two port-I/O exits, then HLT, forever. */
-"guest_idle_loop:\n"
-"1:	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
-"	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
-"	hlt\n"
-"	jmp	1b\n"
-"guest_idle_loop_end:\n"
+static void guest_idle_loop(void)
+{
+	for (;;) {
+		GUEST_OUTB(SCENARIO_PORT_IO);
+		GUEST_OUTB(SCENARIO_PORT_IO);
+		GUEST_HLT();
+	}
+}
+
 /*
- * EDI = N: N OUTs (exit to userspace), N CPUIDs and N VMMCALLs (both
- * handled in the host kernel), N HLTs (exit to userspace; the host stops
- * after the N-th). A VMMCALL must return -KVM_ENOSYS, else the guest reports
- * EAX on the failure port forever.
+ * @n OUTs (exit to userspace), @n CPUIDs and @n VMMCALLs (both handled in
+ * the host kernel), @n HLTs (exit to userspace; the host stops after the
+ * @n-th). A VMMCALL must return -KVM_ENOSYS, else the guest reports RAX on
+ * the failure port forever.
  */
-"guest_exits:\n"
-"	movl	%edi, %ebp\n"
-"1:	outb	%al, $" XSTR(SCENARIO_PORT_IO) "\n"
-"	decl	%ebp\n"
-"	jnz	1b\n"
-"	movl	%edi, %ebp\n"
-"2:	xorl	%eax, %eax\n"
-"	xorl	%ecx, %ecx\n"
-"	cpuid\n"
-"	decl	%ebp\n"
-"	jnz	2b\n"
-"	movl	%edi, %ebp\n"
-"3:	movl	$" XSTR(SCENARIO_HC_NR) ", %eax\n"
-"	vmmcall\n"
-"	cmpl	$" XSTR(SCENARIO_ENOSYS) ", %eax\n"
-"	jne	9f\n"
-"	decl	%ebp\n"
-"	jnz	3b\n"
-"	movl	%edi, %ebp\n"
-"4:	hlt\n"
-"	decl	%ebp\n"
-"	jnz	4b\n"
-"5:	hlt\n"
-"	jmp	5b\n"
-"9:	outl	%eax, $" XSTR(SCENARIO_PORT_FAIL) "\n"
-"	jmp	9b\n"
-"guest_exits_end:\n"
-"	.code64\n"
-"	.popsection\n");
+static void guest_exits(uint32_t n)
+{
+	uint32_t i, eax, ecx;
+	long ret;
+
+	for (i = 0; i < n; i++)
+		GUEST_OUTB(SCENARIO_PORT_IO);
+	for (i = 0; i < n; i++) {
+		eax = 0;
+		ecx = 0;
+		__asm__ __volatile__("cpuid" : "+a"(eax), "+c"(ecx)
+				     : : "rbx", "rdx", "memory");
+	}
+	for (i = 0; i < n; i++) {
+		ret = SCENARIO_HC_NR;
+		__asm__ __volatile__("vmmcall" : "+a"(ret)
+				     : "b"(0), "c"(0), "d"(0), "S"(0)
+				     : "memory");
+		if (ret != SCENARIO_ENOSYS)
+			for (;;)
+				__asm__ __volatile__("outl %%eax, %[p]"
+						     : : "a"((uint32_t)ret),
+						       [p] "i"(SCENARIO_PORT_FAIL)
+						     : "memory");
+	}
+	for (i = 0; i < n; i++)
+		GUEST_HLT();
+	for (;;)
+		GUEST_HLT();
+}
 
 /**
  * struct vcpu_job - what one vCPU thread runs, and what it saw
  * @vm_comm:      name of the VM process (its main thread), for the output
- * @code:         guest code
- * @code_len:     its size
- * @rdi:          initial EDI of the guest
+ * @guest:        guest function (one of the guest_* above)
+ * @arg:          its argument
  * @cpu:          CPU to pin the vCPU thread to
  * @deadline_ms:  stop at this vmlat_now_ms(), 0 for no deadline
  * @hlt_sleep_us: sleep this long after every KVM_EXIT_HLT
@@ -168,9 +173,8 @@ asm(
  */
 struct vcpu_job {
 	const char *vm_comm;
-	const unsigned char *code;
-	size_t code_len;
-	uint32_t rdi;
+	void *guest;
+	uint32_t arg;
 	int cpu;
 	uint64_t deadline_ms;
 	unsigned int hlt_sleep_us;
@@ -216,17 +220,10 @@ static int pin_self(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
-static int __attribute__((format(printf, 3, 4)))
-job_fail(struct vcpu_job *job, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(job->error, sizeof(job->error), fmt, ap);
-	va_end(ap);
-	job->ret = err;
-	return err;
-}
+/* Records in @job why it failed; evaluates to @err. */
+#define job_fail(job, err, ...)						\
+	((job)->ret = vmlat_errorf((job)->error, sizeof((job)->error),	\
+				   (err), __VA_ARGS__))
 
 static void sleep_us(unsigned int us)
 {
@@ -284,25 +281,15 @@ static int vcpu_handle_exit(struct vcpu_job *job, const struct kvm_run *run)
 static int vcpu_run_job(struct vcpu_job *job)
 {
 	struct vmlat_guest_stats st;
-	struct kvm_regs regs;
 	struct vmlat_vm *vm;
 	struct kvm_run *run;
 	int fd, ret;
 
-	ret = vmlat_vm_create(&vm, job->code, job->code_len, &st);
+	ret = vmlat_vm_create(&vm, job->guest, job->arg, &st);
 	if (ret)
 		return job_fail(job, ret, "%s", st.error);
 	fd = vmlat_vm_vcpu_fd(vm);
 	run = vmlat_vm_kvm_run(vm);
-	if (ioctl(fd, KVM_GET_REGS, &regs) < 0) {
-		ret = job_fail(job, -errno, "KVM_GET_REGS: %s", strerror(errno));
-		goto out;
-	}
-	regs.rdi = job->rdi;
-	if (ioctl(fd, KVM_SET_REGS, &regs) < 0) {
-		ret = job_fail(job, -errno, "KVM_SET_REGS: %s", strerror(errno));
-		goto out;
-	}
 	say("vcpu vm_pid=%d vcpu_tid=%d vcpu=0 comm=vcpu0 vm_comm=%s cpu=%d",
 	    (int)getpid(), (int)my_tid(), job->vm_comm, job->cpu);
 	for (;;) {
@@ -324,7 +311,6 @@ static int vcpu_run_job(struct vcpu_job *job)
 			break;
 		}
 	}
-out:
 	vmlat_vm_destroy(vm);
 	return ret;
 }
@@ -448,8 +434,7 @@ static int scenario_hog(int cpu, uint64_t ms)
 {
 	struct vcpu_job job = {
 		.vm_comm = "vm-hog",
-		.code = guest_io_loop,
-		.code_len = guest_io_loop_end - guest_io_loop,
+		.guest = guest_io_loop,
 		.cpu = cpu,
 		.deadline_ms = vmlat_now_ms() + ms,
 	};
@@ -461,8 +446,7 @@ static int scenario_wait(int cpu, uint64_t ms)
 {
 	struct vcpu_job job = {
 		.vm_comm = "vm-wait",
-		.code = guest_hlt_loop,
-		.code_len = guest_hlt_loop_end - guest_hlt_loop,
+		.guest = guest_hlt_loop,
 		.cpu = cpu,
 		.deadline_ms = vmlat_now_ms() + ms,
 		.hlt_sleep_us = 2000,
@@ -475,8 +459,7 @@ static int scenario_idle(int cpu, uint64_t ms)
 {
 	struct vcpu_job job = {
 		.vm_comm = "vm-idle",
-		.code = guest_idle_loop,
-		.code_len = guest_idle_loop_end - guest_idle_loop,
+		.guest = guest_idle_loop,
 		.cpu = cpu,
 		.deadline_ms = vmlat_now_ms() + ms,
 		.hlt_sleep_us = 5000,
@@ -525,8 +508,7 @@ static int scenario_burst(int cpu, uint64_t ms)
 {
 	struct vcpu_job job = {
 		.vm_comm = "vm-burst",
-		.code = guest_io_loop,
-		.code_len = guest_io_loop_end - guest_io_loop,
+		.guest = guest_io_loop,
 		.cpu = cpu,
 		.deadline_ms = vmlat_now_ms() + ms,
 	};
@@ -567,8 +549,7 @@ static int scenario_two_vms(int cpu, uint64_t ms)
 		if (pids[i] == 0) {
 			struct vcpu_job job = {
 				.vm_comm = names[i],
-				.code = guest_io_loop,
-				.code_len = guest_io_loop_end - guest_io_loop,
+				.guest = guest_io_loop,
 				.cpu = cpu,
 				.deadline_ms = deadline_ms,
 			};
@@ -591,9 +572,8 @@ static int scenario_exits(int cpu, uint32_t n)
 {
 	struct vcpu_job job = {
 		.vm_comm = "vm-exits",
-		.code = guest_exits,
-		.code_len = guest_exits_end - guest_exits,
-		.rdi = n,
+		.guest = guest_exits,
+		.arg = n,
 		.cpu = cpu,
 		.deadline_ms = vmlat_now_ms() + SCENARIO_MAX_MS,
 		.max_hlt = n,

@@ -18,11 +18,10 @@
  *	seq 0, replayed and skipped numbers, well-formed calls with garbage
  *	times.
  *
- * The guest (16-bit real mode) loops on VMMCALL; OUT to port 0x11, where
- * this program sets the registers of the next call. A real-mode guest's
- * registers are 64 bits wide in KVM_SET_REGS, and kvm_hypercall traces
- * them before KVM truncates them for a 32-bit caller: what vmlat sees is
- * what is set here. Prints one line: what was sent and measured.
+ * The guest (a C function of this program, run by the KVM selftests'
+ * library in 64-bit mode) loops on VMMCALL; OUT to port 0x11, where this
+ * program sets the registers of the next call: what vmlat sees is what is
+ * set here. Prints one line: what was sent and measured.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,23 +33,24 @@
 #include <linux/kvm.h>
 
 #include "../../hypercall/vmlat_hypercall.h"
-#include "vmlat_test_util.h"
+#include "ksft_kvm.h"
 
 #define SYNC_PORT	0x11
 
-extern const unsigned char sync_guest_code[], sync_guest_code_end[];
-
-asm(
-"	.pushsection .rodata.sync_guest, \"a\", @progbits\n"
-"	.code16\n"
-"sync_guest_code:\n"
-"1:	vmmcall\n"
-"	outb	%al, $0x11\n"
-"	jmp	1b\n"
-"sync_guest_code_end:\n"
-"	.code64\n"
-"	.popsection\n"
-);
+/*
+ * The guest: VMMCALL with the registers the host set at the OUT before it,
+ * for ever. One asm statement, so that no compiled code runs between the
+ * OUT exit and the next VMMCALL and no register the host sets is touched;
+ * KVM's return value in RAX is overwritten by the host before the next call.
+ */
+static void sync_guest_code(void)
+{
+	__asm__ __volatile__("1:	vmmcall\n"
+			     "	outb	%%al, %[port]\n"
+			     "	jmp	1b\n"
+			     : : [port] "i"(SYNC_PORT)
+			     : "rax", "rbx", "rcx", "rdx", "rsi", "memory");
+}
 
 static uint64_t mono_ns(void)
 {
@@ -220,8 +220,7 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	err = vmlat_vm_create(&vm, sync_guest_code,
-			      sync_guest_code_end - sync_guest_code, &st);
+	err = vmlat_vm_create(&vm, sync_guest_code, 0, &st);
 	if (err) {
 		fprintf(stderr, "sync_guest: %s\n", st.error);
 		return err == -ENOENT ? 4 : 1;

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmlat_test_util.h"
+#include "ksft_kvm.h"
+#include "ksft_util.h"
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A tiny KVM guest for the vmlat selftests, run by the upstream KVM
+ * selftests' library (libkvm), and a one-vCPU VM of the same kind that runs
+ * a guest function of the caller's.
+ *
+ * The tiny guest follows the KVM selftests' habit of a guest whose every
+ * exit is known in advance: it writes a decreasing counter N, N-1, ..., 1
+ * to an I/O port and then halts. Userspace checks the value of every exit,
+ * so a lost or repeated exit is noticed, not just a wrong total.
+ *
+ * The VM is libkvm's (64-bit guest code, identity-mapped ELF of the
+ * program, a stack), made without two things libkvm's vm_create*() add:
+ *  - no in-kernel irqchip, so HLT exits to userspace as KVM_EXIT_HLT (with
+ *    one, a HLT with interrupts off would block in the kernel for ever);
+ *  - no ucall: the guests report by their own port I/O only, so the exits
+ *    to userspace are exactly the ones the tests count.
+ * Besides those, the guest takes only exits handled in the kernel that the
+ * tests allow for (first-touch nested page faults, host interrupts).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_util.h"
+#include "kvm_util.h"
+#include "processor.h"
+
+#include "ksft_kvm.h"
+#include "ksft_util.h"
+
+/**
+ * vmlat_run_error() - what a failed KVM_RUN exit says
+ * @run:  the vCPU's kvm_run, after a KVM_EXIT_FAIL_ENTRY or
+ *        KVM_EXIT_INTERNAL_ERROR exit
+ * @buf:  room for the text
+ * @size: its size
+ *
+ * Return: @buf, e.g. "KVM_EXIT_FAIL_ENTRY, hardware reason 0x...".
+ */
+const char *vmlat_run_error(const struct kvm_run *run, char *buf,
+			    size_t size)
+{
+	if (run->exit_reason == KVM_EXIT_FAIL_ENTRY)
+		snprintf(buf, size, "KVM_EXIT_FAIL_ENTRY, hardware reason 0x%llx",
+			 (unsigned long long)
+			 run->fail_entry.hardware_entry_failure_reason);
+	else if (run->exit_reason == KVM_EXIT_INTERNAL_ERROR)
+		snprintf(buf, size, "KVM_EXIT_INTERNAL_ERROR, suberror %u",
+			 run->internal.suberror);
+	else
+		snprintf(buf, size, "exit reason %u", run->exit_reason);
+	return buf;
+}
+
+/* Pages of memslot 0: libkvm's 512 for the program's ELF, a stack, tables. */
+#define VMLAT_VM_PAGES	(512 + DEFAULT_STACK_PGS + 16)
+
+/**
+ * struct vmlat_vm - a one-vCPU VM on libkvm
+ * @vm:   libkvm's VM
+ * @vcpu: its vCPU 0
+ */
+struct vmlat_vm {
+	struct kvm_vm *vm;
+	struct kvm_vcpu *vcpu;
+};
+
+/*
+ * The tiny guest: @n OUTs of the counter (one KVM_EXIT_IO each), then HLT
+ * (one KVM_EXIT_HLT). Never re-entered after the HLT; HLTs again if it is.
+ */
+static void tiny_guest_code(uint32_t n)
+{
+	for (; n; n--)
+		__asm__ __volatile__("outl %%eax, %[port]"
+				     : : "a"(n), [port] "i"(VMLAT_GUEST_PORT)
+				     : "memory");
+	for (;;)
+		__asm__ __volatile__("hlt" : : : "memory");
+}
+
+/* Says in @st->error why the run failed; evaluates to @err. */
+#define guest_fail(st, err, ...) \
+	vmlat_errorf((st)->error, sizeof((st)->error), (err), __VA_ARGS__)
+
+/**
+ * vmlat_vm_create() - create a one-vCPU VM that runs @guest_code(@arg)
+ * @vmp:        receives the VM; free it with vmlat_vm_destroy()
+ * @guest_code: a function of this program, run in the guest in 64-bit mode
+ *              with its first argument (RDI) @arg; it must not call
+ *              anything that is not guest code itself (no libc), and talks
+ *              to the host by port I/O, HLT and hypercalls
+ * @arg:        its argument
+ * @st:         on failure @st->error says why
+ *
+ * The VM has no in-kernel irqchip (HLT exits as KVM_EXIT_HLT) and makes no
+ * ucalls. libkvm asserts (ends the process with a message) if one of its
+ * own KVM calls fails; /dev/kvm missing or not usable is reported here.
+ *
+ * Context: creates the VM and its vCPU from the calling thread; call
+ * KVM_RUN from one thread only (the "vCPU thread").
+ * Return: 0, or the negative errno of opening /dev/kvm (-ENOENT: no kvm).
+ */
+int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
+		    struct vmlat_guest_stats *st)
+{
+	struct vmlat_vm *vm;
+	int fd;
+
+	*vmp = NULL;
+	memset(st, 0, sizeof(*st));
+	/* libkvm would exit(KSFT_SKIP) itself: say why and let callers decide. */
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return guest_fail(st, -errno, "open /dev/kvm: %s",
+				  strerror(errno));
+	close(fd);
+	vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return guest_fail(st, -ENOMEM, "out of memory");
+	/* __vm_create() without its vm_create_irqchip(). */
+	vm->vm = ____vm_create(VM_MODE_DEFAULT,
+			       vm_adjust_num_guest_pages(VM_MODE_DEFAULT,
+							 VMLAT_VM_PAGES));
+	kvm_vm_elf_load(vm->vm, program_invocation_name);
+	vm->vcpu = vm_vcpu_add(vm->vm, 0, guest_code);
+	vcpu_args_set(vm->vcpu, 1, arg);
+	*vmp = vm;
+	return 0;
+}
+
+/**
+ * vmlat_vm_vcpu_fd() - the vCPU file descriptor of a VM
+ * @vm: VM from vmlat_vm_create()
+ *
+ * Return: the fd for KVM_RUN, KVM_GET_REGS, KVM_SET_REGS...
+ */
+int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm)
+{
+	return vm->vcpu->fd;
+}
+
+/**
+ * vmlat_vm_kvm_run() - the vCPU's shared struct kvm_run
+ * @vm: VM from vmlat_vm_create()
+ *
+ * Return: the mapped struct kvm_run (exit_reason and exit data after KVM_RUN).
+ */
+struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm)
+{
+	return vm->vcpu->run;
+}
+
+/**
+ * vmlat_vm_destroy() - close a VM made by vmlat_vm_create()
+ * @vm: the VM, or NULL
+ */
+void vmlat_vm_destroy(struct vmlat_vm *vm)
+{
+	if (!vm)
+		return;
+	kvm_vm_free(vm->vm);
+	free(vm);
+}
+
+/* Checks one KVM_EXIT_IO against what tiny_guest_code must produce next. */
+static int tiny_vm_check_io(struct vmlat_vm *vm, uint32_t expect,
+			    struct vmlat_guest_stats *st)
+{
+	const struct kvm_run *run = vm->vcpu->run;
+	uint32_t val;
+
+	if (run->io.direction != KVM_EXIT_IO_OUT ||
+	    run->io.port != VMLAT_GUEST_PORT || run->io.size != 4 ||
+	    run->io.count != 1)
+		return guest_fail(st, -EPROTO,
+				  "I/O exit %llu is dir %u port 0x%x size %u count %u, expected a 4-byte out to 0x%x",
+				  (unsigned long long)st->io_exits + 1,
+				  run->io.direction, run->io.port,
+				  run->io.size, run->io.count,
+				  VMLAT_GUEST_PORT);
+	memcpy(&val, (const uint8_t *)run + run->io.data_offset, sizeof(val));
+	if (val != expect)
+		return guest_fail(st, -EBADMSG,
+				  "I/O exit %llu carried %u, expected %u: an exit was lost or repeated",
+				  (unsigned long long)st->io_exits + 1,
+				  val, expect);
+	return 0;
+}
+
+/*
+ * Runs the vCPU of a VM created with counter @n. With @pr NULL, runs to the
+ * final HLT; otherwise returns early when @pr->stop is set or at
+ * @deadline_ms, publishing the I/O exit count after every exit.
+ */
+static int tiny_vm_run(struct vmlat_vm *vm, uint32_t n,
+		       struct vmlat_guest_progress *pr, uint64_t deadline_ms,
+		       struct vmlat_guest_stats *st)
+{
+	const struct kvm_run *run = vm->vcpu->run;
+	uint32_t expect = n;
+	char buf[80];
+	int ret;
+
+	for (;;) {
+		if (pr && (__atomic_load_n(&pr->stop, __ATOMIC_ACQUIRE) ||
+			   vmlat_now_ms() >= deadline_ms))
+			return 0;
+		if (ioctl(vm->vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return guest_fail(st, -errno,
+					  "KVM_RUN after %llu I/O exits: %s",
+					  (unsigned long long)st->io_exits,
+					  strerror(errno));
+		}
+		switch (run->exit_reason) {
+		case KVM_EXIT_IO:
+			if (!expect)
+				return guest_fail(st, -EPROTO,
+						  "I/O exit after the %u expected ones",
+						  n);
+			ret = tiny_vm_check_io(vm, expect, st);
+			if (ret)
+				return ret;
+			expect--;
+			st->io_exits++;
+			if (pr)
+				__atomic_store_n(&pr->io_exits, st->io_exits,
+						 __ATOMIC_RELEASE);
+			break;
+		case KVM_EXIT_HLT:
+			st->hlt_exits++;
+			if (expect)
+				return guest_fail(st, -EPROTO,
+						  "HLT after %llu of %u I/O exits",
+						  (unsigned long long)st->io_exits,
+						  n);
+			return 0;
+		case KVM_EXIT_INTR:
+			break;
+		case KVM_EXIT_FAIL_ENTRY:
+		case KVM_EXIT_INTERNAL_ERROR:
+			return guest_fail(st, -EPROTO, "%s",
+					  vmlat_run_error(run, buf, sizeof(buf)));
+		default:
+			return guest_fail(st, -EPROTO,
+					  "unexpected exit reason %u after %llu I/O exits",
+					  run->exit_reason,
+					  (unsigned long long)st->io_exits);
+		}
+	}
+}
+
+/**
+ * vmlat_guest_run_exits() - run the tiny guest for exactly @nr_io I/O exits
+ * @nr_io: number of port-I/O exits (1..UINT32_MAX)
+ * @st:    receives the exits seen; on failure @st->error says why
+ *
+ * On success the guest made exactly @nr_io KVM_EXIT_IO exits with the
+ * expected values, then one KVM_EXIT_HLT. The VM is destroyed on return.
+ *
+ * Return: 0, -EINVAL for @nr_io 0, -EPROTO/-EBADMSG for a guest that did
+ * something else, or the negative errno of a failed KVM call.
+ */
+int vmlat_guest_run_exits(uint32_t nr_io, struct vmlat_guest_stats *st)
+{
+	struct vmlat_vm *vm;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!nr_io)
+		return guest_fail(st, -EINVAL, "nr_io must be at least 1");
+	ret = vmlat_vm_create(&vm, tiny_guest_code, nr_io, st);
+	if (!ret)
+		ret = tiny_vm_run(vm, nr_io, NULL, 0, st);
+	vmlat_vm_destroy(vm);
+	return ret;
+}
+
+/**
+ * vmlat_guest_run_until() - run the tiny guest until told to stop
+ * @pr:     shared control: progress is published in @pr->io_exits after
+ *          every exit; setting @pr->stop ends the run
+ * @max_ms: end the run after this long even if @pr->stop stays 0
+ * @st:     receives the exits seen; on failure @st->error says why
+ *
+ * The guest counts down from UINT32_MAX, so it never reaches its HLT here;
+ * every exit's value is still checked.
+ *
+ * Return: 0 when stopped (by flag or time), else as vmlat_guest_run_exits().
+ */
+int vmlat_guest_run_until(struct vmlat_guest_progress *pr, uint64_t max_ms,
+			  struct vmlat_guest_stats *st)
+{
+	uint64_t deadline_ms = vmlat_now_ms() + max_ms;
+	struct vmlat_vm *vm;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = vmlat_vm_create(&vm, tiny_guest_code, UINT32_MAX, st);
+	if (!ret)
+		ret = tiny_vm_run(vm, UINT32_MAX, pr, deadline_ms, st);
+	vmlat_vm_destroy(vm);
+	return ret;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tiny KVM guest that performs an exact, known number of port-I/O exits,
+ * and the same kind of VM running a guest function of the caller's, both
+ * on the upstream KVM selftests' library (libkvm; link with its objects).
+ *
+ * All functions that can fail return 0 or a negative errno.
+ */
+#ifndef VMLAT_KSFT_KVM_H
+#define VMLAT_KSFT_KVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The guest writes its loop counter (N, N-1, ..., 1) to this port. */
+#define VMLAT_GUEST_PORT	0x10
+
+/**
+ * struct vmlat_guest_stats - what userspace saw of one tiny guest run
+ * @io_exits:  KVM_EXIT_IO exits, each checked against the expected value
+ * @hlt_exits: KVM_EXIT_HLT exits (1 after a complete bounded run)
+ * @error:     why the run failed, empty on success
+ */
+struct vmlat_guest_stats {
+	uint64_t io_exits;
+	uint64_t hlt_exits;
+	char error[160];
+};
+
+/**
+ * struct vmlat_guest_progress - run control shared with another process
+ * @io_exits: I/O exits so far, published after every exit
+ * @stop:     set non-zero to make the guest loop return
+ *
+ * Put it in MAP_SHARED memory and access it with __atomic builtins.
+ */
+struct vmlat_guest_progress {
+	uint64_t io_exits;
+	uint32_t stop;
+};
+
+int vmlat_guest_run_exits(uint32_t nr_io, struct vmlat_guest_stats *st);
+int vmlat_guest_run_until(struct vmlat_guest_progress *pr,
+			  uint64_t max_ms, struct vmlat_guest_stats *st);
+
+struct kvm_run;
+const char *vmlat_run_error(const struct kvm_run *run, char *buf,
+			    size_t size);
+
+/* ---- one-vCPU VM running a guest function of the caller's ------------ */
+
+struct vmlat_vm;
+
+int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
+		    struct vmlat_guest_stats *st);
+int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm);
+struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm);
+void vmlat_vm_destroy(struct vmlat_vm *vm);
+
+#endif /* VMLAT_KSFT_KVM_H */
