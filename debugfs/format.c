@@ -69,20 +69,36 @@ void vmlat_cols_text(struct seq_file *m, const struct vmlat_col *cols,
 	}
 }
 
+/* @sep"name":value of column @c of @row. */
+static void col_json(struct seq_file *m, const struct vmlat_col *c,
+		     const void *row, const char *sep)
+{
+	if (c->is_signed)
+		seq_printf(m, "%s\"%s\":%lld", sep, c->name,
+			   (s64)col_u64(c, row));
+	else
+		seq_printf(m, "%s\"%s\":%llu", sep, c->name, col_u64(c, row));
+}
+
 /* ",\"name1\":v1,...": @row's values of @cols as JSON members. */
 void vmlat_cols_json(struct seq_file *m, const struct vmlat_col *cols,
 		     unsigned int n, const void *row)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		if (cols[i].is_signed)
-			seq_printf(m, ",\"%s\":%lld", cols[i].name,
-				   (s64)col_u64(&cols[i], row));
-		else
-			seq_printf(m, ",\"%s\":%llu", cols[i].name,
-				   col_u64(&cols[i], row));
-	}
+	for (i = 0; i < n; i++)
+		col_json(m, &cols[i], row, ",");
+}
+
+/* "{\"name1\":v1,...": a JSON object of @cols, left open for more. */
+void vmlat_cols_json_open(struct seq_file *m, const struct vmlat_col *cols,
+			  unsigned int n, const void *row)
+{
+	unsigned int i;
+
+	seq_putc(m, '{');
+	for (i = 0; i < n; i++)
+		col_json(m, &cols[i], row, i ? "," : "");
 }
 
 /* @sum += @row, column by column (sums of vCPUs). */

@@ -42,6 +42,8 @@ void vmlat_cols_text(struct seq_file *m, const struct vmlat_col *cols,
 		     unsigned int n, const void *row);
 void vmlat_cols_json(struct seq_file *m, const struct vmlat_col *cols,
 		     unsigned int n, const void *row);
+void vmlat_cols_json_open(struct seq_file *m, const struct vmlat_col *cols,
+			  unsigned int n, const void *row);
 void vmlat_cols_add(const struct vmlat_col *cols, unsigned int n, void *sum,
 		    const void *row);
 

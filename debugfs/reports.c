@@ -33,7 +33,8 @@ static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 	int slot;
 
 	if (r->kind == VMLAT_HIST_EXIT) {
-		slot = r->isa ? vmlat_exit_slot(r->isa, r->exit_reason) : -1;
+		slot = r->isa ? vmlat_exit_slot(r->isa, r->exit_reason) :
+			 VMLAT_SLOT_UNDECODED;
 		reason = slot >= 0 ? vmlat_exit_slot_name(slot) : "undecoded";
 	}
 	seq_printf(m, "%-6llu %-7s %-7d ", r->seq,
@@ -81,7 +82,6 @@ static int knob_read(const char __user *ubuf, size_t count, char *buf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	/* No leading blanks nor trailing newline: "echo 5 >" works. */
 	strim(buf);
 	return 0;
 }
@@ -103,6 +103,7 @@ static ssize_t threshold_write(struct file *file, const char __user *ubuf,
 				    VMLAT_THRESHOLD_MAX_US);
 		return err == -EFAULT ? err : -EINVAL;
 	}
+	/* Fails only to allocate the snapshot buffer, with a message. */
 	err = vmlat_report_set_threshold(kind, us);
 	return err ?: count;
 }
@@ -152,13 +153,15 @@ static ssize_t interval_write(struct file *file, const char __user *ubuf,
 	err = knob_read(ubuf, count, buf, sizeof(buf));
 	if (!err)
 		err = kstrtou64(buf, 10, &ms);
-	if (err || ms < 1 || ms > VMLAT_INTERVAL_MAX_MS) {
+	/* The range is the setter's to check. */
+	if (!err)
+		err = vmlat_report_set_interval_ms(ms);
+	if (err && err != -EFAULT) {
 		pr_warn_ratelimited("snapshot_interval_ms: write a number of milliseconds from 1 to %llu\n",
 				    VMLAT_INTERVAL_MAX_MS);
-		return err == -EFAULT ? err : -EINVAL;
+		return -EINVAL;
 	}
-	vmlat_report_set_interval_ms(ms);
-	return count;
+	return err ?: count;
 }
 
 static int interval_show(struct seq_file *m, void *unused)

@@ -190,6 +190,7 @@ static const struct vmlat_col preemptor_cols[] = {
 /* Too large for the stack: allocated per read. */
 struct tables_buf {
 	const struct vmlat_vm *vms[VMLAT_MAX_VMS];
+	int nr_vms;			/* json: how many of @vms */
 	struct vmlat_view_vcpu vcpu;
 	struct vmlat_hist_snap hist;
 	struct vmlat_view_sync sync;
@@ -633,9 +634,7 @@ static void json_hist(struct seq_file *m, const struct vmlat_hist_snap *h)
 	int i;
 
 	hist_row(h, &r);
-	/* The first column is "count": the others follow a comma. */
-	seq_printf(m, "{\"%s\":%llu", hist_cols[0].name, r.count);
-	vmlat_cols_json(m, hist_cols + 1, ARRAY_SIZE(hist_cols) - 1, &r);
+	vmlat_cols_json_open(m, COLS(hist_cols), &r);
 	seq_puts(m, ",\"buckets\":[");
 	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++) {
 		if (!h->buckets[i])
@@ -648,17 +647,11 @@ static void json_hist(struct seq_file *m, const struct vmlat_hist_snap *h)
 	seq_puts(m, "]}");
 }
 
-/* {"...":n,...} of @cols, which has at least one column. */
+/* {"...":n,...} of @cols. */
 static void json_obj(struct seq_file *m, const struct vmlat_col *cols,
 		     unsigned int n, const void *row)
 {
-	const u64 v = *(const u64 *)((const char *)row + cols[0].off);
-
-	if (cols[0].is_signed)
-		seq_printf(m, "{\"%s\":%lld", cols[0].name, (s64)v);
-	else
-		seq_printf(m, "{\"%s\":%llu", cols[0].name, v);
-	vmlat_cols_json(m, cols + 1, n - 1, row);
+	vmlat_cols_json_open(m, cols, n, row);
 	seq_putc(m, '}');
 }
 
@@ -731,8 +724,8 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 	struct preemptor_row r;
 	struct vmlat_view_vm v;
 	unsigned int i, np;
-	int j, n;
 	u64 other;
+	int j;
 
 	seq_puts(m, ",\"preemptors\":[");
 	np = vmlat_view_preemptors(vm, b->pre, &other);
@@ -751,8 +744,8 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 	}
 	seq_printf(m, "],\"preemptors_other_ns\":%llu,\"stolen_by\":{\"host\":%llu",
 		   other, vmlat_view_stolen_by(vm, NULL));
-	n = vmlat_view_vms(b->vms);
-	for (j = 0; j < n; j++) {
+	/* The document's list of VMs: a key for each VM it shows. */
+	for (j = 0; j < b->nr_vms; j++) {
 		vmlat_view_vm(b->vms[j], &v);
 		seq_printf(m, ",\"%d\":%llu", v.pid,
 			   vmlat_view_stolen_by(vm, b->vms[j]));
@@ -833,22 +826,20 @@ static void json_vm(struct seq_file *m, const struct vmlat_vm *vm, u64 now,
 
 static int json_show(struct seq_file *m, void *unused)
 {
-	/* The VM list of json_preemptors() must not clobber this one. */
-	const struct vmlat_vm *vms[VMLAT_MAX_VMS];
 	struct tables_buf *b = tables_buf();
 	struct vmlat_view_dropped d;
 	u64 now = vmlat_now_ns();
-	int i, n;
+	int i;
 
 	if (!b)
 		return -ENOMEM;
 	seq_printf(m, "{\"schema\":%d,\"version\":\"%s\",\"now_ns\":%llu,\"vms\":[",
 		   VMLAT_JSON_SCHEMA, VMLAT_VERSION, now);
-	n = vmlat_view_vms(vms);
-	for (i = 0; i < n; i++) {
+	b->nr_vms = vmlat_view_vms(b->vms);
+	for (i = 0; i < b->nr_vms; i++) {
 		if (i)
 			seq_putc(m, ',');
-		json_vm(m, vms[i], now, b);
+		json_vm(m, b->vms[i], now, b);
 	}
 	vmlat_view_dropped(&d);
 	seq_printf(m, "],\"dropped\":{\"vms\":%llu,\"vcpus\":%llu,\"victims\":%llu}}\n",

@@ -316,7 +316,8 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 			   (vmlat_kvm_in_l2(vcpu) ? VMLAT_NIN_L2 : 0);
 
 	if (vc)
-		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, nin, -1);
+		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, nin,
+				  VMLAT_SLOT_UNDECODED);
 }
 
 /**
@@ -380,7 +381,7 @@ void vmlat_on_userspace_exit(void)
 
 	if (vc)
 		vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false,
-				  vmlat_now_ns(), 0, -1);
+				  vmlat_now_ns(), 0, VMLAT_SLOT_UNDECODED);
 }
 
 /**
@@ -476,7 +477,8 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 
 	if (pv)
 		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
-				 VMLAT_EV_OUT_SLEEP, false, now, NULL, 0, -1);
+				 VMLAT_EV_OUT_SLEEP, false, now, NULL, 0,
+				 VMLAT_SLOT_UNDECODED);
 
 	/* Before next leaves the victim list: it is charged too. */
 	vmlat_charge_switch(prev, pv, runnable, now);
@@ -486,7 +488,8 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 
 		this_cpu_write(vmlat_cur_vcpu, nv);
 		vmlat_victim_leave(nv, &by);
-		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by, 0, -1);
+		vmlat_vcpu_event(nv, VMLAT_EV_IN, false, now, &by, 0,
+				 VMLAT_SLOT_UNDECODED);
 	}
 }
 
@@ -536,7 +539,7 @@ void vmlat_on_sched_waking(struct task_struct *p)
 	vc = vmlat_vcpu_of(p);
 	if (vc)
 		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns(),
-				 NULL, 0, -1);
+				 NULL, 0, VMLAT_SLOT_UNDECODED);
 }
 
 /**

@@ -71,10 +71,7 @@ struct vmlat_vm {
 	u64 stolen_by[1 + VMLAT_MAX_VMS];
 };
 
-/*
- * The row of struct vmlat_vm.stolen_by for time stolen by a host task
- * (@by NULL) or by a vCPU of the VM @by.
- */
+/* The row of struct vmlat_vm.stolen_by for time stolen by host tasks. */
 #define VMLAT_STOLEN_BY_HOST	0
 
 /**
@@ -145,6 +142,10 @@ extern u64 vmlat_reset_ns;
 
 DECLARE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
 
+/*
+ * The row of struct vmlat_vm.stolen_by for time stolen by a host task
+ * (@by NULL) or by a vCPU of the VM @by.
+ */
 static inline int vmlat_stolen_row(const struct vmlat_vm *by)
 {
 	return by ? 1 + (by - vmlat_vms) : VMLAT_STOLEN_BY_HOST;
