@@ -6,7 +6,9 @@
 # KUnit), which selftests/run counts. Every test runs under a timeout: one
 # hung test must not eat the whole run.
 #
-# Env: VMLAT_OUT, VMLAT_KO, VMLAT_KUNIT_KO, SELFTESTS_BIN, KVM_SELFTESTS.
+# Env: VMLAT_OUT, VMLAT_KO, VMLAT_KUNIT_KO, SELFTESTS_BIN, KVM_SELFTESTS;
+#      VMLAT_ONLY (optional): run only these parts, a space-separated list
+#      of test names (hooks_test, sync_test...), kvm_selftests and kunit.
 set -u
 
 OUT=$VMLAT_OUT
@@ -24,6 +26,12 @@ if ! modprobe kvm_amd nested=1; then
 	echo "modprobe kvm_amd nested=1 failed"
 fi
 
+wanted() {	# wanted PART: is PART in VMLAT_ONLY (or is it unset)?
+	[ -z "${VMLAT_ONLY:-}" ] && return 0
+	case " $VMLAT_ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 tap_one() {	# tap_one FILE NUM STATUS NAME [DIRECTIVE]
 	echo "${3} ${2} ${4}${5:+ # $5}" >>"$1"
 }
@@ -37,6 +45,7 @@ for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh \
 	"$SELFTESTS_BIN"/*_test.py; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t"); name=${name%.sh}; name=${name%.py}
+	wanted "$name" || continue
 	echo "--- $name"
 	VMLAT_KO=$VMLAT_KO timeout -k 10 "$TEST_TIMEOUT" "$t" >"$OUT/$name.tap" 2>&1
 	echo "exit status $?" >>"$OUT/$name.log"
@@ -45,9 +54,10 @@ done
 # 2. Upstream KVM selftests with vmlat loaded: they must still pass, and
 #    vmlat must really have been watching (its kvm_exit count rose).
 f=$OUT/kvm_selftests_with_vmlat.tap
-echo "TAP version 13" >"$f"
 n=0
-if insmod "$VMLAT_KO"; then
+if ! wanted kvm_selftests; then
+	:
+elif echo "TAP version 13" >"$f" && insmod "$VMLAT_KO"; then
 	for t in svm_vmcall_test svm_int_ctl_test userspace_io_test kvm_clock_test; do
 		n=$((n + 1))
 		echo "--- $t"
@@ -72,7 +82,9 @@ else
 fi
 
 # 3. KUnit suites (debug kernel only: stock kernels have no KUnit).
-if [ -d /sys/kernel/debug/kunit ] || grep -q '^CONFIG_KUNIT=y' \
+if ! wanted kunit; then
+	:
+elif [ -d /sys/kernel/debug/kunit ] || grep -q '^CONFIG_KUNIT=y' \
 	"/lib/modules/$(uname -r)/build/.config" 2>/dev/null; then
 	if [ -f "$VMLAT_KUNIT_KO" ] && insmod "$VMLAT_KUNIT_KO"; then
 		for d in /sys/kernel/debug/kunit/vmlat_*; do
