@@ -15,13 +15,20 @@
  * reloaded from VMLAT_KO), the vendor module loaded with its "nested"
  * parameter. Tests skip when /dev/kvm, debugfs, tracefs or VMLAT_KO are
  * missing.
+ *
+ * Loaders vmlat cannot choose are played too: a loader in a mount namespace
+ * of its own without /sys/kernel/btf (a chroot, a container, a service with
+ * private mounts), and kvm loading at the same time as vmlat (udev loads
+ * kvm_amd at boot while vmlat is loaded from modules-load.d).
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +49,9 @@
 #define GUEST_RUN_MAX_MS	60000u
 #define PROGRESS_WAIT_MS	10000u
 #define PROGRESS_STEP		50u
+/* load_races_kvm_load: rounds, and the step of vmlat's start between them. */
+#define RACE_ROUNDS		6u
+#define RACE_STEP_MS		40
 
 /*
  * The 6.1 harness runs the test body even when FIXTURE_SETUP() called
@@ -421,6 +431,176 @@ TEST_F_TIMEOUT(vmlat, kvm_reload_reattaches, 180)
 		       (unsigned long long)exit_hits);
 
 	check_hits_match_ftrace(_metadata, self);
+}
+
+/* Exit codes of the namespace child besides the errno it passes on. */
+#define NS_CHILD_SETUP_FAILED	200
+#define NS_CHILD_BTF_VISIBLE	201
+
+/*
+ * Runs @fn(@arg) in a child whose mount namespace has an empty tmpfs over
+ * /sys/kernel/btf: what a loader in a chroot or container without the
+ * host's /sys sees. The host's mounts are untouched (the child's are
+ * private). Returns what @fn returned (0 or a negative errno), or -ECHILD
+ * if the namespace could not be set up (logged).
+ */
+static int run_in_mount_ns_without_btf(struct __test_metadata *_metadata,
+				       int (*fn)(const void *), const void *arg)
+{
+	int status, ret;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("vmlat-test", "/sys/kernel/btf", "tmpfs", 0, NULL))
+			_exit(NS_CHILD_SETUP_FAILED);
+		if (vmlat_path_exists("/sys/kernel/btf/vmlinux"))
+			_exit(NS_CHILD_BTF_VISIBLE);
+		ret = fn(arg);
+		_exit(ret < 0 && -ret < NS_CHILD_SETUP_FAILED ? -ret : ret ? EIO : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	if (!WIFEXITED(status)) {
+		TH_LOG("the namespace child died of signal %d", WTERMSIG(status));
+		return -ECHILD;
+	}
+	switch (WEXITSTATUS(status)) {
+	case NS_CHILD_SETUP_FAILED:
+		TH_LOG("cannot set up a mount namespace with a tmpfs over /sys/kernel/btf");
+		return -ECHILD;
+	case NS_CHILD_BTF_VISIBLE:
+		TH_LOG("/sys/kernel/btf/vmlinux still visible under the tmpfs");
+		return -ECHILD;
+	}
+	return -WEXITSTATUS(status);
+}
+
+static int load_ko_fn(const void *ko)
+{
+	return vmlat_module_load(ko, NULL);
+}
+
+/*
+ * insmod vmlat by a loader whose mount namespace has no /sys/kernel/btf:
+ * vmlat reads BTF with the kernel's own root, not the loader's, so all
+ * hooks attach (kvm's included, kvm being loaded already).
+ */
+TEST_F_TIMEOUT(vmlat, load_from_mount_ns_without_btf, 120)
+{
+	int ret;
+
+	RETURN_IF_SETUP_SKIPPED();
+	ret = run_in_mount_ns_without_btf(_metadata, load_ko_fn, self->ko);
+	ASSERT_NE(-ECHILD, ret);
+	ASSERT_EQ(0, ret)
+		TH_LOG("insmod %s without /sys/kernel/btf in its namespace: %s",
+		       self->ko, strerror(-ret));
+	expect_all_attached(_metadata, "after insmod from another mount namespace");
+}
+
+struct vendor_load {
+	const char *vendor;
+	const char *nested;
+};
+
+static int load_vendor_fn(const void *arg)
+{
+	const struct vendor_load *vl = arg;
+
+	return load_vendor(vl->vendor, vl->nested);
+}
+
+/* rmmod the vendor module and kvm if loaded; 0 or a negative errno. */
+static int unload_kvm(const char *vendor)
+{
+	int ret = 0;
+
+	if (vmlat_module_loaded(vendor))
+		ret = vmlat_module_unload(vendor);
+	if (!ret && vmlat_module_loaded("kvm"))
+		ret = vmlat_module_unload("kvm");
+	return ret;
+}
+
+/*
+ * vmlat loaded first, then kvm loaded by a loader whose mount namespace has
+ * no /sys/kernel/btf (the udev order, from a chroot or container): the kvm
+ * hooks, attached in the loader's module notifier, attach all the same.
+ */
+TEST_F_TIMEOUT(vmlat, kvm_loaded_from_mount_ns_without_btf, 180)
+{
+	struct vendor_load vl = { self->vendor, self->nested };
+	int ret;
+
+	RETURN_IF_SETUP_SKIPPED();
+	if (!vmlat_module_loaded("kvm"))
+		SKIP(return, "kvm is not a loaded module (built in?): cannot reload it");
+	load_vmlat(_metadata, self->ko);
+	ret = unload_kvm(self->vendor);
+	ASSERT_EQ(0, ret) TH_LOG("rmmod %s kvm failed: %s", self->vendor,
+				 strerror(-ret));
+	ret = run_in_mount_ns_without_btf(_metadata, load_vendor_fn, &vl);
+	ASSERT_NE(-ECHILD, ret);
+	ASSERT_EQ(0, ret)
+		TH_LOG("modprobe %s without /sys/kernel/btf in its namespace: %s",
+		       self->vendor, strerror(-ret));
+	expect_all_attached(_metadata, "after modprobe of kvm from another mount namespace");
+}
+
+/*
+ * insmod vmlat and modprobe of kvm and the vendor module at once, vmlat
+ * starting from 120 ms before modprobe to 80 ms after it, so that vmlat's
+ * attach pass meets kvm in each phase of its load (not there yet, coming,
+ * initialising, live) and kvm meets vmlat in each of its own. Every round
+ * ends with every hook attached.
+ */
+TEST_F_TIMEOUT(vmlat, load_races_kvm_load, 300)
+{
+	struct vendor_load vl = { self->vendor, self->nested };
+	int status, ret, offset_ms;
+	unsigned int round;
+	char when[80];
+	pid_t pid;
+
+	RETURN_IF_SETUP_SKIPPED();
+	if (!vmlat_module_loaded("kvm"))
+		SKIP(return, "kvm is not a loaded module (built in?): cannot reload it");
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		/* vmlat's start minus modprobe's, in ms */
+		offset_ms = ((int)round - (int)RACE_ROUNDS / 2) * RACE_STEP_MS;
+		snprintf(when, sizeof(when), "round %u (insmod vmlat %+d ms after modprobe)",
+			 round, offset_ms);
+		ret = unload_kvm(self->vendor);
+		ASSERT_EQ(0, ret) TH_LOG("%s: rmmod %s kvm failed: %s", when,
+					 self->vendor, strerror(-ret));
+		fflush(stdout);
+		fflush(stderr);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			if (offset_ms < 0)
+				usleep(-offset_ms * 1000);
+			_exit(-load_vendor_fn(&vl));
+		}
+		if (offset_ms > 0)
+			usleep(offset_ms * 1000);
+		ret = vmlat_module_load(self->ko, NULL);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, ret) TH_LOG("%s: insmod %s failed: %s", when,
+					 self->ko, strerror(-ret));
+		ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("%s: modprobe %s failed (status %#x)", when,
+			       self->vendor, status);
+		expect_all_attached(_metadata, when);
+		unload_vmlat(_metadata, when);
+	}
 }
 
 /* Waits until the guest has made more than @above I/O exits. */
