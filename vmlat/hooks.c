@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "btf.h"
 #include "compat.h"
@@ -134,6 +135,44 @@ out:
 	return n;
 }
 
+/* One read of /sys/kernel/btf/@name, made by a kernel worker. */
+struct vmlat_btf_read {
+	struct work_struct work;
+	const char *name;
+	void *data;
+	ssize_t ret;
+};
+
+static void vmlat_btf_read_workfn(struct work_struct *work)
+{
+	struct vmlat_btf_read *rd = container_of(work, struct vmlat_btf_read,
+						 work);
+
+	rd->ret = vmlat_read_sysfs_btf(rd->name, &rd->data);
+}
+
+/*
+ * Read /sys/kernel/btf/@name as vmlat_read_sysfs_btf() does, but with the
+ * kernel's own root. A path is looked up from the root of the task that
+ * opens it, and the task that loads vmlat or kvm (in whose context the
+ * module notifier runs) may sit in a chroot or a container whose /sys is
+ * not the host's, or in a service's private mount namespace. Kernel
+ * threads share init's fs_struct (init_fs) and mount namespace, so the
+ * read is handed to a worker and waited for. Its work function takes none
+ * of the locks held here, so waiting cannot deadlock.
+ */
+static ssize_t vmlat_read_btf(const char *name, void **data)
+{
+	struct vmlat_btf_read rd = { .name = name };
+
+	INIT_WORK_ONSTACK(&rd.work, vmlat_btf_read_workfn);
+	queue_work(system_unbound_wq, &rd.work);
+	flush_work(&rd.work);
+	destroy_work_on_stack(&rd.work);
+	*data = rd.data;
+	return rd.ret;
+}
+
 static void vmlat_btf_set_free(struct vmlat_btf_set *set)
 {
 	kvfree(set->mod_offs);
@@ -156,7 +195,7 @@ static void vmlat_btf_set_load(struct vmlat_btf_set *set, struct module *mod)
 	int err;
 
 	memset(set, 0, sizeof(*set));
-	n = vmlat_read_sysfs_btf("vmlinux", &set->vmlinux_data);
+	n = vmlat_read_btf("vmlinux", &set->vmlinux_data);
 	if (n < 0) {
 		snprintf(set->why, sizeof(set->why),
 			 "no vmlinux BTF (%zd)", n);
@@ -182,7 +221,7 @@ static void vmlat_btf_set_load(struct vmlat_btf_set *set, struct module *mod)
 	if (current != READ_ONCE(vmlat_replay_task))
 		mod_data = vmlat_module_btf(mod, &mod_size);
 	if (!mod_data) {
-		n = vmlat_read_sysfs_btf(mod->name, &set->mod_file);
+		n = vmlat_read_btf(mod->name, &set->mod_file);
 		if (n < 0) {
 			snprintf(set->why, sizeof(set->why),
 				 "no BTF for module %s (%zd)", mod->name, n);
