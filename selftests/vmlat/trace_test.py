@@ -24,6 +24,14 @@
              vmlat made many more reports; in another instance a
              "snapshot" trigger on that event filled its snapshot buffer.
   freeze:    mode freeze: the first report turns the main buffer off.
+  unallocated: mode swap with no snapshot buffer (vmlat allocates none):
+             the kernel stops the main buffer instead of swapping (its own
+             "SNAPSHOT NOT ALLOCATED" marker in the trace says so), and
+             vmlat reports the snapshot "failed" and says what to do.
+  alloc_fails: the snapshot buffer cannot be allocated (cpu0's share of the
+             main buffer is larger than the memory left; tracefs refuses it
+             with ENOMEM): setting a threshold in mode swap still works and
+             no WARNING appears (vmlat allocates nothing).
   knobs:     invalid and out-of-range values are refused with EINVAL and a
              kernel message, and leave the knob as it was.
 
@@ -84,10 +92,26 @@ def reports():
     text = rd(VMLAT + "/reports")
     lines = text.splitlines()
     m = re.match(r"# reports (\d+) .* snapshots taken (\d+), "
-                 r"rate-limited (\d+)", lines[0])
+                 r"rate-limited (\d+)(?:, failed (\d+))?", lines[0])
     cols = lines[1][2:].split()
     rows = [dict(zip(cols, ln.split())) for ln in lines[2:] if ln.strip()]
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))), rows
+
+
+def snaps_failed():
+    """The reports file's count of snapshots that failed (None: no such
+    count)."""
+    m = re.search(r", failed (\d+)$", rd(VMLAT + "/reports").splitlines()[0])
+    return int(m.group(1)) if m else None
+
+
+def dmesg(clear=False):
+    """The kernel log (emptied first with @clear)."""
+    if clear:
+        subprocess.run(["dmesg", "-C"], check=False)
+        return ""
+    return subprocess.run(["dmesg"], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout
 
 
 def new_instance():
@@ -182,7 +206,8 @@ MAIN_EVENTS = ("sched/sched_switch", "irq_vectors/local_timer_entry")
 def main_buffer(on):
     if on:
         wr(TRACING + "/trace_clock", "mono")
-        wr(TRACING + "/snapshot", "2")  # clear it (allocated by vmlat)
+        wr(TRACING + "/snapshot", "1")  # allocate it (users do, not vmlat)
+        wr(TRACING + "/snapshot", "2")  # and clear it
         for ev in MAIN_EVENTS:
             wr(TRACING + "/events/" + ev + "/enable", "1")
         wr(TRACING + "/trace", "")
@@ -333,6 +358,90 @@ def test_freeze():
         "%d reports, %d taken, tracing_on %s" % (n, taken, on))
 
 
+# ---- swap without a snapshot buffer ---------------------------------------
+
+def test_unallocated():
+    knobs_default()
+    wr(TRACING + "/snapshot", "0")      # free the snapshot buffer
+    wr(TRACING + "/trace", "")
+    wr(TRACING + "/tracing_on", "1")
+    dmesg(clear=True)
+    try:
+        wr(VMLAT + "/threshold_exit_us", "1")
+        scenario("exits", "10")
+        wr(VMLAT + "/threshold_exit_us", "0")
+        time.sleep(0.3)
+        on = rd(TRACING + "/tracing_on").strip()
+        trace = rd(TRACING + "/trace")
+        (n, taken, _), rows = reports()
+        failed = snaps_failed()
+        text = rd(VMLAT + "/reports")
+        log = dmesg()
+    finally:
+        wr(TRACING + "/tracing_on", "1")
+        wr(TRACING + "/trace", "")
+        knobs_default()
+    keep("trace_test_unallocated_reports.txt", text)
+    tap(n >= 1 and taken == 0 and failed and rows and
+        rows[0]["snapshot"] == "failed", "unallocated.report_failed",
+        "%d reports, %d taken, %s failed, first: %s" %
+        (n, taken, failed, rows[0]["snapshot"] if rows else "-"))
+    tap(on == "0" and "SNAPSHOT NOT ALLOCATED" in trace,
+        "unallocated.kernel_stopped_tracing",
+        "tracing_on %s, marker %s in the trace" %
+        (on, "SNAPSHOT NOT ALLOCATED" in trace))
+    tap("no snapshot buffer" in log and "echo 1 > /sys/kernel/tracing/snapshot"
+        in log, "unallocated.message", "kernel log: %r" % log.strip()[-300:])
+
+
+# ---- the snapshot buffer cannot be allocated --------------------------------
+
+def meminfo_kb(key):
+    for line in rd("/proc/meminfo").splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise RuntimeError("no %s in /proc/meminfo" % key)
+
+
+def buffer_kb(path):
+    """A buffer_size_kb file's size ("7 (expanded: 1408)" before first use)."""
+    text = rd(path)
+    m = re.search(r"expanded: (\d+)", text)
+    return int(m.group(1) if m else text.split()[0])
+
+
+def test_alloc_fails():
+    """cpu0's part of the main buffer grows to 60% of the available memory;
+    the snapshot buffer, as large, then cannot be had: the ring buffer
+    checks for the memory before allocating (no OOM, nothing else
+    starved)."""
+    knobs_default()
+    size = TRACING + "/per_cpu/cpu0/buffer_size_kb"
+    old = buffer_kb(size)
+    want = meminfo_kb("MemAvailable") * 6 // 10
+    wr(TRACING + "/snapshot", "0")      # free the snapshot buffer
+    try:
+        if raw_write(size, str(want)):
+            raise SkipTest("cannot grow cpu0's trace buffer to %d kB" % want)
+        alloc = raw_write(TRACING + "/snapshot", "1")
+        dmesg(clear=True)
+        err = raw_write(VMLAT + "/threshold_exit_us", "1000000")
+        got = rd(VMLAT + "/threshold_exit_us").strip()
+        log = dmesg()
+    finally:
+        wr(VMLAT + "/threshold_exit_us", "0")
+        wr(TRACING + "/snapshot", "0")
+        wr(size, str(old))
+        knobs_default()
+    tap(alloc == errno.ENOMEM, "alloc_fails.tracefs_refuses",
+        "echo 1 > snapshot with cpu0's buffer at %d kB: errno %d" %
+        (want, alloc))
+    tap(err == 0 and got == "1000000", "alloc_fails.threshold_set",
+        "errno %d, threshold_exit_us reads %s" % (err, got))
+    tap("WARNING" not in log and "cut here" not in log,
+        "alloc_fails.no_warning", "kernel log: %r" % log.strip()[-300:])
+
+
 # ---- invalid knob values ----------------------------------------------------
 
 BAD = {
@@ -390,4 +499,5 @@ def test_knobs():
 
 
 if __name__ == "__main__":
-    main([test_knobs, test_hist, test_report, test_flood, test_freeze])
+    main([test_knobs, test_hist, test_report, test_flood, test_freeze,
+          test_unallocated, test_alloc_fails])
