@@ -4,7 +4,8 @@
  *   threshold_preempt_us, threshold_wait_us, threshold_exit_us (0: off,
  *   up to 10 s), snapshot (swap|freeze|event), snapshot_interval_ms
  *   (1 ms .. 1 h): 0600; a bad value is refused with -EINVAL and a
- *   message saying what is allowed, and changes nothing.
+ *   message saying what is allowed, and changes nothing (swap on a kernel
+ *   without trace snapshots: -EOPNOTSUPP and a message).
  *   reports: the latest reports, oldest first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -25,6 +26,7 @@ static const char *const vmlat_snap_names[] = {
 	[VMLAT_SNAP_QUEUED]	= "queued",
 	[VMLAT_SNAP_TAKEN]	= "taken",
 	[VMLAT_SNAP_LIMITED]	= "limited",
+	[VMLAT_SNAP_FAILED]	= "failed",
 };
 
 static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
@@ -51,17 +53,17 @@ static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 static int reports_show(struct seq_file *m, void *unused)
 {
 	struct vmlat_report *ring;
-	u64 seq, taken, limited, first;
+	u64 seq, taken, limited, failed, first;
 	u64 i;
 
 	ring = kmalloc_array(VMLAT_REPORTS, sizeof(*ring), GFP_KERNEL);
 	if (!ring)
 		return -ENOMEM;
-	vmlat_report_copy(ring, &seq, &taken, &limited);
+	vmlat_report_copy(ring, &seq, &taken, &limited, &failed);
 
 	first = seq > VMLAT_REPORTS ? seq - VMLAT_REPORTS + 1 : 1;
-	seq_printf(m, "# reports %llu (the last %d kept), snapshots taken %llu, rate-limited %llu\n",
-		   seq, VMLAT_REPORTS, taken, limited);
+	seq_printf(m, "# reports %llu (the last %d kept), snapshots taken %llu, rate-limited %llu, failed %llu\n",
+		   seq, VMLAT_REPORTS, taken, limited, failed);
 	seq_puts(m, "# seq kind vm_pid vm_comm vcpu cpu duration_ns start_ns end_ns exit_reason by by_pid by_comm by_vm_pid by_vcpu snapshot\n");
 	for (i = first; i <= seq; i++)
 		report_show_one(m, &ring[(i - 1) % VMLAT_REPORTS]);
@@ -103,7 +105,6 @@ static ssize_t threshold_write(struct file *file, const char __user *ubuf,
 				    VMLAT_THRESHOLD_MAX_US);
 		return err == -EFAULT ? err : -EINVAL;
 	}
-	/* Fails only to allocate the snapshot buffer, with a message. */
 	err = vmlat_report_set_threshold(kind, us);
 	return err ?: count;
 }
@@ -132,6 +133,8 @@ static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
 		return err == -EFAULT ? err : -EINVAL;
 	}
 	err = vmlat_report_set_snap_mode(mode);
+	if (err == -EOPNOTSUPP)
+		pr_warn_ratelimited("snapshot: this kernel has no trace snapshots (CONFIG_TRACER_SNAPSHOT): write freeze or event\n");
 	return err ?: count;
 }
 

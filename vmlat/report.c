@@ -19,6 +19,21 @@
  * Thresholds all 0 (the default): the probes' only cost is a static
  * branch that is never taken.
  *
+ * vmlat does not allocate the snapshot buffer: the exported functions that
+ * do (tracing_alloc_snapshot(), tracing_snapshot_alloc()) WARN when the
+ * allocation fails, and the one that does not is private to the tracing
+ * core. The user allocates it, through tracefs ("echo 1 > snapshot", or
+ * the alloc_snapshot boot parameter), where a failure is a plain ENOMEM,
+ * and may free it again at any time. Nor can vmlat ask whether it exists.
+ * It learns it from tracing_snapshot() itself: without a snapshot buffer,
+ * that writes "*** SNAPSHOT NOT ALLOCATED ***" into the main buffer and
+ * turns it off, so a main buffer that was on before the call and is off
+ * after it had none. The report then says "failed" and a message says
+ * what to do. A buffer already off is not swapped at all: it holds
+ * nothing newer, and the call could not tell whether it swapped.
+ * Kernels without CONFIG_TRACER_SNAPSHOT refuse mode swap, and start in
+ * mode event.
+ *
  * The knobs (thresholds, snapshot mode and interval) are set through
  * vmlat_report_set_*(), which refuse a bad value with -EINVAL and change
  * nothing; debugfs/reports.c shows them and the ring.
@@ -44,9 +59,10 @@ const char *const vmlat_snap_mode_names[VMLAT_NR_SNAP_MODES] = {
 DEFINE_STATIC_KEY_FALSE(vmlat_thresholds_on);
 u64 vmlat_threshold_ns[VMLAT_NR_HIST_KINDS];
 
-/* Knob writers; the probes read the knobs with READ_ONCE(). */
+/* Threshold writers, whom the static key follows; probes use READ_ONCE(). */
 static DEFINE_MUTEX(vmlat_cfg_mutex);
-static int vmlat_snap_mode = VMLAT_SNAP_MODE_SWAP;
+static int vmlat_snap_mode = VMLAT_HAVE_TRACE_SNAPSHOT ?
+			    VMLAT_SNAP_MODE_SWAP : VMLAT_SNAP_MODE_EVENT;
 static u64 vmlat_snap_interval_ns = 1000 * NSEC_PER_MSEC;
 
 /*
@@ -62,6 +78,7 @@ static bool vmlat_snap_pending;
 static struct vmlat_report vmlat_pending;
 static u64 vmlat_snaps_taken;
 static u64 vmlat_snaps_limited;
+static u64 vmlat_snaps_failed;
 
 static void vmlat_snap_workfn(struct work_struct *work);
 static DECLARE_WORK(vmlat_snap_work, vmlat_snap_workfn);
@@ -112,11 +129,33 @@ void vmlat_report(struct vmlat_report *r)
 		irq_work_queue(&vmlat_snap_irq_work);
 }
 
+/*
+ * Swap the main trace buffer with its snapshot buffer. Return false, with
+ * a message, if there was no swap: the buffer was off, or it had no
+ * snapshot buffer (tracing_snapshot() turned it off then).
+ */
+static bool vmlat_snap_swap(void)
+{
+	if (!VMLAT_HAVE_TRACE_SNAPSHOT)
+		return false;
+	if (!tracing_is_on()) {
+		pr_warn_ratelimited("snapshot: the main trace buffer is off, nothing swapped (echo 1 > /sys/kernel/tracing/tracing_on traces again)\n");
+		return false;
+	}
+	tracing_snapshot();
+	if (!tracing_is_on()) {
+		pr_warn_ratelimited("snapshot: no snapshot buffer, so the kernel stopped the main trace buffer: echo 1 > /sys/kernel/tracing/snapshot allocates one (or write freeze or event to snapshot)\n");
+		return false;
+	}
+	return true;
+}
+
 static void vmlat_snap_workfn(struct work_struct *work)
 {
 	struct vmlat_report r;
 	unsigned long flags;
 	struct vmlat_report *slot;
+	bool done = true;
 
 	raw_spin_lock_irqsave(&vmlat_ring_lock, flags);
 	if (!vmlat_snap_pending) {	/* reset meanwhile */
@@ -128,10 +167,9 @@ static void vmlat_snap_workfn(struct work_struct *work)
 
 	/* First the event, so that a swapped buffer holds it too. */
 	trace_vmlat_threshold(&r);
-	mutex_lock(&vmlat_cfg_mutex);
-	switch (vmlat_snap_mode) {
+	switch (READ_ONCE(vmlat_snap_mode)) {
 	case VMLAT_SNAP_MODE_SWAP:
-		tracing_snapshot();
+		done = vmlat_snap_swap();
 		break;
 	case VMLAT_SNAP_MODE_FREEZE:
 		tracing_off();
@@ -139,13 +177,15 @@ static void vmlat_snap_workfn(struct work_struct *work)
 	default:
 		break;
 	}
-	mutex_unlock(&vmlat_cfg_mutex);
 
 	raw_spin_lock_irqsave(&vmlat_ring_lock, flags);
 	slot = &vmlat_ring[(r.seq - 1) % VMLAT_REPORTS];
 	if (slot->seq == r.seq)
-		slot->snap = VMLAT_SNAP_TAKEN;
-	vmlat_snaps_taken++;
+		slot->snap = done ? VMLAT_SNAP_TAKEN : VMLAT_SNAP_FAILED;
+	if (done)
+		vmlat_snaps_taken++;
+	else
+		vmlat_snaps_failed++;
 	vmlat_snap_pending = false;
 	vmlat_last_snap_ns = vmlat_now_ns();
 	raw_spin_unlock_irqrestore(&vmlat_ring_lock, flags);
@@ -165,6 +205,7 @@ void vmlat_report_reset(void)
 	vmlat_snap_pending = false;
 	vmlat_snaps_taken = 0;
 	vmlat_snaps_limited = 0;
+	vmlat_snaps_failed = 0;
 	raw_spin_unlock_irq(&vmlat_ring_lock);
 }
 
@@ -198,55 +239,23 @@ static void thresholds_update_key(void)
 		static_branch_disable(&vmlat_thresholds_on);
 }
 
-/* The snapshot buffer, for swap mode once a threshold is set. */
-static int snapshot_prepare(int mode, bool any_threshold)
-{
-	int err;
-
-	if (mode != VMLAT_SNAP_MODE_SWAP || !any_threshold)
-		return 0;
-	err = vmlat_tracing_alloc_snapshot();
-	if (err)
-		pr_warn("cannot allocate the trace snapshot buffer (error %d): use snapshot mode freeze or event\n",
-			err);
-	return err;
-}
-
-static bool any_threshold_but(int kind, u64 ns)
-{
-	int i;
-
-	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++) {
-		if (i == kind ? ns : READ_ONCE(vmlat_threshold_ns[i]))
-			return true;
-	}
-	return false;
-}
-
 /**
  * vmlat_report_set_threshold() - report intervals of @kind from @us on
  * @kind:	enum vmlat_hist_kind
  * @us:		0 (off) .. VMLAT_THRESHOLD_MAX_US
  *
  * Context: process context.
- * Return: 0, -EINVAL for a value out of range, or the error of allocating
- * the snapshot buffer (nothing changed then).
+ * Return: 0, or -EINVAL for a value out of range (nothing changed then).
  */
 int vmlat_report_set_threshold(enum vmlat_hist_kind kind, u64 us)
 {
-	int err;
-
 	if (us > VMLAT_THRESHOLD_MAX_US)
 		return -EINVAL;
 	mutex_lock(&vmlat_cfg_mutex);
-	err = snapshot_prepare(vmlat_snap_mode,
-			       any_threshold_but(kind, us * NSEC_PER_USEC));
-	if (!err) {
-		WRITE_ONCE(vmlat_threshold_ns[kind], us * NSEC_PER_USEC);
-		thresholds_update_key();
-	}
+	WRITE_ONCE(vmlat_threshold_ns[kind], us * NSEC_PER_USEC);
+	thresholds_update_key();
 	mutex_unlock(&vmlat_cfg_mutex);
-	return err;
+	return 0;
 }
 
 u64 vmlat_report_threshold_us(enum vmlat_hist_kind kind)
@@ -258,21 +267,22 @@ u64 vmlat_report_threshold_us(enum vmlat_hist_kind kind)
  * vmlat_report_set_snap_mode() - what a report's snapshot does
  * @mode:	enum vmlat_snap_mode
  *
+ * Swap mode needs the snapshot buffer, which the user allocates (see the
+ * top of this file): it is not checked for here, as it can be freed again
+ * at any time anyway.
+ *
  * Context: process context.
- * Return: 0, -EINVAL, or the error of allocating the snapshot buffer.
+ * Return: 0, -EINVAL, or -EOPNOTSUPP for swap on a kernel without trace
+ * snapshots (nothing changed then).
  */
 int vmlat_report_set_snap_mode(int mode)
 {
-	int err;
-
 	if (mode < 0 || mode >= VMLAT_NR_SNAP_MODES)
 		return -EINVAL;
-	mutex_lock(&vmlat_cfg_mutex);
-	err = snapshot_prepare(mode, any_threshold_but(-1, 0));
-	if (!err)
-		WRITE_ONCE(vmlat_snap_mode, mode);
-	mutex_unlock(&vmlat_cfg_mutex);
-	return err;
+	if (mode == VMLAT_SNAP_MODE_SWAP && !VMLAT_HAVE_TRACE_SNAPSHOT)
+		return -EOPNOTSUPP;
+	WRITE_ONCE(vmlat_snap_mode, mode);
+	return 0;
 }
 
 int vmlat_report_snap_mode(void)
@@ -306,16 +316,18 @@ u64 vmlat_report_interval_ms(void)
  * @seq:	set to the number of the last report (0: none)
  * @taken:	set to the snapshots taken
  * @limited:	set to the snapshots rate-limited
+ * @failed:	set to the swaps that could not be made
  *
  * Context: process context.
  */
 void vmlat_report_copy(struct vmlat_report *ring, u64 *seq, u64 *taken,
-		       u64 *limited)
+		       u64 *limited, u64 *failed)
 {
 	raw_spin_lock_irq(&vmlat_ring_lock);
 	memcpy(ring, vmlat_ring, sizeof(vmlat_ring));
 	*seq = vmlat_ring_seq;
 	*taken = vmlat_snaps_taken;
 	*limited = vmlat_snaps_limited;
+	*failed = vmlat_snaps_failed;
 	raw_spin_unlock_irq(&vmlat_ring_lock);
 }

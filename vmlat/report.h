@@ -30,6 +30,7 @@ enum vmlat_snap_state {
 	VMLAT_SNAP_QUEUED,	/* the deferred work has not run yet */
 	VMLAT_SNAP_TAKEN,	/* swapped, frozen, or the event emitted */
 	VMLAT_SNAP_LIMITED,	/* within snapshot_interval_ms of the last */
+	VMLAT_SNAP_FAILED,	/* swap: buffer off, or no snapshot buffer */
 };
 
 /**
@@ -90,6 +91,6 @@ int vmlat_report_snap_mode(void);
 int vmlat_report_set_interval_ms(u64 ms);
 u64 vmlat_report_interval_ms(void);
 void vmlat_report_copy(struct vmlat_report *ring, u64 *seq, u64 *taken,
-		       u64 *limited);
+		       u64 *limited, u64 *failed);
 
 #endif /* _VMLAT_REPORT_H */

@@ -65,16 +65,11 @@ static const struct file_operations __name ## _fops = {			\
 #endif
 
 /*
- * tracing_alloc_snapshot(): exported by kernel/trace/trace.c in every
- * kernel vmlat supports (6.1, 6.12), declared only in its private
- * trace.h: allocates the main buffer's snapshot buffer without taking a
- * snapshot (the public tracing_snapshot_alloc() also swaps at once).
+ * Whether the main trace buffer can have a snapshot buffer: without
+ * CONFIG_TRACER_SNAPSHOT, tracing_snapshot() does nothing but WARN. vmlat
+ * never allocates that buffer (the exported ways to do so WARN when the
+ * allocation fails); users do, through tracefs (see report.c).
  */
-int tracing_alloc_snapshot(void);
-
-static inline int vmlat_tracing_alloc_snapshot(void)
-{
-	return tracing_alloc_snapshot();
-}
+#define VMLAT_HAVE_TRACE_SNAPSHOT	IS_ENABLED(CONFIG_TRACER_SNAPSHOT)
 
 #endif /* _VMLAT_COMPAT_H */
