@@ -554,6 +554,13 @@ TEST_F_TIMEOUT(vmlat, kvm_loaded_from_mount_ns_without_btf, 180)
 	expect_all_attached(_metadata, "after modprobe of kvm from another mount namespace");
 }
 
+/* kvm's load state: "coming", "live", "going", or "absent". */
+static void kvm_state(char *buf, size_t size)
+{
+	if (vmlat_read_line("/sys/module/kvm/initstate", buf, size))
+		snprintf(buf, size, "absent");
+}
+
 /*
  * insmod vmlat and modprobe of kvm and the vendor module at once, vmlat
  * starting from 120 ms before modprobe to 80 ms after it, so that vmlat's
@@ -564,9 +571,9 @@ TEST_F_TIMEOUT(vmlat, kvm_loaded_from_mount_ns_without_btf, 180)
 TEST_F_TIMEOUT(vmlat, load_races_kvm_load, 300)
 {
 	struct vendor_load vl = { self->vendor, self->nested };
+	char when[80], before[16], after[16];
 	int status, ret, offset_ms;
 	unsigned int round;
-	char when[80];
 	pid_t pid;
 
 	RETURN_IF_SETUP_SKIPPED();
@@ -591,7 +598,11 @@ TEST_F_TIMEOUT(vmlat, load_races_kvm_load, 300)
 		}
 		if (offset_ms > 0)
 			usleep(offset_ms * 1000);
+		kvm_state(before, sizeof(before));
 		ret = vmlat_module_load(self->ko, NULL);
+		kvm_state(after, sizeof(after));
+		TH_LOG("%s: kvm %s before insmod vmlat, %s after", when, before,
+		       after);
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		ASSERT_EQ(0, ret) TH_LOG("%s: insmod %s failed: %s", when,
 					 self->ko, strerror(-ret));
