@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""fuzz_test.py - vmlat against hostile input and churn.
+
+Meant for the debug kernel (KASAN, lockdep, kmemleak), where selftests/run
+fails the kernel on any splat or leak; it runs on the stock kernels too.
+
+  knobs       every writable file under /sys/kernel/debug/vmlat gets its
+              edge cases (boundaries, signs, overflow, whitespace, NUL,
+              long strings) and KNOB_INPUTS random byte strings. A write
+              either succeeds or fails with EINVAL; a refused write leaves
+              what every knob reads unchanged; an accepted one leaves a
+              value the file's own grammar allows. Reading every file
+              after each write succeeds.
+  hypercalls  hostile guests (./sync_guest flood) make calls with wrong
+              headers, seq 0, replayed and skipped numbers and garbage
+              times while an honest one syncs: the honest mapping is
+              intact (all 40 exchanges taken, nothing counted against it).
+  concurrent  for CONC_SECONDS: knob writers, readers of every file (the
+              JSON document must parse), guests making exits and hostile
+              hypercalls, and vmlat unloaded and loaded again in a loop
+              (for longer if it took fewer than 3 reloads).
+              No process fails but for files that vanish with the module,
+              vmlat is unloaded and reloaded at least 3 times, the guests
+              finish.
+  kvm-reload  kvm_amd unloaded and loaded KVM_RELOADS times with vmlat
+              loaded and readers running: every kvm hook is attached
+              again each time and counts a new guest's exits.
+
+Prints the number of inputs of each kind. Needs root, kvm_amd, $VMLAT_KO;
+run from the directory holding tiny_guest and sync_guest. TAP output;
+exit status 4 when everything was skipped.
+"""
+import errno
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from vmlat_ktest import VMLAT, keep, main, rd, tap  # noqa: E402
+
+SEED = int(os.environ.get("VMLAT_FUZZ_SEED", "20261124"))
+KNOB_INPUTS = int(os.environ.get("VMLAT_FUZZ_INPUTS", "400"))
+CONC_SECONDS = int(os.environ.get("VMLAT_FUZZ_SECONDS", "20"))
+KVM_RELOADS = 3
+U64 = 2**64
+
+# The knobs' grammar: what an accepted write may leave the file reading.
+THRESHOLD_MAX = 10 * 10**6          # VMLAT_THRESHOLD_MAX_US
+INTERVAL_MAX = 3600 * 1000          # VMLAT_INTERVAL_MAX_MS
+SNAP_MODES = ("swap", "freeze", "event")
+
+
+def value_ok(name, text):
+    """Is @text what knob @name may read?"""
+    v = text.strip()
+    if name.startswith("threshold_"):
+        return v.isdigit() and int(v) <= THRESHOLD_MAX
+    if name == "snapshot_interval_ms":
+        return v.isdigit() and 1 <= int(v) <= INTERVAL_MAX
+    if name == "snapshot":
+        return v in SNAP_MODES
+    if name == "reset":
+        return v.startswith("#")
+    return True
+
+
+def writable():
+    """The writable files of vmlat's directory, by name."""
+    return sorted(f for f in os.listdir(VMLAT)
+                  if os.stat(os.path.join(VMLAT, f)).st_mode & 0o200)
+
+
+def knob_values(knobs):
+    return {k: rd(os.path.join(VMLAT, k)) for k in knobs if k != "reset"}
+
+
+def write_raw(path, data):
+    """One write(2) of @data: 0 or the errno."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        n = os.write(fd, data)
+        return 0 if n == len(data) else errno.EIO
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def edge_cases():
+    cases = [b"", b"\n", b" ", b"0", b"1", b"-1", b"-0", b"+1", b"1\n",
+             b" 1", b"1 ", b"\t1\n", b"01", b"0x10", b"1e3", b"1.5",
+             b"%d" % THRESHOLD_MAX, b"%d" % (THRESHOLD_MAX + 1),
+             b"%d" % INTERVAL_MAX, b"%d" % (INTERVAL_MAX + 1),
+             b"%d" % (U64 - 1), b"%d" % U64, b"%d" % (2**63),
+             b"9" * 40, b"1" * 4096, b"\x00", b"1\x00junk", b"\xff\xfe",
+             b"swap", b"freeze", b"event", b"swap\n", b"SWAP", b"swa",
+             b"swapx", b"event event", b"\x80swap"]
+    return cases
+
+
+def random_input(rng):
+    kind = rng.randrange(4)
+    if kind == 0:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
+    if kind == 1:
+        return str(rng.randrange(-2**70, 2**70)).encode()
+    if kind == 2:
+        return rng.choice(SNAP_MODES).encode() + \
+            bytes(rng.randrange(256) for _ in range(rng.randrange(3)))
+    return bytes(rng.choice(b"0123456789 \n\t-+x")
+                 for _ in range(1 + rng.randrange(24)))
+
+
+def read_all():
+    """Read every file of vmlat's directory; the JSON must parse."""
+    for f in os.listdir(VMLAT):
+        text = rd(os.path.join(VMLAT, f))
+        if f == "json":
+            json.loads(text)
+
+
+def t_knobs():
+    rng = random.Random(SEED)
+    knobs = writable()
+    if not knobs:
+        raise RuntimeError("no writable file in %s" % VMLAT)
+    bad = []
+    n = 0
+    for k in knobs:
+        path = os.path.join(VMLAT, k)
+        inputs = edge_cases() + [random_input(rng)
+                                 for _ in range(KNOB_INPUTS)]
+        for data in inputs:
+            before = knob_values(knobs)
+            err = write_raw(path, data)
+            n += 1
+            after = knob_values(knobs)
+            read_all()
+            if err not in (0, errno.EINVAL):
+                bad.append("%s <- %r: %s" % (k, data[:40],
+                                             os.strerror(err)))
+            elif err and after != before:
+                bad.append("%s <- %r refused but changed %s" %
+                           (k, data[:40], sorted(x for x in after
+                                                 if after[x] != before[x])))
+            elif not err and k != "reset" and not value_ok(k, after[k]):
+                bad.append("%s <- %r accepted, reads %r" %
+                           (k, data[:40], after[k]))
+            if len(bad) > 20:
+                break
+    restore_defaults()
+    keep("fuzz_knobs.txt", "\n".join(bad))
+    tap(not bad, "knobs", "%d inputs to %d files (%s); %d wrong: %s" %
+        (n, len(knobs), " ".join(knobs), len(bad), "; ".join(bad[:3])))
+
+
+def restore_defaults():
+    for k in writable():
+        path = os.path.join(VMLAT, k)
+        if k.startswith("threshold_"):
+            write_raw(path, b"0")
+        elif k == "snapshot":
+            write_raw(path, b"event")
+
+
+def guest(*args):
+    return subprocess.Popen([os.path.join(HERE, args[0])] + list(args[1:]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            universal_newlines=True)
+
+
+def finish(p, what):
+    out, err = p.communicate(timeout=600)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (what, p.returncode,
+                                                   err[-300:]))
+    return {k: v for k, v in (kv.split("=", 1) for kv in out.split()
+                              if "=" in kv)}
+
+
+def vm_of(pid):
+    for vm in json.loads(rd(VMLAT + "/json"))["vms"]:
+        if vm["pid"] == pid:
+            return vm
+    raise RuntimeError("VM %d not in the JSON document" % pid)
+
+
+def t_hypercalls():
+    calls = 3000
+    honest = guest("sync_guest", "honest", "40", "20", "0")
+    hostile = [guest("sync_guest", "flood", str(calls)) for _ in range(2)]
+    for p in hostile:
+        finish(p, "sync_guest flood")
+    h = finish(honest, "sync_guest honest")
+    sync = vm_of(int(h["pid"]))["sync"]
+    ok = sync is not None and sync["state"] == "ok" and \
+        sync["exchanges"] == 40 and \
+        not any(sync[k] for k in ("malformed", "replayed", "unpaired",
+                                  "refused", "limited", "restarts"))
+    tap(ok, "hypercalls", "%d hostile calls from %d guests; honest VM: %s" %
+        (calls * len(hostile), len(hostile), sync))
+
+
+class Loop(threading.Thread):
+    """Runs @fn until stopped; counts runs and unexpected errors."""
+
+    def __init__(self, fn):
+        super().__init__(daemon=True)
+        self.fn = fn
+        self.stop = threading.Event()
+        self.runs = 0
+        self.errors = []
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                self.fn(self)
+            except (FileNotFoundError, json.JSONDecodeError) as e:
+                # The module went away (or came back) mid-read: a
+                # truncated document is a file that vanished, not a bug.
+                if os.path.isdir(VMLAT) and \
+                        not isinstance(e, FileNotFoundError):
+                    self.errors.append(repr(e)[:200])
+            except OSError as e:
+                # ENODEV/EIO: debugfs removed the file under us.
+                if e.errno not in (errno.ENOENT, errno.ENODEV, errno.EIO):
+                    self.errors.append(repr(e)[:200])
+            except Exception as e:  # anything else is a failure
+                self.errors.append(repr(e)[:200])
+            self.runs += 1
+
+
+def t_concurrent():
+    ko = os.environ["VMLAT_KO"]
+    rng = random.Random(SEED + 1)
+    reloads = [0]
+
+    # An open debugfs file holds a reference on 6.1 (debugfs' proxy takes
+    # one on the module): rmmod then fails with EBUSY, as it should. The
+    # reloader tries once with readers going, then between two reads.
+    gate = threading.Lock()
+
+    def reader(_):
+        for f in os.listdir(VMLAT):
+            with gate:
+                text = rd(os.path.join(VMLAT, f))
+            if f == "json":
+                json.loads(text)
+
+    def writer(_):
+        ks = writable()
+        with gate:
+            write_raw(os.path.join(VMLAT, rng.choice(ks)),
+                      random_input(rng))
+
+    def rmmod():
+        return subprocess.run(["rmmod", "vmlat"], stderr=subprocess.DEVNULL
+                              ).returncode == 0
+
+    def reloader(_):
+        if not rmmod():
+            with gate:
+                if not rmmod():
+                    raise RuntimeError("rmmod vmlat failed with no reader")
+        time.sleep(0.2)
+        subprocess.run(["insmod", ko], check=True)
+        reloads[0] += 1
+        time.sleep(0.5)
+
+    guests = [guest("tiny_guest", "seconds", str(CONC_SECONDS)),
+              guest("sync_guest", "flood", "20000")]
+    loops = [Loop(reader), Loop(reader), Loop(writer), Loop(reloader)]
+    for t in loops:
+        t.start()
+    # At least CONC_SECONDS, and until vmlat went away and came back three
+    # times (an insmod reads the kernel's BTF: slow under TCG and KASAN).
+    end = time.monotonic() + 4 * CONC_SECONDS
+    time.sleep(CONC_SECONDS)
+    while reloads[0] < 3 and time.monotonic() < end:
+        time.sleep(1)
+    for t in loops:
+        t.stop.set()
+    for t in loops:
+        t.join(60)
+    if not os.path.isdir(VMLAT):
+        subprocess.run(["insmod", ko], check=True)
+    restore_defaults()
+    errors = [e for t in loops for e in t.errors]
+    for p, what in zip(guests, ("tiny_guest", "sync_guest flood")):
+        try:
+            finish(p, what)
+        except Exception as e:
+            errors.append(str(e)[:200])
+    hung = [t for t in loops if t.is_alive()]
+    ok = not errors and not hung and reloads[0] >= 3
+    tap(ok, "concurrent", "%d reads, %d random writes, %d reloads of "
+        "vmlat, guests running; %d hung loops; errors: %s" %
+        (loops[0].runs + loops[1].runs, loops[2].runs,
+         reloads[0], len(hung), "; ".join(errors[:3]) or "none"))
+
+
+def kvm_hooks():
+    """The kvm: hooks of vmlat's status, name -> (state, hits)."""
+    hooks = {}
+    for line in rd(VMLAT + "/status").splitlines():
+        f = line.split()
+        if len(f) >= 3 and f[0].startswith("kvm:"):
+            hooks[f[0]] = (f[1], int(f[2]))
+    return hooks
+
+
+def t_kvm_reload():
+    stop = threading.Event()
+    errors = []
+
+    def reader():
+        while not stop.is_set():
+            try:
+                read_all()
+            except Exception as e:
+                errors.append(repr(e)[:200])
+
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    bad = []
+    try:
+        for i in range(KVM_RELOADS):
+            for cmd in (["modprobe", "-r", "kvm_amd", "kvm"],
+                        ["modprobe", "kvm_amd", "nested=1"]):
+                r = subprocess.run(cmd, stderr=subprocess.PIPE,
+                                   universal_newlines=True)
+                if r.returncode:
+                    raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr))
+            before = kvm_hooks()
+            finish(guest("tiny_guest", "exits", "100"), "tiny_guest")
+            after = kvm_hooks()
+            detached = [h for h, (s, _) in after.items() if s != "attached"]
+            exits = after["kvm:kvm_exit"][1] - before["kvm:kvm_exit"][1]
+            if detached or exits < 100:
+                bad.append("reload %d: detached %s, %d exits counted" %
+                           (i + 1, detached, exits))
+    finally:
+        stop.set()
+        th.join(30)
+    tap(not bad and not errors, "kvm-reload",
+        "%d reloads with readers running: %s" %
+        (KVM_RELOADS, "; ".join(bad + errors[:3]) or "hooks attached, "
+         "exits counted each time"))
+
+
+if __name__ == "__main__":
+    main([t_knobs, t_hypercalls, t_concurrent, t_kvm_reload],
+         needs_tracefs=False)
