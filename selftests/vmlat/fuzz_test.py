@@ -42,7 +42,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import VMLAT, keep, main, rd, tap  # noqa: E402
+from vmlat_ktest import VMLAT, keep, main, rd, tap, wr  # noqa: E402
 
 SEED = int(os.environ.get("VMLAT_FUZZ_SEED", "20261124"))
 KNOB_INPUTS = int(os.environ.get("VMLAT_FUZZ_INPUTS", "400"))
@@ -127,6 +127,7 @@ def read_all():
 
 def t_knobs():
     rng = random.Random(SEED)
+    restore_defaults()
     knobs = writable()
     if not knobs:
         raise RuntimeError("no writable file in %s" % VMLAT)
@@ -160,7 +161,18 @@ def t_knobs():
         (n, len(knobs), " ".join(knobs), len(bad), "; ".join(bad[:3])))
 
 
+TRACING_ON = "/sys/kernel/tracing/tracing_on"
+TRACING_WAS_ON = None
+
+
 def restore_defaults():
+    """Knobs off; the main trace buffer on again if it was (a report in
+    swap mode without a snapshot buffer turns it off)."""
+    global TRACING_WAS_ON
+    if TRACING_WAS_ON is None and os.path.exists(TRACING_ON):
+        TRACING_WAS_ON = rd(TRACING_ON).strip()
+    elif TRACING_WAS_ON is not None:
+        wr(TRACING_ON, TRACING_WAS_ON)
     for k in writable():
         path = os.path.join(VMLAT, k)
         if k.startswith("threshold_"):
