@@ -39,7 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, main, rd, tap,
+                         check_no_lost_events, main, rd, rd_json, tap,
                          tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
@@ -85,7 +85,7 @@ def record(name, args):
                 universal_newlines=True))
         outs = [q.communicate(timeout=300) for q in procs]
         marker("vmlat_end " + name)
-        vm = json.loads(rd(VMLAT + "/json"))
+        vm = rd_json()
         wr(INST + "/tracing_on", "0")
         stdout = "".join(o[0] for o in outs)
         for a, q, (out, err) in zip(runs, procs, outs):
@@ -116,7 +116,7 @@ def record(name, args):
     if o.returncode != 0:
         raise RuntimeError("oracle failed (%d): %s" %
                            (o.returncode, o.stderr.strip()[-300:]))
-    return stdout, vm, json.loads(rd(tmp + "/oracle.json")), tmp
+    return stdout, vm, rd_json(tmp + "/oracle.json"), tmp
 
 
 def scen_lines(text, tag):
@@ -433,19 +433,19 @@ def t_reset():
                        universal_newlines=True, timeout=120)
     if p.returncode != 0:
         raise RuntimeError("scenario exits 50: %s" % p.stderr[-200:])
-    before = total_exits(json.loads(rd(VMLAT + "/json")))
+    before = total_exits(rd_json())
     for bad in ("2", "abc", "-1"):
         try:
             wr(VMLAT + "/reset", bad)
             got = "accepted"
         except OSError as e:
             got = errno.errorcode.get(e.errno, str(e.errno))
-        after = total_exits(json.loads(rd(VMLAT + "/json")))
+        after = total_exits(rd_json())
         tap(got == "EINVAL" and after == before and before >= 200,
             "reset.refuses_%s" % bad,
             "write %r: %s, exits %d -> %d" % (bad, got, before, after))
     wr(VMLAT + "/reset", "1")
-    after = json.loads(rd(VMLAT + "/json"))
+    after = rd_json()
     hsum = sum(h["count"] for v in after["vms"]
                for h in v["histograms"].values())
     tap(total_exits(after) == 0 and hsum == 0 and
