@@ -23,11 +23,11 @@
 #include "view.h"
 
 /* The JSON document's layout: bumped at every rename or move. */
-#define VMLAT_JSON_SCHEMA	2
+#define VMLAT_JSON_SCHEMA	3
 
 /* ---- columns ---------------------------------------------------------- */
 
-/* observed_ns, <state>_ns for each state, exits: of a vCPU or a VM. */
+/* observed_ns, <state>_ns for each state, exits_total: of a vCPU or VM. */
 static char state_col_names[VMLAT_NR_STATES][24];
 static struct vmlat_col state_cols[VMLAT_NR_STATES + 2];
 
@@ -57,8 +57,9 @@ static void cols_init(void)
 		state_cols[n++].off = offsetof(struct vmlat_view_states,
 					       time_ns[i]);
 	}
-	state_cols[n++] = (struct vmlat_col)
-		VMLAT_COL(struct vmlat_view_states, exits);
+	/* Not "exits": a VM's JSON object has its exits per reason so. */
+	state_cols[n].name = "exits_total";
+	state_cols[n++].off = offsetof(struct vmlat_view_states, exits);
 
 	n = 0;
 	hist_cols[n++] = (struct vmlat_col)VMLAT_COL(struct hist_row, count);
