@@ -564,7 +564,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	seq_puts(m, "# vm_pid rank kind pid comm vm vcpu");
 	vmlat_cols_header(m, COLS(preemptor_cols));
-	seq_putc(m, '\n');
+	seq_puts(m, " cpu\n");
 	n = vmlat_view_vms(b->vms);
 	for (i = 0; i < n; i++) {
 		vmlat_view_vm(b->vms[i], &v);
@@ -575,18 +575,22 @@ static int preemptors_show(struct seq_file *m, void *unused)
 				   vmlat_by_kind_names[p->who.kind],
 				   p->who.pid);
 			vmlat_seq_comm(m, p->who.comm);
-			if (p->who.kind == VMLAT_BY_HOST)
-				seq_puts(m, " - -");
-			else
+			if (p->who.kind == VMLAT_BY_VM ||
+			    p->who.kind == VMLAT_BY_SAME_VM)
 				seq_printf(m, " %d %d", p->who.vm_pid,
 					   p->who.vcpu);
+			else
+				seq_puts(m, " - -");
 			r.stolen_ns = p->stolen_ns;
 			r.slices = p->slices;
 			vmlat_cols_text(m, COLS(preemptor_cols), &r);
-			seq_putc(m, '\n');
+			if (p->who.kind == VMLAT_BY_IDLE)
+				seq_printf(m, " %d\n", p->who.cpu);
+			else
+				seq_puts(m, " -\n");
 		}
 		if (other)
-			seq_printf(m, "%d - other - - - - %llu -\n", v.pid,
+			seq_printf(m, "%d - other - - - - %llu - -\n", v.pid,
 				   other);
 	}
 	kfree(b);
@@ -736,8 +740,8 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 			   i ? "," : "", vmlat_by_kind_names[p->who.kind],
 			   p->who.pid);
 		vmlat_seq_json_str(m, p->who.comm);
-		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d", p->who.vm_pid,
-			   p->who.vcpu);
+		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d,\"cpu\":%d",
+			   p->who.vm_pid, p->who.vcpu, p->who.cpu);
 		r.stolen_ns = p->stolen_ns;
 		r.slices = p->slices;
 		vmlat_cols_json(m, COLS(preemptor_cols), &r);
