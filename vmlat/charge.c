@@ -181,7 +181,7 @@ void vmlat_charge_switch(struct task_struct *prev, struct vmlat_vcpu *pv,
  * vmlat_victim_woken() - a woken vCPU waits on @cpu's queue from @now
  * @vc:		the vCPU
  * @cpu:	the CPU whose queue holds it
- * @now:	the time
+ * @now:	when its wait began (its sched_waking)
  *
  * Context: sched_wakeup, that runqueue's lock held.
  */
