@@ -378,7 +378,7 @@ def t_idle():
         "cpu %d, idle entries %s, oracle %d ns" % (cpu, idle, oidle))
     slack = stolen_slack(o)
     mine = idle[0]["stolen_ns"] if idle else 0
-    tap(oidle > 0 and near(mine, oidle, slack), "idle.idle_time",
+    tap(oidle > 0 and near(mine, oidle, slack), "idle.idle_cpu_time",
         "vmlat %d oracle %d slack %d" % (mine, oidle, slack))
     ohost = ora["matrix"].get("host", {}).get(str(pid), 0)
     tap(near(vm["stolen_by"]["host"], ohost, slack),
