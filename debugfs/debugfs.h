@@ -18,6 +18,6 @@ void vmlat_debugfs_tables_create(struct dentry *dir);
 void vmlat_debugfs_reports_create(struct dentry *dir);
 
 void vmlat_seq_comm(struct seq_file *m, const char *comm);
-void vmlat_seq_json_str(struct seq_file *m, const char *s);
+void vmlat_seq_json_str(struct seq_file *m, const char *comm);
 
 #endif /* _VMLAT_DEBUGFS_H */

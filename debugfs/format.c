@@ -1,42 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the printers of /sys/kernel/debug/vmlat/ share: task names in
- * tables and in JSON, and columns described once (format.h) for both.
+ * tables and in JSON (escape.h), and columns described once (format.h)
+ * for both.
  */
+#include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 
 #include "debugfs.h"
+#include "escape.h"
 #include "format.h"
 
+/* The escapers' buffer sizes hold a whole comm. */
+static_assert(VMLAT_NAME_MAX + 1 == TASK_COMM_LEN);
+
 /**
- * vmlat_seq_comm() - a task name in a whitespace-separated table
+ * vmlat_seq_comm() - a task name in a blank-separated table
  * @m:		the file
- * @comm:	the name; an empty one is printed as "-"
+ * @comm:	the name (TASK_COMM_LEN bytes at most, NUL-terminated)
  *
- * Blanks and backslashes are escaped in octal, as /proc/mounts does
- * ("CPU 0/KVM" -> "CPU\0400/KVM").
+ * Control bytes, DEL, blanks and backslashes are escaped in octal, as
+ * /proc/mounts does ("CPU 0/KVM" -> "CPU\0400/KVM"); an empty name is "-"
+ * (escape.h).
  */
 void vmlat_seq_comm(struct seq_file *m, const char *comm)
 {
-	if (!*comm) {
-		seq_putc(m, '-');
-		return;
-	}
-	seq_escape(m, comm, " \t\n\\");
+	char buf[VMLAT_TEXT_NAME_SIZE];
+
+	vmlat_escape_text(buf, sizeof(buf), comm,
+			  strnlen(comm, VMLAT_NAME_MAX));
+	seq_puts(m, buf);
 }
 
-/* A task name as a JSON string: comm is any bytes a task chose. */
-void vmlat_seq_json_str(struct seq_file *m, const char *s)
+/**
+ * vmlat_seq_json_str() - a task name as a JSON string, quoted
+ * @m:		the file
+ * @comm:	the name (TASK_COMM_LEN bytes at most, NUL-terminated)
+ *
+ * Valid UTF-8 as it is, control characters as \u00XX, ill-formed UTF-8
+ * as U+FFFD (escape.h): any name gives a valid document.
+ */
+void vmlat_seq_json_str(struct seq_file *m, const char *comm)
 {
-	seq_putc(m, '"');
-	for (; *s; s++) {
-		unsigned char c = *s;
+	char buf[VMLAT_JSON_NAME_SIZE];
 
-		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x7f)
-			seq_printf(m, "\\u%04x", c);
-		else
-			seq_putc(m, c);
-	}
+	vmlat_escape_json(buf, sizeof(buf), comm,
+			  strnlen(comm, VMLAT_NAME_MAX));
+	seq_putc(m, '"');
+	seq_puts(m, buf);
 	seq_putc(m, '"');
 }
 

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/err.h>
 #include <linux/kstrtox.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -73,32 +74,33 @@ static int reports_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(reports);
 
 /*
- * Reads a knob value written from userspace into @buf (NUL-terminated,
- * trailing newline stripped). Returns 0 or -EINVAL/-EFAULT.
+ * Reads a knob value written from userspace into @buf, and returns it
+ * without the blanks (and newline) around it, NUL-terminated; or an
+ * ERR_PTR(): -EINVAL (empty or too long) or -EFAULT.
  */
-static int knob_read(const char __user *ubuf, size_t count, char *buf,
-		     size_t size)
+static char *knob_read(const char __user *ubuf, size_t count, char *buf,
+		       size_t size)
 {
 	if (!count || count >= size)
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
+		return ERR_PTR(-EFAULT);
 	buf[count] = '\0';
-	strim(buf);
-	return 0;
+	return strim(buf);
 }
 
 static ssize_t threshold_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
 	int kind = (long)file_inode(file)->i_private;
-	char buf[32];
+	char buf[32], *val;
 	u64 us;
 	int err;
 
-	err = knob_read(ubuf, count, buf, sizeof(buf));
+	val = knob_read(ubuf, count, buf, sizeof(buf));
+	err = PTR_ERR_OR_ZERO(val);
 	if (!err)
-		err = kstrtou64(buf, 10, &us);
+		err = kstrtou64(val, 10, &us);
 	if (err || us > VMLAT_THRESHOLD_MAX_US) {
 		pr_warn_ratelimited("threshold_%s_us: write a number of microseconds from 0 (off) to %llu\n",
 				    vmlat_hist_kind_names[kind],
@@ -122,12 +124,13 @@ DEFINE_SHOW_STORE_ATTRIBUTE(threshold);
 static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	char buf[16];
+	char buf[16], *val;
 	int err, mode;
 
-	err = knob_read(ubuf, count, buf, sizeof(buf));
+	val = knob_read(ubuf, count, buf, sizeof(buf));
+	err = PTR_ERR_OR_ZERO(val);
 	mode = err ? -EINVAL : match_string(vmlat_snap_mode_names,
-					    VMLAT_NR_SNAP_MODES, buf);
+					    VMLAT_NR_SNAP_MODES, val);
 	if (mode < 0) {
 		pr_warn_ratelimited("snapshot: write swap (swap the main trace buffer), freeze (stop it) or event (only emit vmlat:vmlat_threshold)\n");
 		return err == -EFAULT ? err : -EINVAL;
@@ -149,13 +152,14 @@ DEFINE_SHOW_STORE_ATTRIBUTE(snapshot);
 static ssize_t interval_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	char buf[32];
+	char buf[32], *val;
 	u64 ms;
 	int err;
 
-	err = knob_read(ubuf, count, buf, sizeof(buf));
+	val = knob_read(ubuf, count, buf, sizeof(buf));
+	err = PTR_ERR_OR_ZERO(val);
 	if (!err)
-		err = kstrtou64(buf, 10, &ms);
+		err = kstrtou64(val, 10, &ms);
 	/* The range is the setter's to check. */
 	if (!err)
 		err = vmlat_report_set_interval_ms(ms);

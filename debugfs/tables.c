@@ -23,11 +23,11 @@
 #include "view.h"
 
 /* The JSON document's layout: bumped at every rename or move. */
-#define VMLAT_JSON_SCHEMA	2
+#define VMLAT_JSON_SCHEMA	3
 
 /* ---- columns ---------------------------------------------------------- */
 
-/* observed_ns, <state>_ns for each state, exits: of a vCPU or a VM. */
+/* observed_ns, <state>_ns for each state, exits_total: of a vCPU or VM. */
 static char state_col_names[VMLAT_NR_STATES][24];
 static struct vmlat_col state_cols[VMLAT_NR_STATES + 2];
 
@@ -57,8 +57,9 @@ static void cols_init(void)
 		state_cols[n++].off = offsetof(struct vmlat_view_states,
 					       time_ns[i]);
 	}
-	state_cols[n++] = (struct vmlat_col)
-		VMLAT_COL(struct vmlat_view_states, exits);
+	/* Not "exits": a VM's JSON object has its exits per reason so. */
+	state_cols[n].name = "exits_total";
+	state_cols[n++].off = offsetof(struct vmlat_view_states, exits);
 
 	n = 0;
 	hist_cols[n++] = (struct vmlat_col)VMLAT_COL(struct hist_row, count);
@@ -563,7 +564,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	seq_puts(m, "# vm_pid rank kind pid comm vm vcpu");
 	vmlat_cols_header(m, COLS(preemptor_cols));
-	seq_putc(m, '\n');
+	seq_puts(m, " cpu\n");
 	n = vmlat_view_vms(b->vms);
 	for (i = 0; i < n; i++) {
 		vmlat_view_vm(b->vms[i], &v);
@@ -574,18 +575,22 @@ static int preemptors_show(struct seq_file *m, void *unused)
 				   vmlat_by_kind_names[p->who.kind],
 				   p->who.pid);
 			vmlat_seq_comm(m, p->who.comm);
-			if (p->who.kind == VMLAT_BY_HOST)
-				seq_puts(m, " - -");
-			else
+			if (p->who.kind == VMLAT_BY_VM ||
+			    p->who.kind == VMLAT_BY_SAME_VM)
 				seq_printf(m, " %d %d", p->who.vm_pid,
 					   p->who.vcpu);
+			else
+				seq_puts(m, " - -");
 			r.stolen_ns = p->stolen_ns;
 			r.slices = p->slices;
 			vmlat_cols_text(m, COLS(preemptor_cols), &r);
-			seq_putc(m, '\n');
+			if (p->who.kind == VMLAT_BY_IDLE)
+				seq_printf(m, " %d\n", p->who.cpu);
+			else
+				seq_puts(m, " -\n");
 		}
 		if (other)
-			seq_printf(m, "%d - other - - - - %llu -\n", v.pid,
+			seq_printf(m, "%d - other - - - - %llu - -\n", v.pid,
 				   other);
 	}
 	kfree(b);
@@ -735,8 +740,8 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 			   i ? "," : "", vmlat_by_kind_names[p->who.kind],
 			   p->who.pid);
 		vmlat_seq_json_str(m, p->who.comm);
-		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d", p->who.vm_pid,
-			   p->who.vcpu);
+		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d,\"cpu\":%d",
+			   p->who.vm_pid, p->who.vcpu, p->who.cpu);
 		r.stolen_ns = p->stolen_ns;
 		r.slices = p->slices;
 		vmlat_cols_json(m, COLS(preemptor_cols), &r);

@@ -6,24 +6,35 @@
  * IRQs off wherever they may be on.
  */
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/smp.h>
 
 #include "charge.h"
 
 DEFINE_PER_CPU(struct vmlat_cpu, vmlat_cpus);
 
-/* Charge @by @ns of @victim's wait. Context: the victim's CPU lock held. */
+/*
+ * Charge @by, which ran @ns on @cpu, to @victim, which waited there.
+ * @cpu's idle task is no task that took the CPU: the CPU was waking up
+ * for the vCPU (idle exit, IPI). That is the kind "idle", per CPU,
+ * nameless, and in no stolen_by row (it preempted nobody).
+ * Context: @cpu's victim list lock held.
+ */
 static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
-			 u64 ns)
+			 int cpu, u64 ns)
 {
 	struct vmlat_vm *vm = victim->vm;
-	struct vmlat_vcpu *byvc = vmlat_vcpu_of(by);
+	bool idle = is_idle_task(by);
+	struct vmlat_vcpu *byvc = idle ? NULL : vmlat_vcpu_of(by);
+	pid_t pid = idle ? 0 : by->pid;
 	struct vmlat_preemptor *p;
 	u8 kind = VMLAT_BY_HOST;
 	unsigned int slot;
 	bool fresh;
 
-	if (byvc)
+	if (idle)
+		kind = VMLAT_BY_IDLE;
+	else if (byvc)
 		kind = byvc->vm == vm ? VMLAT_BY_SAME_VM : VMLAT_BY_VM;
 
 	/* The interval's longest slice: what its trace event names. */
@@ -31,24 +42,32 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 		struct vmlat_by *b = &victim->iv_by;
 
 		b->kind = kind;
-		b->pid = by->pid;
+		b->pid = pid;
 		b->vm_pid = byvc ? byvc->vm->pid : 0;
 		b->vcpu = byvc ? byvc->idx : -1;
 		b->ns = ns;
-		vmlat_copy_comm(b->comm, by->comm);
+		if (idle)
+			b->comm[0] = '\0';
+		else
+			vmlat_copy_comm(b->comm, by->comm);
 	}
 
 	raw_spin_lock(&vm->lock);
-	vm->stolen_by[vmlat_stolen_row(byvc ? byvc->vm : NULL)] += ns;
-	slot = vmlat_topk_add(&vm->top, vmlat_preemptor_key(kind, by->pid), ns,
-			      &fresh);
+	if (!idle)
+		vm->stolen_by[vmlat_stolen_row(byvc ? byvc->vm : NULL)] += ns;
+	slot = vmlat_topk_add(&vm->top, vmlat_preemptor_key(kind, pid, cpu),
+			      ns, &fresh);
 	if (fresh) {
 		p = &vm->preemptors[slot];
 		p->kind = kind;
-		p->pid = by->pid;
-		vmlat_copy_comm(p->comm, by->comm);
+		p->pid = pid;
+		if (idle)
+			p->comm[0] = '\0';
+		else
+			vmlat_copy_comm(p->comm, by->comm);
 		p->vm_pid = byvc ? byvc->vm->pid : 0;
 		p->vcpu = byvc ? byvc->idx : -1;
+		p->cpu = idle ? cpu : -1;
 	}
 	raw_spin_unlock(&vm->lock);
 }
@@ -142,6 +161,7 @@ void vmlat_charge_switch(struct task_struct *prev, struct vmlat_vcpu *pv,
 			 bool runnable, u64 now)
 {
 	struct vmlat_cpu *c = this_cpu_ptr(&vmlat_cpus);
+	int cpu = smp_processor_id();
 	unsigned int i;
 	u64 from;
 
@@ -149,11 +169,11 @@ void vmlat_charge_switch(struct task_struct *prev, struct vmlat_vcpu *pv,
 	for (i = 0; i < c->nr_victims; i++) {
 		from = max(c->last_switch_ns, c->victims[i]->victim_since_ns);
 		if (now > from)
-			vmlat_charge(c->victims[i], prev, now - from);
+			vmlat_charge(c->victims[i], prev, cpu, now - from);
 	}
 	c->last_switch_ns = now;
 	if (pv && runnable)
-		vmlat_victim_add(c, smp_processor_id(), pv, now, NULL);
+		vmlat_victim_add(c, cpu, pv, now, NULL);
 	raw_spin_unlock(&c->lock);
 }
 
@@ -161,7 +181,7 @@ void vmlat_charge_switch(struct task_struct *prev, struct vmlat_vcpu *pv,
  * vmlat_victim_woken() - a woken vCPU waits on @cpu's queue from @now
  * @vc:		the vCPU
  * @cpu:	the CPU whose queue holds it
- * @now:	the time
+ * @now:	when its wait began (its sched_waking)
  *
  * Context: sched_wakeup, that runqueue's lock held.
  */

@@ -557,7 +557,11 @@ void vmlat_on_sched_wakeup(struct task_struct *p)
 	vc = vmlat_vcpu_of(p);
 	if (!vc || READ_ONCE(vc->acct.state) != VMLAT_WAIT)
 		return;
-	vmlat_victim_woken(vc, task_cpu(p), vmlat_now_ns());
+	/*
+	 * Its wait began at sched_waking (the same try_to_wake_up()): what
+	 * ran on its CPU since then is charged, as the wait time counts.
+	 */
+	vmlat_victim_woken(vc, task_cpu(p), READ_ONCE(vc->acct.entered_ns));
 }
 
 /**

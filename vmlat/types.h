@@ -42,14 +42,18 @@ extern const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS];
 
 /*
  * Who ran while a vCPU waited for its CPU: a host task, a vCPU of another
- * VM, a vCPU of the same VM, or nothing (an interval of no time, or an
- * exit). The one list, as for VMLAT_HIST_KINDS.
+ * VM, a vCPU of the same VM, nothing (an interval of no time, or an
+ * exit), or the CPU's idle task: the CPU was waking up (idle exit, IPI)
+ * for the vCPU, no task took its time. The one list, as for
+ * VMLAT_HIST_KINDS; the trace events give its index, so new kinds go at
+ * its end.
  */
 #define VMLAT_BY_KINDS(x, sep)						\
 	x(VMLAT_BY_HOST, "host") sep()					\
 	x(VMLAT_BY_VM, "vm") sep()					\
 	x(VMLAT_BY_SAME_VM, "same_vm") sep()				\
-	x(VMLAT_BY_NONE, "none")
+	x(VMLAT_BY_NONE, "none") sep()					\
+	x(VMLAT_BY_IDLE, "idle")
 
 enum vmlat_preemptor_kind {
 	VMLAT_BY_KINDS(VMLAT_ENUM_, VMLAT_COMMA_),
@@ -76,11 +80,11 @@ enum vmlat_nested_by {
  * struct vmlat_by - who ran the longest slice while a vCPU waited
  * @kind:	enum vmlat_preemptor_kind
  * @cpu:	the CPU the vCPU waited for
- * @pid:	the task (for vCPUs: the vCPU thread), or 0
+ * @pid:	the task (for vCPUs: the vCPU thread), or 0 (idle, none)
  * @vm_pid:	for vCPUs: the pid of their VM, else 0
  * @vcpu:	for vCPUs: their index, else -1
  * @ns:		the slice
- * @comm:	the task's name
+ * @comm:	the task's name; empty for idle and none
  */
 struct vmlat_by {
 	u8 kind;
@@ -97,10 +101,11 @@ struct vmlat_by {
  * its CPU: the payload of a slot of the VM's top-k table (topk.h), which
  * counts its stolen time and slices
  * @kind:	enum vmlat_preemptor_kind
- * @pid:	the task (for vCPUs: the vCPU thread)
- * @comm:	its name
+ * @pid:	the task (for vCPUs: the vCPU thread); 0 for idle
+ * @comm:	its name; empty for idle
  * @vm_pid:	for vCPUs: the pid of their VM, else 0
  * @vcpu:	for vCPUs: their index, else -1
+ * @cpu:	for idle: the CPU that was idle, else -1
  */
 struct vmlat_preemptor {
 	u8 kind;
@@ -108,12 +113,16 @@ struct vmlat_preemptor {
 	char comm[TASK_COMM_LEN];
 	pid_t vm_pid;
 	int vcpu;
+	int cpu;
 };
 
-/* A preemptor's key in the top-k table: the same task as the same kind. */
-static inline u64 vmlat_preemptor_key(u8 kind, pid_t pid)
+/*
+ * A preemptor's key in the top-k table: the same task as the same kind;
+ * for idle (every idle task is pid 0), the CPU.
+ */
+static inline u64 vmlat_preemptor_key(u8 kind, pid_t pid, int cpu)
 {
-	return (u64)kind << 32 | (u32)pid;
+	return (u64)kind << 32 | (kind == VMLAT_BY_IDLE ? (u32)cpu : (u32)pid);
 }
 
 /* Copy a task name as tracepoints do (no task_lock(): see records.c). */

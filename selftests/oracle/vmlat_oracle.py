@@ -132,7 +132,8 @@ Preemptors: during a preempted or wait interval, the time is charged to the
 task current on the vCPU's queued CPU, known from the last sched_switch on
 that CPU (next_pid/next_comm) or, before the first one, from the <pid>
 column of any event on that CPU. The idle task (pid 0, "swapper/N") is
-charged too: a vCPU woken onto an idle CPU waits for the idle exit. Charged
+charged too, as a preemptor of kind "idle" with its CPU, and in no matrix
+row: a vCPU woken onto an idle CPU waits for the idle exit. Charged
 time is summed per preemptor over intervals; "intervals" counts the
 intervals in which a preemptor ran. By construction the preemptors' times of
 a vCPU sum to its preempted_ns + wait_ns. Per VM, the per-vCPU sums are
@@ -750,7 +751,10 @@ class Oracle:
     def preemptor_row(self, victim, key, p):
         pid = key[0]
         row = {"pid": pid, "comm": self.key_comm(key), "kind": "host",
-               "vm": None, "vcpu": None}
+               "vm": None, "vcpu": None, "cpu": None}
+        if pid == 0:
+            row["kind"] = "idle"
+            row["cpu"] = key[1]
         other = self.vcpus.get(pid)
         if key[2]:
             row["kind"] = ("same_vm" if other.vm_pid is not None and
@@ -833,7 +837,8 @@ class Oracle:
                        p["kind"])
                 x = vm["preemptors"].setdefault(key, {
                     "pid": p["pid"], "comm": p["comm"], "kind": p["kind"],
-                    "vm": p["vm"], "vcpu": p["vcpu"], "stolen_ns": 0,
+                    "vm": p["vm"], "vcpu": p["vcpu"], "cpu": p["cpu"],
+                    "stolen_ns": 0,
                     "preempted_ns": 0, "wait_ns": 0, "intervals": 0})
                 for k in ("stolen_ns", "preempted_ns", "wait_ns",
                           "intervals"):
@@ -847,10 +852,13 @@ class Oracle:
             vm["preemptors"] = rows
             out.append(vm)
         out.sort(key=lambda vm: (vm["vm_pid"] is None, vm["vm_pid"] or 0))
-        # matrix: ns stolen from each victim VM, by "host" or "vm:<pid>"
+        # matrix: ns stolen from each victim VM, by "host" or "vm:<pid>";
+        # an idle CPU waking up preempted nobody
         matrix = {}
         for vm in out:
             for p in vm["preemptors"]:
+                if p["kind"] == "idle":
+                    continue
                 who = "host" if p["kind"] == "host" else "vm:%s" % p["vm"]
                 row = matrix.setdefault(who, {})
                 key = str(vm["vm_pid"])

@@ -39,8 +39,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, main, rd, tap,
-                         tracing_instance, wr)
+                         check_no_lost_events, keep, main, rd, rd_json,
+                         tap, tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -85,7 +85,7 @@ def record(name, args):
                 universal_newlines=True))
         outs = [q.communicate(timeout=300) for q in procs]
         marker("vmlat_end " + name)
-        vm = json.loads(rd(VMLAT + "/json"))
+        vm = rd_json()
         wr(INST + "/tracing_on", "0")
         stdout = "".join(o[0] for o in outs)
         for a, q, (out, err) in zip(runs, procs, outs):
@@ -116,7 +116,7 @@ def record(name, args):
     if o.returncode != 0:
         raise RuntimeError("oracle failed (%d): %s" %
                            (o.returncode, o.stderr.strip()[-300:]))
-    return stdout, vm, json.loads(rd(tmp + "/oracle.json")), tmp
+    return stdout, vm, rd_json(tmp + "/oracle.json"), tmp
 
 
 def scen_lines(text, tag):
@@ -349,16 +349,47 @@ def t_wait():
 
 
 def t_idle():
+    """A halting guest alone on its CPU: every wake-up finds the CPU idle.
+    That wait is the CPU's (kind "idle", with the CPU), never a host task
+    "swapper/N", and in no stolen_by row."""
     text, vm_json, ora, _ = record("idle", ["idle", "2"])
+    preemptors = rd(VMLAT + "/preemptors")
+    keep("analyzer_idle_preemptors.txt", preemptors)
     vcpu = scen_lines(text, "vcpu")[0]
-    tid = int(vcpu["vcpu_tid"])
+    tid, pid = int(vcpu["vcpu_tid"]), int(vcpu["vm_pid"])
+    cpu = int(vcpu["cpu"])
     check_states("idle", vm_json, ora, [tid],
                  ["idle", "guest", "kernel", "user", "blocked"])
     o = oracle_vcpu(ora, tid)
-    _, c = vmlat_vcpu(vm_json, tid)
-    if o and c:
-        tap(c["idle_ns"] * 2 > c["observed_ns"], "idle.mostly_idle",
-            "idle %d of %d" % (c["idle_ns"], c["observed_ns"]))
+    vm, c = vmlat_vcpu(vm_json, tid)
+    if not o or not c:
+        return
+    tap(c["idle_ns"] * 2 > c["observed_ns"], "idle.mostly_idle",
+        "idle %d of %d" % (c["idle_ns"], c["observed_ns"]))
+    idle = [p for p in vm["preemptors"] if p["kind"] == "idle"]
+    oidle = sum(p["stolen_ns"] for p in o["preemptors"]
+                if p["kind"] == "idle" and p["cpu"] == cpu)
+    swapper = [p for p in vm["preemptors"] if p["kind"] != "idle" and
+               (p["pid"] == 0 or p["comm"].startswith("swapper/"))]
+    tap(not swapper, "idle.no_idle_task_as_host_task", str(swapper))
+    tap(len(idle) == 1 and idle[0]["cpu"] == cpu and
+        idle[0]["pid"] == 0 and idle[0]["comm"] == "",
+        "idle.idle_cpu_is_kind_idle",
+        "cpu %d, idle entries %s, oracle %d ns" % (cpu, idle, oidle))
+    slack = stolen_slack(o)
+    mine = idle[0]["stolen_ns"] if idle else 0
+    tap(oidle > 0 and near(mine, oidle, slack), "idle.idle_cpu_time",
+        "vmlat %d oracle %d slack %d" % (mine, oidle, slack))
+    ohost = ora["matrix"].get("host", {}).get(str(pid), 0)
+    tap(near(vm["stolen_by"]["host"], ohost, slack),
+        "idle.idle_not_in_stolen_by_host",
+        "vmlat %d oracle (host tasks only) %d slack %d, idle %d" %
+        (vm["stolen_by"]["host"], ohost, slack, mine))
+    rows = [ln.split() for ln in preemptors.splitlines()
+            if ln.split()[:1] == [str(pid)]]
+    tap(any(r[2] == "idle" and r[-1] == str(cpu) for r in rows) and
+        not any("swapper/" in r[4] for r in rows),
+        "idle.preemptors_table_shows_idle_cpu", str(rows))
 
 
 def oracle_vm(ora, pid):
@@ -366,6 +397,12 @@ def oracle_vm(ora, pid):
         if v["vm_pid"] == pid:
             return v
     return None
+
+
+def preemptor_key(p):
+    """A preemptor as vmlat keys it: a task by kind and pid, an idle CPU
+    by its number."""
+    return (p["kind"], p["pid"], p["cpu"] if p["kind"] == "idle" else None)
 
 
 def t_crowd():
@@ -390,9 +427,8 @@ def t_crowd():
         if vm is None or ovm is None or o is None:
             tap(False, tag + "_known")
             continue
-        mine = {(p["kind"], p["pid"]): p["stolen_ns"]
-                for p in vm["preemptors"]}
-        theirs = {(p["kind"], p["pid"]): p["stolen_ns"]
+        mine = {preemptor_key(p): p["stolen_ns"] for p in vm["preemptors"]}
+        theirs = {preemptor_key(p): p["stolen_ns"]
                   for p in ovm["preemptors"]}
         total = sum(theirs.values())
         heavy = sorted(k for k, ns in theirs.items() if ns * 8 > total)
@@ -433,19 +469,19 @@ def t_reset():
                        universal_newlines=True, timeout=120)
     if p.returncode != 0:
         raise RuntimeError("scenario exits 50: %s" % p.stderr[-200:])
-    before = total_exits(json.loads(rd(VMLAT + "/json")))
+    before = total_exits(rd_json())
     for bad in ("2", "abc", "-1"):
         try:
             wr(VMLAT + "/reset", bad)
             got = "accepted"
         except OSError as e:
             got = errno.errorcode.get(e.errno, str(e.errno))
-        after = total_exits(json.loads(rd(VMLAT + "/json")))
+        after = total_exits(rd_json())
         tap(got == "EINVAL" and after == before and before >= 200,
             "reset.refuses_%s" % bad,
             "write %r: %s, exits %d -> %d" % (bad, got, before, after))
     wr(VMLAT + "/reset", "1")
-    after = json.loads(rd(VMLAT + "/json"))
+    after = rd_json()
     hsum = sum(h["count"] for v in after["vms"]
                for h in v["histograms"].values())
     tap(total_exits(after) == 0 and hsum == 0 and

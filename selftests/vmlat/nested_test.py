@@ -47,8 +47,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlat_oracle  # noqa: E402
 from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, keep, main, rd, tap,
-                         tracing_instance, wr)
+                         check_no_lost_events, keep, main, rd, rd_json,
+                         tap, tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_nested_test"
 EVENTS = ["kvm/kvm_entry", "kvm/kvm_exit", "kvm/kvm_nested_vmenter",
@@ -70,7 +70,7 @@ def traced(name, argv):
         p = subprocess.Popen(argv, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, universal_newlines=True)
         out, err = p.communicate(timeout=300)
-        js = json.loads(rd(VMLAT + "/json"))
+        js = rd_json()
         wr(INST + "/tracing_on", "0")
         check_no_lost_events(INST)
         trace = rd(INST + "/trace")

@@ -15,6 +15,11 @@
  *                                      HLT, sleep 5 ms, re-enter), no hog
  *   scenario [-c CPU] exits N          exactly N I/O, N CPUID, N VMMCALL and
  *                                      N HLT exits, then stop
+ *   scenario [-c CPU] -n NAME hog SECONDS
+ *                                      the hog scenario with NAME (any
+ *                                      bytes) as the name of both the VM
+ *                                      process and the hog, for the
+ *                                      escaping of task names
  *   scenario [-c CPU] burst SECONDS    a VM doing port-I/O exits on CPU and,
  *                                      a third into the run, one burst of a
  *                                      SCHED_FIFO hog ("vmlat-burst")
@@ -31,7 +36,8 @@
  * the vCPU thread then sleeps in clock_nanosleep() if the scenario says so.
  *
  * Output on stdout, one record per line, "TAG key=value ...", each written
- * with a single write(2) so lines of several processes never mix:
+ * with a single write(2) so lines of several processes never mix (a name
+ * given with -n is shown with its bytes outside '!'..'~' as \xNN):
  *   vcpu vm_pid=P vcpu_tid=T vcpu=0 comm=vcpu0 vm_comm=C cpu=N
  *        before the vCPU's first KVM_RUN
  *   hog pid=P comm=vmlat-hog cpu=N
@@ -186,6 +192,25 @@ struct vcpu_job {
 };
 
 static const char *scenario_name = "?";
+/* -n: the name of the VM process and of the hog, instead of theirs. */
+static const char *name_opt;
+
+/* @name for the output: bytes outside '!'..'~' and '\' as \xNN. */
+static const char *shown(const char *name, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; *name && n + 5 < size; name++) {
+		unsigned char c = *name;
+
+		if (c > ' ' && c < 0x7f && c != '\\')
+			buf[n++] = c;
+		else
+			n += snprintf(buf + n, size - n, "\\x%02x", c);
+	}
+	buf[n] = '\0';
+	return buf;
+}
 
 /* One output record, in a single write(2). */
 static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
@@ -283,6 +308,7 @@ static int vcpu_run_job(struct vcpu_job *job)
 	struct vmlat_guest_stats st;
 	struct vmlat_vm *vm;
 	struct kvm_run *run;
+	char buf[80];
 	int fd, ret;
 
 	ret = vmlat_vm_create(&vm, job->guest, job->arg, &st);
@@ -291,7 +317,8 @@ static int vcpu_run_job(struct vcpu_job *job)
 	fd = vmlat_vm_vcpu_fd(vm);
 	run = vmlat_vm_kvm_run(vm);
 	say("vcpu vm_pid=%d vcpu_tid=%d vcpu=0 comm=vcpu0 vm_comm=%s cpu=%d",
-	    (int)getpid(), (int)my_tid(), job->vm_comm, job->cpu);
+	    (int)getpid(), (int)my_tid(),
+	    shown(name_opt ?: job->vm_comm, buf, sizeof(buf)), job->cpu);
 	for (;;) {
 		if (job->deadline_ms && vmlat_now_ms() >= job->deadline_ms)
 			break;
@@ -339,14 +366,15 @@ static void *vcpu_thread(void *arg)
 
 /*
  * Runs @job in a new thread of this process (named "vcpu0", pinned), with
- * this process's main thread named @job->vm_comm, and waits for it.
+ * this process's main thread named @job->vm_comm (or -n's), and waits for
+ * it.
  */
 static int run_vm(struct vcpu_job *job)
 {
 	pthread_t th;
 	int err;
 
-	prctl(PR_SET_NAME, job->vm_comm, 0, 0, 0);
+	prctl(PR_SET_NAME, name_opt ?: job->vm_comm, 0, 0, 0);
 	err = pthread_create(&th, NULL, vcpu_thread, job);
 	if (err) {
 		fprintf(stderr, "scenario: pthread_create: %s\n", strerror(err));
@@ -360,14 +388,15 @@ static int run_vm(struct vcpu_job *job)
 }
 
 /*
- * Starts the CPU hog "vmlat-hog" pinned to @cpu; returns once it runs
- * there. It spins until killed (or @deadline_ms, or its parent's death).
+ * Starts the CPU hog "vmlat-hog" (or -n's name) pinned to @cpu; returns
+ * once it runs there. It spins until killed (or @deadline_ms, or its
+ * parent's death).
  */
 static pid_t hog_start(int cpu, uint64_t deadline_ms)
 {
+	char c, buf[80];
 	int pfd[2];
 	pid_t pid;
-	char c;
 
 	if (pipe(pfd))
 		return -errno;
@@ -377,7 +406,7 @@ static pid_t hog_start(int cpu, uint64_t deadline_ms)
 	if (pid == 0) {
 		int i;
 
-		prctl(PR_SET_NAME, "vmlat-hog", 0, 0, 0);
+		prctl(PR_SET_NAME, name_opt ?: "vmlat-hog", 0, 0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (pin_self(cpu))
 			_exit(1);
@@ -401,7 +430,8 @@ static pid_t hog_start(int cpu, uint64_t deadline_ms)
 		return -ECHILD;
 	}
 	close(pfd[0]);
-	say("hog pid=%d comm=vmlat-hog cpu=%d", (int)pid, cpu);
+	say("hog pid=%d comm=%s cpu=%d", (int)pid,
+	    shown(name_opt ?: "vmlat-hog", buf, sizeof(buf)), cpu);
 	return pid;
 }
 
@@ -616,7 +646,8 @@ static int usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-c CPU] hog|two-vms|wait|idle|burst SECONDS\n"
-		"       %s [-c CPU] exits N\n", prog, prog);
+		"       %s [-c CPU] exits N\n"
+		"       %s [-c CPU] -n NAME hog SECONDS\n", prog, prog, prog);
 	return 2;
 }
 
@@ -635,7 +666,12 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	if (argc != 3)
+	if (argc >= 3 && !strcmp(argv[1], "-n")) {
+		name_opt = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc != 3 || (name_opt && strcmp(argv[1], "hog")))
 		return usage(prog);
 	scenario_name = argv[1];
 	secs = strtod(argv[2], &end);

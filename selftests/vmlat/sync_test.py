@@ -48,8 +48,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd, tap,  # noqa: E402
-                         tracing_instance, wr)
+from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
+                         rd_json, tap, tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_sync_test"
 OFF = 5 * 10**9
@@ -120,7 +120,7 @@ def traced(argv_list):
         wr(INST + "/tracing_on", "1")
         procs = [start(*a) for a in argv_list]
         recs = [finish(p) for p in procs]
-        js = json.loads(rd(VMLAT + "/json"))
+        js = rd_json()
         wr(INST + "/tracing_on", "0")
         trace = rd(INST + "/trace")
     return recs, js, trace
@@ -253,7 +253,7 @@ def boot_guest(qemu, kernel, cpio):
     s, offs, t0 = None, None, time.time()
     while q.poll() is None:
         time.sleep(0.5)
-        js = json.loads(rd(VMLAT + "/json"))
+        js = rd_json()
         vm = [v for v in js["vms"] if v["pid"] == q.pid]
         s = vm[0]["sync"] if vm else None
         if s and s["state"] == "ok" and s["exchanges"] >= 100:

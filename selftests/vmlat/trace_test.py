@@ -39,7 +39,6 @@ Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario.
 TAP output; exit status 4 when everything was skipped.
 """
 import errno
-import json
 import os
 import re
 import subprocess
@@ -48,8 +47,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd, tap,  # noqa: E402
-                         ts_ns, wr)
+from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
+                         rd_json, tap, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_trace_test"
 INST2 = TRACING + "/instances/vmlat_trace_test_snap"
@@ -177,7 +176,7 @@ def test_hist():
         wr(VMLAT + "/reset", "1")
         recs = scenario("two-vms", "2")
         hist = rd(INST + "/events/vmlat/vmlat_preempt/hist")
-        vm = json.loads(rd(VMLAT + "/json"))
+        vm = rd_json()
         wr(trig, "!hist:keys=vm_pid:vals=hitcount,duration_ns:sort=vm_pid")
     finally:
         os.rmdir(INST)

@@ -6,6 +6,7 @@ the load/unload of vmlat around a suite. Installed next to the tests by
 selftests/vmlat/Makefile.
 """
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -40,6 +41,38 @@ def wr(path, text):
 def rd(path):
     with open(path) as f:
         return f.read()
+
+
+def _unique_members(pairs):
+    """json object_pairs_hook: an object that names a member twice is an
+    error, not a silent choice of one of the values."""
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise ValueError("duplicate JSON member %r in an object with "
+                             "members %s" % (k, [k for k, _ in pairs]))
+        seen.add(k)
+    return dict(pairs)
+
+
+def _no_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def json_strict(data):
+    """Parse a JSON document (bytes or str) strictly: bytes must be UTF-8,
+    a member may not repeat in an object, no NaN or Infinity."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    return json.loads(data, object_pairs_hook=_unique_members,
+                      parse_constant=_no_constant)
+
+
+def rd_json(path=None):
+    """Read and parse strictly (json_strict()) a JSON file: vmlat's
+    document by default."""
+    with open(path or VMLAT + "/json", "rb") as f:
+        return json_strict(f.read())
 
 
 def keep(name, text):
