@@ -42,7 +42,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import VMLAT, keep, main, rd, tap, wr  # noqa: E402
+from vmlat_ktest import (VMLAT, json_strict, keep, main, rd, rd_json,  # noqa: E402
+                         tap, wr)
 
 SEED = int(os.environ.get("VMLAT_FUZZ_SEED", "20261124"))
 KNOB_INPUTS = int(os.environ.get("VMLAT_FUZZ_INPUTS", "400"))
@@ -118,11 +119,13 @@ def random_input(rng):
 
 
 def read_all():
-    """Read every file of vmlat's directory; the JSON must parse."""
+    """Read every file of vmlat's directory; the JSON must parse
+    (strictly)."""
     for f in os.listdir(VMLAT):
-        text = rd(os.path.join(VMLAT, f))
         if f == "json":
-            json.loads(text)
+            rd_json()
+        else:
+            rd(os.path.join(VMLAT, f))
 
 
 def t_knobs():
@@ -197,7 +200,7 @@ def finish(p, what):
 
 
 def vm_of(pid):
-    for vm in json.loads(rd(VMLAT + "/json"))["vms"]:
+    for vm in rd_json()["vms"]:
         if vm["pid"] == pid:
             return vm
     raise RuntimeError("VM %d not in the JSON document" % pid)
@@ -261,9 +264,10 @@ def t_concurrent():
     def reader(_):
         for f in os.listdir(VMLAT):
             with gate:
-                text = rd(os.path.join(VMLAT, f))
+                with open(os.path.join(VMLAT, f), "rb") as fp:
+                    data = fp.read()
             if f == "json":
-                json.loads(text)
+                json_strict(data)
 
     def writer(_):
         ks = writable()
