@@ -182,6 +182,7 @@ def t_user():
     else changes."""
     (w,), js, _ = traced([["user", "40", "20", str(OFF), "6"]])
     keep("sync_user.json", json.dumps(js, indent=1))
+    keep("sync_user.txt", rd(VMLAT + "/sync"))
     n = w["user_calls"]
     tap(n == 40 * 6 and w["user_eperm"] == n,
         "user.kvm_saw_cpl3", "KVM said -KVM_EPERM to %d of %d calls" %
