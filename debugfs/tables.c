@@ -164,6 +164,7 @@ static const struct vmlat_col sync_map_cols[] = {
 
 static const struct vmlat_col sync_count_cols[] = {
 	VMLAT_COL_IN(struct vmlat_view_sync, d, calls),
+	VMLAT_COL_IN(struct vmlat_view_sync, d, user),
 	VMLAT_COL_IN(struct vmlat_view_sync, d, malformed),
 	VMLAT_COL_IN(struct vmlat_view_sync, d, replayed),
 	VMLAT_COL_IN(struct vmlat_view_sync, d, unpaired),

@@ -3,21 +3,37 @@
  * vmlat_guest.ko: the guest side of vmlat's clock synchronisation.
  *
  * Loaded in a KVM guest, it makes vmlat's clock-sync hypercall
- * (hypercall/vmlat_hypercall.h) rate_hz times a second: its clock right
- * before the call, the call, its clock right after it returned. vmlat.ko
- * on the host pairs each call with host time and maps this guest's clock
- * to the host's (/sys/kernel/debug/vmlat/sync there). Which clock is a
- * parameter: "mono" (default), CLOCK_MONOTONIC as ftrace's "mono" trace
- * clock stamps it (ktime_get_mono_fast_ns()); or "tsc", the TSC as
- * ftrace's "x86-tsc" clock stamps it.
+ * (hypercall/vmlat_hypercall.h, version 2) at most rate_hz times a
+ * second: its clock right before the call, the call, its clock right
+ * after it returned. vmlat.ko on the host pairs each call with host time
+ * and maps this guest's clock to the host's (/sys/kernel/debug/vmlat/sync
+ * there). Which clock is a parameter: "mono" (default), CLOCK_MONOTONIC
+ * as ftrace's "mono" trace clock stamps it (ktime_get_mono_fast_ns()); or
+ * "tsc", the TSC as ftrace's "x86-tsc" clock stamps it.
  *
- * /sys/kernel/debug/vmlat_guest/status shows this side: calls made,
- * failures (a return other than KVM's -KVM_ENOSYS: a hypervisor that is
- * not KVM, or one that took the number), round-trip times.
+ * Pacing: an hrtimer armed after each call, for 1/rate_hz s and a
+ * thousandth more (a guest clock running fast), wakes the work item that
+ * makes the next: calls are never closer than that, so the host's rate
+ * limit (VMLAT_HC_MAX_RATE a second, as a token bucket) never refuses
+ * one. A call the host says it limited all the same is made again, same
+ * seq and g2, after a delay that doubles while it lasts.
+ *
+ * The host's reply in RBX tells whether a vmlat.ko that speaks version 2
+ * saw the call. KVM routes VMCALL to its Hyper-V emulation once a guest
+ * with Hyper-V enlightenments set its guest OS ID, and to its Xen
+ * emulation when the VMM asked for that: vmlat sees no call then, and
+ * this module makes none.
+ *
+ * /sys/kernel/debug/vmlat_guest/status shows this side: whether the host
+ * runs vmlat, why the module makes no calls (if so), calls made, replies
+ * and what they said, failures (a return other than KVM's -KVM_ENOSYS: a
+ * hypervisor that is not KVM, or one that took the number), round trips.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cc_platform.h>
 #include <linux/debugfs.h>
+#include <linux/hrtimer.h>
 #include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -27,6 +43,7 @@
 #include <linux/workqueue.h>
 #include <asm/kvm_para.h>
 #include <asm/msr.h>
+#include <asm/processor.h>
 #include <uapi/linux/kvm_para.h>
 
 #include "vmlat_hypercall.h"
@@ -53,7 +70,7 @@ static const struct kernel_param_ops rate_ops = {
 };
 
 module_param_cb(rate_hz, &rate_ops, &rate_hz, 0644);
-MODULE_PARM_DESC(rate_hz, "clock-sync exchanges per second, 1 to 100 (default 10)");
+MODULE_PARM_DESC(rate_hz, "clock-sync exchanges per second at most, 1 to 100 (default 10)");
 
 static int clock_set(const char *val, const struct kernel_param *kp)
 {
@@ -83,50 +100,184 @@ static const struct kernel_param_ops clock_ops = {
 module_param_cb(clock, &clock_ops, NULL, 0444);
 MODULE_PARM_DESC(clock, "the guest clock to map: mono (CLOCK_MONOTONIC, default) or tsc");
 
+/*
+ * Hyper-V's interface as KVM recognises it (arch/x86/kvm/hyperv.c): the
+ * signature "Hv#1" in EAX of CPUID 0x40000001; its hypercalls take over
+ * VMCALL once the guest OS ID MSR is not 0 (kvm_hv_hypercall_enabled()).
+ * Values of the Hyper-V TLFS, as <asm/hyperv-tlfs.h> has them.
+ */
+#define VMLAT_HV_CPUID_INTERFACE	0x40000001
+#define VMLAT_HV_SIGNATURE_EAX		0x31237648	/* "Hv#1" */
+#define VMLAT_HV_MSR_GUEST_OS_ID	0x40000000
+
+enum vmlat_host {
+	VMLAT_HOST_UNKNOWN,	/* no call answered yet, or replies invisible */
+	VMLAT_HOST_YES,		/* the last call got vmlat's reply */
+	VMLAT_HOST_NO,		/* KVM answered, RBX came back unchanged */
+};
+
+static const char *const vmlat_host_names[] = {
+	[VMLAT_HOST_UNKNOWN]	= "unknown",
+	[VMLAT_HOST_YES]	= "yes",
+	[VMLAT_HOST_NO]		= "no",
+};
+
 /* The exchanges so far; written by the work item, read by debugfs. */
 static DEFINE_MUTEX(vmlat_guest_lock);
 static struct {
-	u64 seq;
+	bool stopping;		/* module unload: arm no timer */
+	bool hv_interface;	/* Hyper-V's CPUID interface is present */
+	bool replies_hidden;	/* RBX does not come back (SEV-ES) */
+	const char *disabled;	/* why no calls are made, or NULL */
+	enum vmlat_host host;
+	u64 seq;		/* of the next call */
 	u64 prev_g2;
 	u64 calls;
 	u64 failures;
 	long last_ret;
+	u64 last_reply;
+	u64 replies;
+	u64 taken;
+	u64 limited;
+	u64 rejected;		/* malformed, replayed: not expected */
+	u64 mapped;
+	u64 unpaired;
+	u64 refused;
+	u64 restarted;
+	unsigned int backoff;	/* delay shift after a limited call */
 	u64 rtt_min;
 	u64 rtt_max;
 	u64 rtt_sum;
 	u64 rtt_last;
-} st;
+} st = { .seq = 1 };
 
 static struct dentry *vmlat_guest_dir;
+static struct hrtimer vmlat_guest_timer;
 
 static u64 guest_clock(void)
 {
 	return clock_tsc ? rdtsc_ordered() : ktime_get_mono_fast_ns();
 }
 
-static void vmlat_guest_exchange(struct work_struct *work);
-static DECLARE_DELAYED_WORK(vmlat_guest_work, vmlat_guest_exchange);
+/*
+ * Whether KVM sends this guest's VMCALL elsewhere than its own hypercalls
+ * (where vmlat listens); the reason if so. Hyper-V's guest OS ID can be
+ * set at any time: read it before each call.
+ */
+static const char *vmlat_guest_routed_away(void)
+{
+	u64 id;
+
+	if (st.hv_interface && !rdmsrl_safe(VMLAT_HV_MSR_GUEST_OS_ID, &id) &&
+	    id)
+		return "hyperv";
+	return NULL;
+}
+
+/* The hypercall, with RBX in and out (kvm_hypercall4() has it in only). */
+static long vmlat_guest_hypercall(u64 *rbx, u64 g1, u64 prev_g2, u64 seq)
+{
+	long ret;
+
+	asm volatile(KVM_HYPERCALL
+		     : "=a"(ret), "+b"(*rbx)
+		     : "a"(VMLAT_HC_NR), "c"(g1), "d"(prev_g2), "S"(seq)
+		     : "memory");
+	return ret;
+}
+
+static u64 vmlat_guest_period_ns(void)
+{
+	u64 ns = DIV_ROUND_UP_ULL(NSEC_PER_SEC, READ_ONCE(rate_hz));
+
+	/* A thousandth more: a guest clock up to 1000 ppm fast stays under. */
+	return ns + ns / 1000;
+}
+
+/* From one call to the next: a period, longer after a limited call. */
+static u64 vmlat_guest_delay_ns(void)
+{
+	u64 period = vmlat_guest_period_ns();
+
+	return min_t(u64, period << st.backoff,
+		     max_t(u64, period, NSEC_PER_SEC));
+}
+
+/* What the host's reply says. Context: vmlat_guest_lock held. */
+static void vmlat_guest_reply(u64 rbx, u64 g2)
+{
+	st.host = VMLAT_HOST_YES;
+	st.replies++;
+	st.last_reply = rbx;
+	switch (VMLAT_HC_REPLY_CALL(rbx)) {
+	case VMLAT_HC_CALL_TAKEN:
+		st.taken++;
+		st.backoff = 0;
+		break;
+	case VMLAT_HC_CALL_LIMITED:
+		/* Nothing changed there: the same call again, later. */
+		st.limited++;
+		st.backoff = min(st.backoff + 1, 6U);
+		return;
+	default:
+		st.rejected++;
+		break;
+	}
+	switch (VMLAT_HC_REPLY_PREV(rbx)) {
+	case VMLAT_HC_PREV_MAPPED:
+		st.mapped++;
+		break;
+	case VMLAT_HC_PREV_UNPAIRED:
+		st.unpaired++;
+		break;
+	case VMLAT_HC_PREV_REFUSED:
+		st.refused++;
+		break;
+	case VMLAT_HC_PREV_RESTARTED:
+		st.restarted++;
+		break;
+	}
+	st.seq++;
+	st.prev_g2 = g2;
+}
 
 static void vmlat_guest_exchange(struct work_struct *work)
 {
 	unsigned long flags;
-	u64 g1, g2, rtt;
+	u64 g1, g2, rtt, rbx = VMLAT_HC_HDR;
 	long ret;
 
 	mutex_lock(&vmlat_guest_lock);
+	if (st.stopping)
+		goto out;
+	st.disabled = vmlat_guest_routed_away();
+	if (st.disabled) {
+		/* vmlat would see nothing: make no call, say why. */
+		st.host = VMLAT_HOST_UNKNOWN;
+		goto out;
+	}
 	/* Nothing of this guest between the clock reads and the call. */
 	local_irq_save(flags);
 	g1 = guest_clock();
-	ret = kvm_hypercall4(VMLAT_HC_NR, VMLAT_HC_HDR, g1, st.prev_g2,
-			     ++st.seq);
+	ret = vmlat_guest_hypercall(&rbx, g1, st.prev_g2, st.seq);
 	g2 = guest_clock();
 	local_irq_restore(flags);
 
 	st.calls++;
 	st.last_ret = ret;
-	if (ret != -KVM_ENOSYS)
+	if (ret != -KVM_ENOSYS) {
 		st.failures++;
-	st.prev_g2 = g2;
+		st.host = VMLAT_HOST_UNKNOWN;
+		st.seq++;
+		st.prev_g2 = g2;
+	} else if (VMLAT_HC_IS_REPLY(rbx)) {
+		vmlat_guest_reply(rbx, g2);
+	} else {
+		/* No vmlat that speaks version 2 saw it: a call all the same. */
+		st.host = st.replies_hidden ? VMLAT_HOST_UNKNOWN : VMLAT_HOST_NO;
+		st.seq++;
+		st.prev_g2 = g2;
+	}
 	rtt = g2 - g1;
 	st.rtt_last = rtt;
 	st.rtt_sum += rtt;
@@ -134,10 +285,19 @@ static void vmlat_guest_exchange(struct work_struct *work)
 		st.rtt_min = rtt;
 	if (rtt > st.rtt_max)
 		st.rtt_max = rtt;
+	/* Armed after the call: the next one is at least a period later. */
+	hrtimer_start(&vmlat_guest_timer, ns_to_ktime(vmlat_guest_delay_ns()),
+		      HRTIMER_MODE_REL);
+out:
 	mutex_unlock(&vmlat_guest_lock);
+}
 
-	schedule_delayed_work(&vmlat_guest_work,
-			      max_t(unsigned long, 1, HZ / READ_ONCE(rate_hz)));
+static DECLARE_WORK(vmlat_guest_work, vmlat_guest_exchange);
+
+static enum hrtimer_restart vmlat_guest_timer_fn(struct hrtimer *t)
+{
+	schedule_work(&vmlat_guest_work);
+	return HRTIMER_NORESTART;
 }
 
 static int status_show(struct seq_file *m, void *unused)
@@ -145,11 +305,22 @@ static int status_show(struct seq_file *m, void *unused)
 	mutex_lock(&vmlat_guest_lock);
 	seq_printf(m, "# vmlat_guest: hypercall version %d, clock %s\n",
 		   VMLAT_HC_VERSION, clock_tsc ? "tsc" : "mono");
+	seq_printf(m, "host_vmlat %s\n", vmlat_host_names[st.host]);
+	seq_printf(m, "disabled %s\n", st.disabled ?: "no");
 	seq_printf(m, "rate_hz %u\n", READ_ONCE(rate_hz));
 	seq_printf(m, "calls %llu\n", st.calls);
 	seq_printf(m, "seq %llu\n", st.seq);
 	seq_printf(m, "failures %llu\n", st.failures);
 	seq_printf(m, "last_return %ld\n", st.last_ret);
+	seq_printf(m, "replies %llu\n", st.replies);
+	seq_printf(m, "taken %llu\n", st.taken);
+	seq_printf(m, "limited %llu\n", st.limited);
+	seq_printf(m, "rejected %llu\n", st.rejected);
+	seq_printf(m, "mapped %llu\n", st.mapped);
+	seq_printf(m, "unpaired %llu\n", st.unpaired);
+	seq_printf(m, "refused %llu\n", st.refused);
+	seq_printf(m, "restarted %llu\n", st.restarted);
+	seq_printf(m, "last_reply %#llx\n", st.last_reply);
 	seq_printf(m, "rtt_min %llu\n", st.rtt_min);
 	seq_printf(m, "rtt_avg %llu\n",
 		   st.calls ? div64_u64(st.rtt_sum, st.calls) : 0);
@@ -170,18 +341,40 @@ static int __init vmlat_guest_init(void)
 		pr_err("the clock-sync hypercall needs a 64-bit guest\n");
 		return -ENODEV;
 	}
+	st.hv_interface = cpuid_eax(0x40000000) >= VMLAT_HV_CPUID_INTERFACE &&
+			  cpuid_eax(VMLAT_HV_CPUID_INTERFACE) ==
+			  VMLAT_HV_SIGNATURE_EAX;
+	/* SEV-ES: the #VC handler brings back RAX only. */
+	st.replies_hidden = cc_platform_has(CC_ATTR_GUEST_STATE_ENCRYPT);
+	if (cpu_feature_enabled(X86_FEATURE_TDX_GUEST))
+		st.disabled = "tdx";
+	else if (hypervisor_cpuid_base("XenVMMXenVMM", 2))
+		st.disabled = "xen";
+	hrtimer_init(&vmlat_guest_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	vmlat_guest_timer.function = vmlat_guest_timer_fn;
 	vmlat_guest_dir = debugfs_create_dir("vmlat_guest", NULL);
 	debugfs_create_file("status", 0444, vmlat_guest_dir, NULL,
 			    &status_fops);
-	schedule_delayed_work(&vmlat_guest_work, 0);
-	pr_info("clock-sync exchanges with the host, %u per second, clock %s\n",
+	if (st.disabled) {
+		pr_warn("%s: KVM would not pass the clock-sync hypercall to vmlat; making none\n",
+			st.disabled);
+		return 0;
+	}
+	schedule_work(&vmlat_guest_work);
+	pr_info("clock-sync exchanges with the host, at most %u per second, clock %s\n",
 		rate_hz, clock_tsc ? "tsc" : "mono");
 	return 0;
 }
 
 static void __exit vmlat_guest_exit(void)
 {
-	cancel_delayed_work_sync(&vmlat_guest_work);
+	mutex_lock(&vmlat_guest_lock);
+	st.stopping = true;
+	mutex_unlock(&vmlat_guest_lock);
+	/* The work arms the timer, the timer queues the work: both ways. */
+	hrtimer_cancel(&vmlat_guest_timer);
+	cancel_work_sync(&vmlat_guest_work);
+	hrtimer_cancel(&vmlat_guest_timer);
 	debugfs_remove_recursive(vmlat_guest_dir);
 }
 

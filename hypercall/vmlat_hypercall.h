@@ -2,12 +2,12 @@
 /*
  * vmlat's clock-synchronisation hypercall: the ABI between a guest (the
  * guest module vmlat_guest.ko, or any program that speaks it), the host
- * module vmlat.ko and the tools. 64-bit guests only.
+ * module vmlat.ko and the tools. 64-bit guests only, from CPL 0.
  *
  * One exchange per hypercall, numbered seq = 1, 2, 3...:
  *
  *	RAX = VMLAT_HC_NR
- *	RBX = VMLAT_HC_HDR, the magic and this version
+ *	RBX = VMLAT_HC_HDR, the magic and this version (2); in: the reply
  *	RCX = g1, the guest clock right before this hypercall
  *	RDX = g2 of exchange seq - 1, the guest clock right after that
  *	      hypercall returned (0 for seq 1: none)
@@ -20,17 +20,60 @@
  * g1 <= h <= g2 on a common timeline. The guest clock is in ns; the guest
  * module uses CLOCK_MONOTONIC, which the "mono" trace clock shows too.
  *
+ * Only calls made at CPL 0 count: KVM's tracepoint fires before its own
+ * CPL check (the caller gets -KVM_EPERM), and vmlat ignores the others.
+ *
  * A guest that restarts (reboots, reloads its module) starts again at
- * seq 1, which makes the host start a new mapping.
+ * seq 1; any seq lower than the last one the host took also starts a new
+ * session: the host starts a new mapping.
+ *
+ * The reply (version 2): vmlat.ko writes VMLAT_HC_REPLY(call, prev) into
+ * RBX, which KVM loads back into the guest on its next entry, for a call
+ * from CPL 0 with the version 2 header. RBX still holding the header (and
+ * RAX -KVM_ENOSYS) means no vmlat.ko that speaks version 2 saw the call:
+ * none loaded, its kvm_hypercall probe not attached, or an older one.
+ * call: what the host did with this call; prev: with exchange seq - 1.
+ * A call the host LIMITED changed nothing there: make it again later with
+ * the same seq and g2. The host never writes a register of a version 1
+ * caller (VMLAT_HC_HDR_V1), whose RBX is input only; it still takes its
+ * calls. KVM routes every VMCALL to its Hyper-V or Xen emulation instead
+ * when the guest enabled those: vmlat sees nothing then.
  */
 #ifndef _VMLAT_HYPERCALL_H
 #define _VMLAT_HYPERCALL_H
 
 #define VMLAT_HC_NR		0x564d4c54UL		/* "VMLT" */
 #define VMLAT_HC_MAGIC		0x766d6c6174ULL		/* "vmlat" */
-#define VMLAT_HC_VERSION	1
-#define VMLAT_HC_HDR		((VMLAT_HC_MAGIC << 16) | VMLAT_HC_VERSION)
-/* The host takes at most this many exchanges per second and VM. */
+#define VMLAT_HC_VERSION	2
+#define VMLAT_HC_HDR_OF(ver)	((VMLAT_HC_MAGIC << 16) | (ver))
+#define VMLAT_HC_HDR		VMLAT_HC_HDR_OF(VMLAT_HC_VERSION)
+#define VMLAT_HC_HDR_V1		VMLAT_HC_HDR_OF(1)
+/*
+ * The host takes at most this many exchanges per second and VM, and up to
+ * VMLAT_HC_BURST of them at once after a pause: a token bucket.
+ */
 #define VMLAT_HC_MAX_RATE	100
+#define VMLAT_HC_BURST		10
+
+/* The reply in RBX: a magic of its own, and what happened. */
+#define VMLAT_HC_REPLY_MAGIC	0x766d61636bULL		/* "vmack" */
+#define VMLAT_HC_REPLY(call, prev) \
+	((VMLAT_HC_REPLY_MAGIC << 16) | ((prev) << 8) | (call))
+#define VMLAT_HC_IS_REPLY(rbx)	((rbx) >> 16 == VMLAT_HC_REPLY_MAGIC)
+#define VMLAT_HC_REPLY_CALL(rbx) ((rbx) & 0xff)
+#define VMLAT_HC_REPLY_PREV(rbx) (((rbx) >> 8) & 0xff)
+
+/* What the host did with this call */
+#define VMLAT_HC_CALL_TAKEN	1	/* its host time is recorded */
+#define VMLAT_HC_CALL_LIMITED	2	/* over the rate: ignored */
+#define VMLAT_HC_CALL_MALFORMED	3	/* seq 0: ignored */
+#define VMLAT_HC_CALL_REPLAYED	4	/* seq of the last call taken: ignored */
+
+/* ... and with exchange seq - 1 (when the call was taken) */
+#define VMLAT_HC_PREV_NONE	0	/* none pending: the first call */
+#define VMLAT_HC_PREV_MAPPED	1	/* taken into the mapping */
+#define VMLAT_HC_PREV_UNPAIRED	2	/* seq skipped numbers, or no g2 */
+#define VMLAT_HC_PREV_REFUSED	3	/* times out of order or range */
+#define VMLAT_HC_PREV_RESTARTED	4	/* a new session: mapping restarted */
 
 #endif /* _VMLAT_HYPERCALL_H */

@@ -1,21 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host side of the clock-sync hypercall: see clock_sync.h.
- *
- * The guest is not trusted. What it sends costs the host a few checks
- * and, at most VMLAT_HC_MAX_RATE times a second, an O(1) amortized hull
- * update in a fixed-size table of its own VM, under that VM's lock; it
- * never allocates and never touches another VM's state. What is refused
- * is counted.
+ * The host side of the clock-sync hypercall: see clock_sync.h. The
+ * decisions are core/sync_call.c's; this adds the VM's lock.
  */
-#include <linux/string.h>
-#include <linux/time64.h>
-
 #include "clock_sync.h"
-#include "vmlat_hypercall.h"
-
-#define SYNC_COST_NS	(NSEC_PER_SEC / VMLAT_HC_MAX_RATE)
-#define SYNC_BURST_NS	(10 * SYNC_COST_NS)
 
 /**
  * vmlat_vm_sync_init() - a new VM: no exchange, no mapping
@@ -26,13 +14,10 @@ void vmlat_vm_sync_init(struct vmlat_vm_sync *s)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	vmlat_clock_fit_init(&s->d.fit);
-	s->d.pend = false;
-	s->d.last_ns = 0;
-	s->d.credit_ns = SYNC_BURST_NS;
-	s->d.refill_ns = 0;
+	vmlat_sync_data_init(&s->d);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
-	vmlat_vm_sync_clear_stats(s);
+	atomic64_set(&s->exits, 0);
+	atomic64_set(&s->exit_ns, 0);
 }
 
 /**
@@ -44,98 +29,34 @@ void vmlat_vm_sync_clear_stats(struct vmlat_vm_sync *s)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	s->d.calls = 0;
-	s->d.taken = 0;
-	s->d.malformed = 0;
-	s->d.replayed = 0;
-	s->d.unpaired = 0;
-	s->d.refused = 0;
-	s->d.limited = 0;
-	s->d.restarts = 0;
+	vmlat_sync_data_clear_stats(&s->d);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	atomic64_set(&s->exits, 0);
 	atomic64_set(&s->exit_ns, 0);
 }
 
-/* Context: @s->lock held. */
-static bool rate_ok(struct vmlat_vm_sync *s, u64 now)
-{
-	if (now > s->d.refill_ns) {
-		s->d.credit_ns = min_t(u64, SYNC_BURST_NS, s->d.credit_ns +
-				       (now - s->d.refill_ns));
-		s->d.refill_ns = now;
-	}
-	if (s->d.credit_ns < SYNC_COST_NS)
-		return false;
-	s->d.credit_ns -= SYNC_COST_NS;
-	return true;
-}
-
 /**
  * vmlat_vm_sync_call() - a sync hypercall of the VM's guest
  * @s:		the VM's sync state
+ * @a:		the call
  * @now:	the host time of the call
- * @a0:		header
- * @a1:		g1 of this exchange
- * @a2:		g2 of the previous one
- * @a3:		seq
- * @x:		set to the exchange the call completed, if any
+ * @x:		set to the exchange the call completed; seq 0 if none
  *
  * Context: kvm_hypercall tracepoint, a vCPU thread of the VM.
- * Return: true if an exchange was taken into the mapping (in @x).
+ * Return: the reply for the guest's RBX, or 0 for none
+ * (vmlat_sync_data_call()).
  */
-bool vmlat_vm_sync_call(struct vmlat_vm_sync *s, u64 now, unsigned long a0,
-			unsigned long a1, unsigned long a2, unsigned long a3,
-			struct vmlat_sync_xchg *x)
+u64 vmlat_vm_sync_call(struct vmlat_vm_sync *s,
+		       const struct vmlat_sync_args *a, u64 now,
+		       struct vmlat_sync_xchg *x)
 {
 	unsigned long flags;
-	bool taken = false;
+	u64 reply;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
-	s->d.calls++;
-	if (a0 != VMLAT_HC_HDR || !a3) {
-		s->d.malformed++;
-		goto out;
-	}
-	if (!rate_ok(s, now)) {
-		s->d.limited++;
-		goto out;
-	}
-	if (a3 == 1 && s->d.pend) {
-		/* The guest started over: so does its mapping. */
-		vmlat_clock_fit_init(&s->d.fit);
-		s->d.pend = false;
-		s->d.restarts++;
-	}
-	if (s->d.pend) {
-		if (a3 <= s->d.pend_seq) {
-			s->d.replayed++;
-			goto out;
-		}
-		if (a3 == s->d.pend_seq + 1 && a2) {
-			if (vmlat_clock_fit_add(&s->d.fit, s->d.pend_g1,
-					   s->d.pend_h, a2)) {
-				s->d.refused++;
-			} else {
-				s->d.taken++;
-				s->d.last_ns = now;
-				x->seq = s->d.pend_seq;
-				x->g1 = s->d.pend_g1;
-				x->h = s->d.pend_h;
-				x->g2 = a2;
-				taken = true;
-			}
-		} else {
-			s->d.unpaired++;
-		}
-	}
-	s->d.pend = true;
-	s->d.pend_seq = a3;
-	s->d.pend_g1 = a1;
-	s->d.pend_h = now;
-out:
+	reply = vmlat_sync_data_call(&s->d, a, now, x);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
-	return taken;
+	return reply;
 }
 
 /**

@@ -422,19 +422,28 @@ void vmlat_on_nested_vmexit_inject(void)
  * @a3:		RSI
  *
  * vmlat's clock-sync calls (hypercall/vmlat_hypercall.h) go to their VM's
- * mapping, and their exit leaves the exit statistics for the VM's sync
- * counters. Any other number returns at once.
+ * mapping with the CPL they were made at (KVM fires this tracepoint before
+ * its own CPL check); a version 2 call from CPL 0 gets its reply in RBX.
+ * The exits of calls from CPL 0 leave the exit statistics for the VM's
+ * sync counters; the others are the guest's own. Any other number returns
+ * at once.
  *
  * Context: kvm_hypercall tracepoint, in the vCPU's thread, handling the
- * exit (the kvm_exit probe ran).
+ * exit (the kvm_exit probe ran), preemption off.
  */
 void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 			    unsigned long a1, unsigned long a2,
 			    unsigned long a3)
 {
+	struct vmlat_sync_args a = {
+		.hdr = a0, .g1 = a1, .prev_g2 = a2, .seq = a3,
+		.cpl = -EOPNOTSUPP,
+	};
 	struct vmlat_sync_xchg x;
+	struct kvm_vcpu *vcpu;
 	struct vmlat_vcpu *vc;
 	struct vmlat_vm *vm;
+	u64 reply;
 	int slot;
 
 	if (likely(nr != VMLAT_HC_NR))
@@ -443,8 +452,18 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	if (!vc)
 		return;
 	vm = vc->vm;
-	if (vmlat_vm_sync_call(&vm->sync, vmlat_now_ns(), a0, a1, a2, a3, &x))
+	/* The record's vCPU, if this thread runs it now: alive. */
+	vcpu = (struct kvm_vcpu *)vc->kvm_vcpu;
+	if (vmlat_kvm_vcpu_loaded(vcpu))
+		a.cpl = vmlat_kvm_read_cpl(vcpu, vc->exit_isa,
+					   &vc->vmcb_checked);
+	reply = vmlat_vm_sync_call(&vm->sync, &a, vmlat_now_ns(), &x);
+	if (reply)
+		vmlat_kvm_set_rbx(vcpu, reply);
+	if (x.seq)
 		trace_vmlat_sync(vm->pid, vc->idx, x.seq, x.g1, x.h, x.g2);
+	if (a.cpl != 0)
+		return;
 
 	slot = vc->exit_slot;
 	if (slot == VMLAT_SLOT_SYNC)

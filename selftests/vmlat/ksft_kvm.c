@@ -156,6 +156,36 @@ struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm)
 }
 
 /**
+ * vmlat_vm_user_page() - let CPL 3 reach the guest page at @gva
+ * @vm:  VM from vmlat_vm_create()
+ * @gva: an address libkvm mapped (with 4 KiB pages, as it maps the
+ *       program and the stack)
+ *
+ * libkvm's page tables are for ring 0: it sets the U/S bit nowhere. This
+ * sets it on every level of @gva's translation. The guest runs with
+ * neither SMEP nor SMAP, so ring 0 keeps its access. Call it before the
+ * first KVM_RUN (no TLB of the guest holds the old entries then).
+ *
+ * Return: 0, or -EFAULT if @gva is not mapped, or by a large page.
+ */
+int vmlat_vm_user_page(struct vmlat_vm *vm, uint64_t gva)
+{
+	uint64_t *table = addr_gpa2hva(vm->vm, vm->vm->pgd), *e;
+	int level;
+
+	for (level = 4; level >= 1; level--) {
+		e = &table[(gva >> (PAGE_SHIFT + 9 * (level - 1))) & 511];
+		if (!(*e & PTE_PRESENT_MASK) ||
+		    (level > 1 && (*e & PTE_LARGE_MASK)))
+			return -EFAULT;
+		*e |= PTE_USER_MASK;
+		if (level > 1)
+			table = addr_gpa2hva(vm->vm, *e & PHYSICAL_PAGE_MASK);
+	}
+	return 0;
+}
+
+/**
  * vmlat_vm_destroy() - close a VM made by vmlat_vm_create()
  * @vm: the VM, or NULL
  */

@@ -55,6 +55,7 @@ int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
 		    struct vmlat_guest_stats *st);
 int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm);
 struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm);
+int vmlat_vm_user_page(struct vmlat_vm *vm, uint64_t gva);
 void vmlat_vm_destroy(struct vmlat_vm *vm);
 
 #endif /* VMLAT_KSFT_KVM_H */

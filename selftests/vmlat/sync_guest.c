@@ -4,12 +4,18 @@
  * (hypercall/vmlat_hypercall.h) with registers this program sets, for
  * vmlat's clock-sync tests.
  *
- *   sync_guest honest N PERIOD_MS OFFSET_NS
+ *   sync_guest honest N PERIOD_MS OFFSET_NS [v1]
  *	N exchanges, one every PERIOD_MS, whose guest clock is the host's
  *	CLOCK_MONOTONIC minus OFFSET_NS, read right before KVM_RUN (g1) and
  *	right after it returned (g2): the true mapping is host = guest +
  *	OFFSET_NS, the round trip is what this program measures. Then one
- *	more call, which brings the last exchange's g2.
+ *	more call, which brings the last exchange's g2. Version 2 calls
+ *	(v1: version 1); what came back in RAX and RBX is counted.
+ *   sync_guest user N PERIOD_MS OFFSET_NS K
+ *	as honest, and between two honest calls (at CPL 0) K calls from
+ *	CPL 3: seq ~0, 1 and the next honest seq in turn, version 2 and 1
+ *	headers, g2 garbage. KVM's answer to each (-KVM_EPERM: it saw
+ *	CPL 3) and RBX after it are counted.
  *   sync_guest clockpair
  *	the host's TSC and CLOCK_MONOTONIC read together (the pair of 20
  *	whose clock reads are closest around the TSC read), no guest
@@ -36,6 +42,9 @@
 #include "ksft_kvm.h"
 
 #define SYNC_PORT	0x11
+/* KVM's returns in RAX (include/uapi/linux/kvm_para.h) */
+#define SYNC_KVM_ENOSYS	((uint64_t)-1000)
+#define SYNC_KVM_EPERM	((uint64_t)-1)
 
 /*
  * The guest: VMMCALL with the registers the host set at the OUT before it,
@@ -60,12 +69,14 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* A call; @rax and @rbx: what came back. */
 struct call {
 	uint64_t hdr, g1, prev_g2, seq;
+	uint64_t rax, rbx;
 };
 
 /* Make one call: KVM_RUN until the guest's OUT after its VMMCALL. */
-static int make_call(int fd, struct kvm_run *run, const struct call *c)
+static int make_call(int fd, struct kvm_run *run, struct call *c)
 {
 	struct kvm_regs regs;
 	char why[128];
@@ -87,11 +98,16 @@ static int make_call(int fd, struct kvm_run *run, const struct call *c)
 		}
 		if (run->exit_reason == KVM_EXIT_IO &&
 		    run->io.port == SYNC_PORT)
-			return 0;
+			break;
 		fprintf(stderr, "sync_guest: %s\n",
 			vmlat_run_error(run, why, sizeof(why)));
 		return -EIO;
 	}
+	if (ioctl(fd, KVM_GET_REGS, &regs) < 0)
+		return -errno;
+	c->rax = regs.rax;
+	c->rbx = regs.rbx;
+	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -101,14 +117,86 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int honest(int fd, struct kvm_run *run, long n, long period_ms,
-		  uint64_t off)
+/* Counts of what came back. */
+struct answers {
+	long replies;		/* RBX: a version 2 reply */
+	long replies_mapped;	/* ... saying the previous exchange mapped */
+	long rbx_kept;		/* RBX: what was sent */
+	long enosys;		/* RAX: -KVM_ENOSYS */
+	long user_calls;
+	long user_eperm;	/* RAX: -KVM_EPERM, KVM saw CPL 3 */
+	long user_rbx_kept;
+};
+
+static void count_answer(struct answers *an, const struct call *c)
 {
-	struct call c = { .hdr = VMLAT_HC_HDR };
+	an->enosys += c->rax == SYNC_KVM_ENOSYS;
+	an->rbx_kept += c->rbx == c->hdr;
+	if (VMLAT_HC_IS_REPLY(c->rbx)) {
+		an->replies++;
+		an->replies_mapped += VMLAT_HC_REPLY_CALL(c->rbx) ==
+				      VMLAT_HC_CALL_TAKEN &&
+				      VMLAT_HC_REPLY_PREV(c->rbx) ==
+				      VMLAT_HC_PREV_MAPPED;
+	}
+}
+
+/*
+ * Ring 3 for @k calls (@sregs0: ring 0's registers, restored after): CS
+ * and SS with DPL and RPL 3, which is what KVM's get_cpl() reads (SVM:
+ * the VMCB's CPL, set from SS.DPL; VMX: SS.DPL), IOPL 3 for the OUT.
+ */
+static int user_calls(int fd, struct kvm_run *run,
+		      const struct kvm_sregs *sregs0, long k,
+		      uint64_t next_seq, struct answers *an)
+{
+	struct kvm_sregs sregs = *sregs0;
+	struct kvm_regs regs;
+	struct call c;
+	long i;
+	int err;
+
+	sregs.cs.selector = 0x33;
+	sregs.cs.dpl = 3;
+	sregs.ss.selector = 0x2b;
+	sregs.ss.dpl = 3;
+	if (ioctl(fd, KVM_SET_SREGS, &sregs) < 0 ||
+	    ioctl(fd, KVM_GET_REGS, &regs) < 0)
+		return -errno;
+	regs.rflags |= 3 << 12;		/* IOPL 3 */
+	if (ioctl(fd, KVM_SET_REGS, &regs) < 0)
+		return -errno;
+	for (i = 0; i < k; i++) {
+		static const uint64_t seqs[] = { ~0ULL, 1, 0 };
+
+		c.hdr = i % 2 ? VMLAT_HC_HDR_V1 : VMLAT_HC_HDR;
+		c.seq = seqs[i % 3] ? seqs[i % 3] : next_seq;
+		c.g1 = mono_ns();
+		c.prev_g2 = (uint64_t)rand() << 20;
+		err = make_call(fd, run, &c);
+		if (err)
+			return err;
+		an->user_calls++;
+		an->user_eperm += c.rax == SYNC_KVM_EPERM;
+		an->user_rbx_kept += c.rbx == c.hdr;
+	}
+	if (ioctl(fd, KVM_SET_SREGS, sregs0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int honest(int fd, struct kvm_run *run, long n, long period_ms,
+		  uint64_t off, uint64_t hdr, long k_user)
+{
+	struct call c = { .hdr = hdr };
+	struct answers an = {};
+	struct kvm_sregs sregs0;
 	uint64_t *rtt, g2 = 0;
 	long i;
 	int err;
 
+	if (ioctl(fd, KVM_GET_SREGS, &sregs0) < 0)
+		return -errno;
 	rtt = calloc(n + 1, sizeof(*rtt));
 	if (!rtt)
 		return -ENOMEM;
@@ -117,24 +205,31 @@ static int honest(int fd, struct kvm_run *run, long n, long period_ms,
 		c.prev_g2 = g2;
 		c.g1 = mono_ns() - off;
 		err = make_call(fd, run, &c);
-		if (err) {
-			free(rtt);
-			return err;
-		}
+		if (err)
+			goto out;
 		g2 = mono_ns() - off;
 		rtt[i - 1] = g2 - c.g1;
-		if (i <= n)
-			usleep(period_ms * 1000);
+		count_answer(&an, &c);
+		if (i > n)
+			break;
+		err = user_calls(fd, run, &sregs0, k_user, i + 1, &an);
+		if (err)
+			goto out;
+		usleep(period_ms * 1000);
 	}
 	/* The last call only brought the g2 of exchange n. */
 	qsort(rtt, n, sizeof(*rtt), cmp_u64);
-	printf("sync_guest mode=honest pid=%d exchanges=%ld offset_ns=%llu rtt_min_ns=%llu rtt_p50_ns=%llu rtt_max_ns=%llu last_g2=%llu\n",
+	printf("sync_guest mode=honest pid=%d exchanges=%ld offset_ns=%llu rtt_min_ns=%llu rtt_p50_ns=%llu rtt_max_ns=%llu last_g2=%llu version=%llu replies=%ld replies_mapped=%ld rbx_kept=%ld enosys=%ld user_calls=%ld user_eperm=%ld user_rbx_kept=%ld\n",
 	       (int)getpid(), n, (unsigned long long)off,
 	       (unsigned long long)rtt[0], (unsigned long long)rtt[n / 2],
 	       (unsigned long long)rtt[n - 1],
-	       (unsigned long long)c.prev_g2);
+	       (unsigned long long)c.prev_g2,
+	       (unsigned long long)(hdr & 0xffff), an.replies,
+	       an.replies_mapped, an.rbx_kept, an.enosys, an.user_calls,
+	       an.user_eperm, an.user_rbx_kept);
+out:
 	free(rtt);
-	return 0;
+	return err;
 }
 
 static int flood(int fd, struct kvm_run *run, long n)
@@ -205,18 +300,29 @@ static int clockpair(void)
 int main(int argc, char **argv)
 {
 	struct vmlat_guest_stats st = {};
+	uint64_t hdr = VMLAT_HC_HDR;
 	struct vmlat_vm *vm;
 	struct kvm_run *run;
+	struct kvm_regs regs;
+	long k_user = 0;
 	int fd, err;
 
 	if (argc == 2 && !strcmp(argv[1], "clockpair"))
 		return clockpair();
-	if (argc == 5 && !strcmp(argv[1], "honest")) {
-		;
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "honest")) {
+		if (argc == 6 && !strcmp(argv[5], "v1"))
+			hdr = VMLAT_HC_HDR_V1;
+		else if (argc == 6)
+			argc = 0;
+	} else if (argc == 6 && !strcmp(argv[1], "user")) {
+		k_user = strtol(argv[5], NULL, 0);
 	} else if (argc == 3 && !strcmp(argv[1], "flood")) {
 		;
 	} else {
-		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS | flood N | clockpair\n",
+		argc = 0;
+	}
+	if (!argc) {
+		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N | clockpair\n",
 			argv[0]);
 		return 2;
 	}
@@ -227,12 +333,20 @@ int main(int argc, char **argv)
 	}
 	fd = vmlat_vm_vcpu_fd(vm);
 	run = vmlat_vm_kvm_run(vm);
-	if (argc == 5)
+	/* Ring 3 runs the guest's loop: its code and stack pages are user. */
+	if (k_user && (ioctl(fd, KVM_GET_REGS, &regs) < 0 ||
+		       vmlat_vm_user_page(vm, (uint64_t)sync_guest_code) ||
+		       vmlat_vm_user_page(vm, (uint64_t)sync_guest_code + 63) ||
+		       vmlat_vm_user_page(vm, regs.rsp - 8))) {
+		fprintf(stderr, "sync_guest: cannot map the guest for ring 3\n");
+		err = -EFAULT;
+	} else if (argc >= 5) {
 		err = honest(fd, run, strtol(argv[2], NULL, 0),
 			     strtol(argv[3], NULL, 0),
-			     strtoull(argv[4], NULL, 0));
-	else
+			     strtoull(argv[4], NULL, 0), hdr, k_user);
+	} else {
 		err = flood(fd, run, strtol(argv[2], NULL, 0));
+	}
 	vmlat_vm_destroy(vm);
 	if (err) {
 		fprintf(stderr, "sync_guest: %s\n", strerror(-err));

@@ -13,6 +13,17 @@
            vmlat:vmlat_sync event that ftrace records has its host time
            between its guest times moved by 5 s. The sync calls' exits are
            in the sync counters, not in the exit statistics.
+           A version 1 guest next to it is taken alike and never gets a
+           register written (RBX comes back as it sent it); the version 2
+           one gets a reply to every call (the guest's own view), each
+           after the first saying the exchange before was mapped.
+  user     an honest guest (CPL 0) with 6 calls from CPL 3 between each
+           two of its own (./sync_guest user): seq ~0, 1 and its next seq
+           in turn, headers v2 and v1, garbage g2. KVM answers each with
+           -KVM_EPERM (it saw CPL 3: the oracle); vmlat counts every one
+           in "user", writes no reply, leaves their exits in the exit
+           statistics, and the honest mapping is as in "honest" (every
+           exchange taken, no restart, no replay).
   flood    a hostile guest (./sync_guest flood) makes 3000 calls as fast
            as it can (malformed, seq 0, replayed, skipping, garbage times)
            next to an honest one: every call is counted, the malformed
@@ -25,7 +36,9 @@
            under qemu-system-x86_64 -enable-kvm -cpu kvm64 -machine
            kernel-irqchip=off, see boot_guest(); booted again if it hangs
            in its boot, four boots at most) loads vmlat_guest.ko
-           ($VMLAT_GUEST_KO) with clock=tsc, 50 exchanges a second. The
+           ($VMLAT_GUEST_KO) with clock=tsc, rate_hz=100 (the host's
+           limit, sustained for 8 s: the host limits none, the guest
+           saw none limited), and says the host runs vmlat. The
            truth comes from KVM's tsc-offset of its vCPU (guest TSC = host
            TSC + offset) and the host's TSC and CLOCK_MONOTONIC read
            together before and after: the true host time of the last
@@ -33,6 +46,9 @@
            take the error of those reads), the bound is within 4 of the
            guest's average round trips, nothing was refused and no call
            failed.
+  linux-guest-without-vmlat  the same guest with vmlat.ko unloaded on
+           the host: the guest module says host_vmlat no, and made its
+           calls all the same.
 
 Needs root, kvm_amd, $VMLAT_KO; run from the directory holding sync_guest.
 TAP output; exit status 4 when everything was skipped.
@@ -82,16 +98,20 @@ def sync_of(js, pid):
 
 
 def check_honest(tag, vm, w):
+    """The honest guest's exchanges (its run's record w) all mapped, right;
+    w["user_calls"] calls from CPL 3 counted apart."""
     s = vm["sync"]
     n = w["exchanges"]
+    user = w.get("user_calls", 0)
     tap(s is not None and s["state"] == "ok" and s["exchanges"] == n,
         tag + ".all_exchanges_taken", json.dumps(s))
     if not s or s["state"] != "ok":
         return
     bad = {k: s[k] for k in ("malformed", "replayed", "unpaired", "refused",
                              "limited", "restarts") if s[k]}
-    tap(not bad and s["calls"] == n + 1, tag + ".nothing_refused",
-        "calls %d %s" % (s["calls"], bad))
+    tap(not bad and s["calls"] == n + 1 + user and s["user"] == user,
+        tag + ".nothing_refused",
+        "calls %d user %d (sent %d) %s" % (s["calls"], s["user"], user, bad))
     tap(s["drift_min_ppb"] <= 0 <= s["drift_max_ppb"],
         tag + ".true_drift_within_bounds",
         "[%d, %d] ppb, middle %d" % (s["drift_min_ppb"], s["drift_max_ppb"],
@@ -107,9 +127,20 @@ def check_honest(tag, vm, w):
         (s["bound_ns"], w["rtt_min_ns"], w["rtt_max_ns"], w["rtt_p50_ns"]))
     tap(s["at_guest_ns"] == w["last_g2"], tag + ".bounds_at_last_exchange",
         "%d vs %d" % (s["at_guest_ns"], w["last_g2"]))
-    vmm = [e for e in vm["exits"] if e["name"] == "VMMCALL"]
-    tap(s["exits"] == n + 1 and not vmm, tag + ".sync_exits_apart",
-        "sync exits %d, VMMCALL in exits: %s" % (s["exits"], vmm))
+    vmm = sum(e["count"] for e in vm["exits"] if e["name"] == "VMMCALL")
+    tap(s["exits"] == n + 1 and vmm == user, tag + ".sync_exits_apart",
+        "sync exits %d, VMMCALL in exits %d (calls from CPL 3: %d)" %
+        (s["exits"], vmm, user))
+    if w["version"] == 1:
+        tap(w["rbx_kept"] == n + 1 and w["replies"] == 0,
+            tag + ".v1_no_register_written",
+            "RBX came back as sent %d of %d, replies %d" %
+            (w["rbx_kept"], n + 1, w["replies"]))
+    else:
+        tap(w["replies"] == n + 1 and w["replies_mapped"] == n,
+            tag + ".v2_every_call_answered",
+            "replies %d, saying mapped %d, of %d calls" %
+            (w["replies"], w["replies_mapped"], n + 1))
 
 
 def traced(argv_list):
@@ -127,11 +158,13 @@ def traced(argv_list):
 
 
 def t_honest():
-    (w,), js, trace = traced([["honest", "60", "20", str(OFF)]])
+    (w, w1), js, trace = traced([["honest", "60", "20", str(OFF)],
+                                 ["honest", "30", "20", str(OFF), "v1"]])
     keep("sync_honest.json", json.dumps(js, indent=1))
     keep("sync_honest_trace.txt", trace)
     vm = sync_of(js, w["pid"])
     check_honest("honest", vm, w)
+    check_honest("honest_v1", sync_of(js, w1["pid"]), w1)
     evs = [dict(kv.split("=", 1) for kv in ln.split("vmlat_sync: ")[1].split())
            for ln in trace.splitlines() if "vmlat_sync: " in ln]
     evs = [{k: int(v) for k, v in e.items()} for e in evs
@@ -142,6 +175,21 @@ def t_honest():
         "honest.vmlat_sync_events_host_time_between_guest_times",
         "%d events, %d inside, first %s" % (len(evs), len(inside),
                                             evs[:1]))
+
+
+def t_user():
+    """Calls from CPL 3 between an honest guest's own: counted, nothing
+    else changes."""
+    (w,), js, _ = traced([["user", "40", "20", str(OFF), "6"]])
+    keep("sync_user.json", json.dumps(js, indent=1))
+    keep("sync_user.txt", rd(VMLAT + "/sync"))
+    n = w["user_calls"]
+    tap(n == 40 * 6 and w["user_eperm"] == n,
+        "user.kvm_saw_cpl3", "KVM said -KVM_EPERM to %d of %d calls" %
+        (w["user_eperm"], n))
+    tap(w["user_rbx_kept"] == n, "user.no_reply_written",
+        "RBX came back as sent for %d of %d calls" % (w["user_rbx_kept"], n))
+    check_honest("user.honest", sync_of(js, w["pid"]), w)
 
 
 def vmlat_vmalloc():
@@ -191,12 +239,16 @@ exec >/dev/ttyS0 2>&1
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sys /sys
 /bin/busybox mount -t debugfs debugfs /sys/kernel/debug
-clock=mono; secs=6
+clock=mono; secs=6; rate=50
 for a in $(/bin/busybox cat /proc/cmdline); do
-    case $a in vmlat_clock=*) clock=${a#*=} ;; vmlat_secs=*) secs=${a#*=} ;; esac
+    case $a in
+    vmlat_clock=*) clock=${a#*=} ;;
+    vmlat_secs=*) secs=${a#*=} ;;
+    vmlat_rate=*) rate=${a#*=} ;;
+    esac
 done
 echo "=== insmod"
-/bin/busybox insmod /vmlat_guest.ko rate_hz=50 clock=$clock && echo "=== loaded"
+/bin/busybox insmod /vmlat_guest.ko rate_hz=$rate clock=$clock && echo "=== loaded"
 /bin/busybox sleep $secs
 echo "=== status"
 /bin/busybox cat /sys/kernel/debug/vmlat_guest/status
@@ -224,6 +276,36 @@ def clockpair():
     return finish(p)
 
 
+def qemu_argv(qemu, kernel, cpio, params):
+    return [qemu, "-enable-kvm", "-cpu", "kvm64", "-machine",
+            "kernel-irqchip=off", "-m", "256", "-smp", "1",
+            "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
+            "-append", "console=ttyS0 panic=-1 quiet mitigations=off " +
+            params]
+
+
+def guest_status(out):
+    """The guest module's status file, from the guest's console."""
+    status = {}
+    if "=== status" in out:
+        for ln in out.split("=== status", 1)[1].splitlines():
+            f = ln.split()
+            if len(f) == 2 and not f[0].startswith("#"):
+                status[f[0]] = int(f[1]) if f[1].lstrip("-").isdigit() \
+                    else f[1]
+    return status
+
+
+def linux_guest_env():
+    kernel = os.environ.get("VMLAT_GUEST_KERNEL", "")
+    ko = os.environ.get("VMLAT_GUEST_KO", "")
+    qemu = shutil.which("qemu-system-x86_64")
+    if not (os.path.isfile(kernel) and os.path.isfile(ko) and qemu):
+        raise SkipTest("needs $VMLAT_GUEST_KERNEL, $VMLAT_GUEST_KO and "
+                       "qemu-system-x86_64")
+    return qemu, kernel, ko
+
+
 def boot_guest(qemu, kernel, cpio):
     """Boot the guest; return (its sync json, its vCPUs' tsc-offsets, the
     host clock pairs before and after, its console), or None if it hung:
@@ -242,12 +324,8 @@ def boot_guest(qemu, kernel, cpio):
     p0 = clockpair()
     p1 = None
     q = subprocess.Popen(
-        [qemu, "-enable-kvm", "-cpu", "kvm64", "-machine", "kernel-irqchip=off",
-         "-m", "256", "-smp", "1",
-         "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
-         "-append", "console=ttyS0 panic=-1 quiet mitigations=off "
-         "vmlat_clock=tsc "
-         "vmlat_secs=8"],
+        qemu_argv(qemu, kernel, cpio,
+                  "vmlat_clock=tsc vmlat_secs=8 vmlat_rate=100"),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         universal_newlines=True)
     s, offs, t0 = None, None, time.time()
@@ -282,12 +360,7 @@ def t_linux_guest():
     vmlat_guest.ko with clock=tsc; the true mapping of its TSC to host
     time comes from KVM's tsc-offset of its vCPU and the host's own TSC
     and CLOCK_MONOTONIC read together before and after."""
-    kernel = os.environ.get("VMLAT_GUEST_KERNEL", "")
-    ko = os.environ.get("VMLAT_GUEST_KO", "")
-    qemu = shutil.which("qemu-system-x86_64")
-    if not (os.path.isfile(kernel) and os.path.isfile(ko) and qemu):
-        raise SkipTest("needs $VMLAT_GUEST_KERNEL, $VMLAT_GUEST_KO and "
-                       "qemu-system-x86_64")
+    qemu, kernel, ko = linux_guest_env()
     tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
     try:
         cpio = guest_initramfs(ko, tmp)
@@ -304,12 +377,7 @@ def t_linux_guest():
     s, offs, p0, p1, out = got
     keep("sync_linux_guest_console.txt", out)
     keep("sync_linux_guest_sync.json", json.dumps(s, indent=1))
-    status = {}
-    if "=== status" in out:
-        for ln in out.split("=== status", 1)[1].splitlines():
-            f = ln.split()
-            if len(f) == 2 and f[1].lstrip("-").isdigit():
-                status[f[0]] = int(f[1])
+    status = guest_status(out)
     if "=== loaded" not in out:
         tap(False, "linux_guest.module_loads", out[-400:].replace("\n", " | "))
         return
@@ -323,6 +391,11 @@ def t_linux_guest():
     tap(not bad and status.get("failures", -1) == 0,
         "linux_guest.nothing_refused_or_failed",
         "host %s guest %s" % (bad, status))
+    tap(status.get("host_vmlat") == "yes" and status.get("limited") == 0 and
+        status.get("replies") == status.get("calls") and
+        status.get("calls", 0) >= 8 * 100 // 2,
+        "linux_guest.sees_vmlat_at_full_rate_unlimited",
+        "guest %s" % status)
     # The truth: guest TSC = host TSC + offset; host TSC -> host
     # CLOCK_MONOTONIC by the two pairs read around the run.
     alpha_num = p1["mono_ns"] - p0["mono_ns"]
@@ -349,6 +422,36 @@ def t_linux_guest():
         (s["bound_ns"], rtt_ns))
 
 
+def t_linux_guest_without_vmlat():
+    """The guest module in a guest whose host has no vmlat.ko loaded: it
+    says so, and calls all the same."""
+    qemu, kernel, ko = linux_guest_env()
+    tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
+    out = ""
+    subprocess.run(["rmmod", "vmlat"], check=True)
+    try:
+        cpio = guest_initramfs(ko, tmp)
+        for attempt in range(1, 5):
+            try:
+                out = subprocess.run(
+                    qemu_argv(qemu, kernel, cpio, "vmlat_secs=3"),
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    universal_newlines=True, timeout=150).stdout
+            except subprocess.TimeoutExpired:
+                continue
+            if "=== end" in out:
+                break
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(["insmod", os.environ["VMLAT_KO"]], check=True)
+    keep("sync_linux_guest_without_vmlat_console.txt", out)
+    status = guest_status(out)
+    tap(status.get("host_vmlat") == "no" and status.get("calls", 0) > 0 and
+        status.get("replies") == 0 and status.get("failures") == 0,
+        "linux_guest_without_vmlat.says_no_vmlat",
+        "boot %d; guest %s" % (attempt, status))
+
+
 def t_guest_module_refuses_host():
     """vmlat_guest.ko in the test host, itself a QEMU TCG guest and no KVM
     guest: refused with ENODEV and a message saying what to do."""
@@ -370,4 +473,5 @@ def t_guest_module_refuses_host():
 
 
 if __name__ == "__main__":
-    main([t_honest, t_flood, t_guest_module_refuses_host, t_linux_guest])
+    main([t_honest, t_user, t_flood, t_guest_module_refuses_host,
+          t_linux_guest, t_linux_guest_without_vmlat])

@@ -97,7 +97,12 @@ static void hull_add(struct vmlat_clock_fit *s, struct vmlat_clock_pt *h, u32 *n
  * @h:	host time at the hypercall
  * @g2:	guest time after it
  *
- * Times are compared modulo 2^64, so that a counter that wraps goes on.
+ * Guest times are taken as offsets from the first exchange's g1, modulo
+ * 2^64, so that a counter that wraps goes on; an exchange is taken only
+ * if g1 <= g2 and it starts at or after the last one ended, all three as
+ * offsets, and its g2 lies within VMLAT_CLOCK_SPAN. Every guest offset in
+ * the hulls is then in [0, VMLAT_CLOCK_SPAN) and in order, whatever the
+ * guest sends: what keeps cross() and slope() within 64 and 128 bits.
  *
  * Return: 0; -EINVAL if g2 is before g1; -ERANGE if the exchange starts
  * before the last one ended (replayed or out of order), or lies more than
@@ -105,22 +110,25 @@ static void hull_add(struct vmlat_clock_fit *s, struct vmlat_clock_pt *h, u32 *n
  */
 int vmlat_clock_fit_add(struct vmlat_clock_fit *s, u64 g1, u64 h, u64 g2)
 {
+	u64 g0 = s->exchanges ? s->g0 : g1, h0 = s->exchanges ? s->h0 : h;
+	u64 o1 = g1 - g0, o2 = g2 - g0;
 	struct vmlat_clock_pt lo, up;
 
+	/* Checked first, as before: a g2 "before" g1 is a malformed exchange. */
 	if ((s64)(g2 - g1) < 0)
 		return -EINVAL;
-	if (!s->exchanges) {
-		s->g0 = g1;
-		s->h0 = h;
-	} else if ((s64)(g1 - s->last_g2) < 0) {
+	if (o2 < o1)	/* g1 -> g2 wraps past the first exchange's g1 */
 		return -ERANGE;
-	}
-	if (g2 - s->g0 >= VMLAT_CLOCK_SPAN ||
-	    (h - s->h0 >= VMLAT_CLOCK_SPAN && s->h0 - h >= VMLAT_CLOCK_SPAN))
+	if (s->exchanges && o1 < s->last_g2 - g0)
 		return -ERANGE;
-	lo.x = g1 - s->g0;
-	up.x = g2 - s->g0;
-	lo.y = (s64)(h - s->h0);
+	if (o2 >= VMLAT_CLOCK_SPAN ||
+	    (h - h0 >= VMLAT_CLOCK_SPAN && h0 - h >= VMLAT_CLOCK_SPAN))
+		return -ERANGE;
+	s->g0 = g0;
+	s->h0 = h0;
+	lo.x = o1;
+	up.x = o2;
+	lo.y = (s64)(h - h0);
 	up.y = lo.y;
 	hull_add(s, s->lower, &s->nl, &lo, true);
 	hull_add(s, s->upper, &s->nu, &up, false);

@@ -244,6 +244,134 @@ static void vmlat_clock_fit_bounded_hulls(struct kunit *test)
 	expect_truth_inside(test, &f, &l, "bounded hulls");
 }
 
+/*
+ * The hull's invariants: guest offsets in [0, VMLAT_CLOCK_SPAN), in order,
+ * the last g2 at or after every vertex. What keeps cross() and slope() in
+ * range: a fit that breaks them can overflow s64 there.
+ */
+static void expect_hull_sane(struct kunit *test,
+			     const struct vmlat_clock_fit *f, const char *what)
+{
+	u64 last = f->last_g2 - f->g0;
+	u32 i;
+
+	for (i = 0; i < f->nl; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, f->lower[i].x >= 0 &&
+				      (u64)f->lower[i].x <= last,
+				      "%s: lower vertex %u at %lld, last g2 at %llu",
+				      what, i, (long long)f->lower[i].x,
+				      (unsigned long long)last);
+		if (i)
+			KUNIT_EXPECT_LT_MSG(test, f->lower[i - 1].x,
+					    f->lower[i].x,
+					    "%s: lower vertex %u out of order",
+					    what, i);
+	}
+	for (i = 0; i < f->nu; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, f->upper[i].x >= 0 &&
+				      (u64)f->upper[i].x <= last,
+				      "%s: upper vertex %u at %lld, last g2 at %llu",
+				      what, i, (long long)f->upper[i].x,
+				      (unsigned long long)last);
+		if (i)
+			KUNIT_EXPECT_LT_MSG(test, f->upper[i - 1].x,
+					    f->upper[i].x,
+					    "%s: upper vertex %u out of order",
+					    what, i);
+	}
+	KUNIT_EXPECT_LT_MSG(test, last, VMLAT_CLOCK_SPAN,
+			    "%s: last g2 beyond the span", what);
+}
+
+/*
+ * A guest that sends g1 = last g2 + 2^63 - 1 and g2 = g1 + 2^63 - 1: each
+ * step "forward" modulo 2^64, g2 near the first exchange, g1 half the
+ * clock away. Refused, nothing changes, and honest exchanges after it
+ * still make a mapping.
+ */
+static void vmlat_clock_fit_half_clock_jump(struct kunit *test)
+{
+	struct line l = { .base = 0, .ppb = 0, .off = NS };
+	struct vmlat_clock_map f;
+	u64 g1, g2;
+
+	rnd_state = 4;
+	make_exchanges(xs, 20, &l, 0, 10000000, 2000, 4000);
+	vmlat_clock_fit_init(&s);
+	KUNIT_ASSERT_EQ(test, feed(&s, xs, 10), 0);
+	copy = s;
+	g1 = s.last_g2 + (u64)S64_MAX;
+	g2 = g1 + (u64)S64_MAX;
+	KUNIT_EXPECT_EQ(test, vmlat_clock_fit_add(&s, g1, xs[10].h, g2), -ERANGE);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(&s, &copy, sizeof(s)), 0,
+			    "a refused exchange changed the fit");
+	expect_hull_sane(test, &s, "after the jump");
+	KUNIT_ASSERT_EQ(test, feed(&s, xs + 10, 10), 0);
+	KUNIT_ASSERT_EQ_MSG(test, vmlat_clock_fit_solve(&s, &f), 0,
+			    "honest exchanges after the jump make no mapping");
+	expect_truth_inside(test, &f, &l, "after the jump");
+}
+
+/*
+ * After honest exchanges, one with g1 = (the first g1 if @from_first, else
+ * the last g2) + @d1 and g2 = g1 + @d2.
+ */
+static void hostile_exchange(struct kunit *test, bool from_first, u64 d1,
+			     u64 d2, const char *what)
+{
+	struct vmlat_clock_map f;
+	u64 g1, g2;
+	int err;
+
+	vmlat_clock_fit_init(&s);
+	KUNIT_ASSERT_EQ(test, feed(&s, xs, 4), 0);
+	g1 = (from_first ? s.g0 : s.last_g2) + d1;
+	g2 = g1 + d2;
+	copy = s;
+	err = vmlat_clock_fit_add(&s, g1, xs[4].h, g2);
+	if (err)
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(&s, &copy, sizeof(s)), 0,
+				    "%s: refused (%d) but changed", what, err);
+	expect_hull_sane(test, &s, what);
+	err = vmlat_clock_fit_solve(&s, &f);
+	KUNIT_EXPECT_TRUE_MSG(test, !err || err == -EAGAIN || err == -EDOM ||
+			      err == -ERANGE, "%s: solve says %d", what, err);
+}
+
+/*
+ * Hostile guest times, each g1 and g2 from a table of offsets around the
+ * last exchange, the first one and the ends of the span and of the 64-bit
+ * clock, after honest exchanges: whatever is taken keeps the hull sane
+ * (UBSan, in userspace, checks every product and sum of solve()), and
+ * honest exchanges after them still make a mapping or say why not.
+ */
+static void vmlat_clock_fit_hostile_times(struct kunit *test)
+{
+	static const u64 d[] = {
+		0, 1, 2, 1000, VMLAT_CLOCK_SPAN - 1, VMLAT_CLOCK_SPAN,
+		VMLAT_CLOCK_SPAN + 1, (u64)S64_MAX - 1, (u64)S64_MAX,
+		(u64)S64_MAX + 1, -VMLAT_CLOCK_SPAN, -1000ULL, -2ULL, -1ULL,
+	};
+	struct line l = { .base = 0, .ppb = 0, .off = NS };
+	unsigned int i, j, base;
+	char what[64];
+
+	rnd_state = 5;
+	make_exchanges(xs, 8, &l, 1000 * NS, 10000000, 2000, 4000);
+	for (base = 0; base < 2; base++) {
+		for (i = 0; i < ARRAY_SIZE(d); i++) {
+			for (j = 0; j < ARRAY_SIZE(d); j++) {
+				snprintf(what, sizeof(what),
+					 "from %s, g1 +%#llx, g2 +%#llx",
+					 base ? "first g1" : "last g2",
+					 (unsigned long long)d[i],
+					 (unsigned long long)d[j]);
+				hostile_exchange(test, base, d[i], d[j], what);
+			}
+		}
+	}
+}
+
 /* ---- the slow reference: every point, every pair ---------------------- */
 
 struct rfrac {
@@ -328,6 +456,8 @@ static struct kunit_case vmlat_clock_fit_cases[] = {
 	KUNIT_CASE(vmlat_clock_fit_lie_and_outlier),
 	KUNIT_CASE(vmlat_clock_fit_identical_timestamps),
 	KUNIT_CASE(vmlat_clock_fit_bounded_hulls),
+	KUNIT_CASE(vmlat_clock_fit_half_clock_jump),
+	KUNIT_CASE(vmlat_clock_fit_hostile_times),
 	KUNIT_CASE(vmlat_clock_fit_matches_all_pairs),
 	{}
 };

@@ -190,4 +190,122 @@ static __always_inline bool vmlat_kvm_in_l2(const struct kvm_vcpu *vcpu)
 	return vcpu->arch.hflags & HF_GUEST_MASK;
 }
 
+/* ---- the clock-sync hypercall: its caller's CPL, the reply ------------ */
+
+/**
+ * vmlat_kvm_vcpu_loaded() - whether the current thread has @vcpu loaded
+ * @vcpu:	a struct kvm_vcpu pointer, possibly stale
+ *
+ * KVM registers the vCPU's preempt notifier on its thread from vcpu_load()
+ * to vcpu_put(), around every KVM_RUN; only the thread itself changes its
+ * own list. Found there, @vcpu is alive and runs in this thread: it may be
+ * dereferenced until the probe returns. Only its address is computed
+ * otherwise.
+ *
+ * Context: any, preemption off; a few loads.
+ */
+static __always_inline bool vmlat_kvm_vcpu_loaded(const void *vcpu)
+{
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	const struct preempt_notifier *want =
+		&((const struct kvm_vcpu *)vcpu)->preempt_notifier;
+	struct preempt_notifier *pn;
+
+	hlist_for_each_entry(pn, &current->preempt_notifiers, link)
+		if (pn == want)
+			return true;
+#endif
+	return false;
+}
+
+/*
+ * VMREAD of @field of this CPU's current VMCS; false if it failed (no
+ * current VMCS) or faulted (VMX off).
+ */
+static __always_inline bool vmlat_vmread(unsigned long field,
+					 unsigned long *value)
+{
+	u8 failed = 1;
+
+	*value = 0;
+	asm volatile("1: vmread %[field], %[value]\n\t"
+		     "setna %[failed]\n\t"
+		     "2:\n\t"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [value] "+r" (*value), [failed] "+qm" (failed)
+		     : [field] "r" (field)
+		     : "cc");
+	return !failed;
+}
+
+/**
+ * vmlat_kvm_read_cpl() - the privilege level the guest ran at when it exited
+ * @vcpu:	a vCPU loaded by the current thread (vmlat_kvm_vcpu_loaded())
+ *		handling its exit
+ * @isa:	the exit's VMLAT_ISA_SVM or VMLAT_ISA_VMX
+ * @checked:	the caller's per-vCPU memory of the last VMCB pointer found
+ *		plausible (as for vmlat_read_exit_code())
+ *
+ * What KVM's own get_cpl() reads, with public headers:
+ *  - SVM (svm_get_cpl()): the current VMCB's save.cpl, KVM's copy of the
+ *    CPL at the exit;
+ *  - VMX (vmx_get_cpl()): the DPL of the guest's SS, from the access
+ *    rights of the current VMCS: in the vCPU's thread, with preemption
+ *    off and the vCPU loaded, that VMCS is the vCPU's (KVM loads it on
+ *    every CPU the thread moves to). KVM says 0 for a real-mode guest it
+ *    runs in vm86 mode (no unrestricted guest); this reads SS's DPL, 3:
+ *    such a guest cannot make the 64-bit call anyway.
+ *
+ * Context: a KVM probe in @vcpu's thread during its exit handling (the
+ * kvm_hypercall tracepoint), preemption off.
+ * Return: 0 to 3, or -EOPNOTSUPP if it cannot be read (@isa unknown, the
+ * VMCB pointer not plausible, @vcpu not on this CPU, the VMREAD failed).
+ */
+static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
+					      const void **checked)
+{
+	struct vmlat_vcpu_svm *svm;
+	const struct vmcb *vmcb;
+	unsigned long ar;
+
+	switch (isa) {
+	case VMLAT_ISA_SVM:
+		svm = container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
+		vmcb = READ_ONCE(svm->vmcb);
+		if (vmcb != *checked) {
+			if (!vmcb || !PAGE_ALIGNED(vmcb) ||
+			    !virt_addr_valid(vmcb))
+				return -EOPNOTSUPP;
+			*checked = vmcb;
+		}
+		return READ_ONCE(vmcb->save.cpl) & 3;
+	case VMLAT_ISA_VMX:
+		if (READ_ONCE(vcpu->cpu) != smp_processor_id() ||
+		    !vmlat_vmread(GUEST_SS_AR_BYTES, &ar))
+			return -EOPNOTSUPP;
+		return VMX_AR_DPL(ar);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/**
+ * vmlat_kvm_set_rbx() - set the guest's RBX for its next entry
+ * @vcpu:	a vCPU loaded by the current thread, handling an exit
+ * @val:	the value
+ *
+ * kvm_rbx_write() (arch/x86/kvm/kvm_cache_regs.h, not a public header)
+ * without its dirty mark: RBX is never lazily loaded, and both vendors'
+ * entry code (svm/vmenter.S, vmx/vmenter.S in 6.1 and 6.12) load every GPR
+ * but RAX, RSP and RIP from vcpu->arch.regs[] (public <asm/kvm_host.h>)
+ * on every entry. After KVM's kvm_hypercall tracepoint, KVM writes RAX
+ * (the return value) and RIP, not RBX.
+ *
+ * Context: as vmlat_kvm_read_cpl().
+ */
+static __always_inline void vmlat_kvm_set_rbx(struct kvm_vcpu *vcpu, u64 val)
+{
+	WRITE_ONCE(vcpu->arch.regs[VCPU_REGS_RBX], val);
+}
+
 #endif /* _VMLAT_KVM_X86_H */
