@@ -82,20 +82,25 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 }
 
 /*
- * A VM slot for a new VM: a free one, or that of an exited VM. Nothing
- * changes until vmlat_vm_init(). Context: vmlat_alloc_lock held.
+ * A VM slot for a new VM: a free one, or that of the oldest exited VM (the
+ * VMs shown are the last ones). Nothing changes until vmlat_vm_init().
+ * Context: vmlat_alloc_lock held.
  */
 static int vmlat_vm_slot(void)
 {
 	int slot = find_first_zero_bit(vmlat_vm_used, VMLAT_MAX_VMS);
+	int i;
 
 	if (slot < VMLAT_MAX_VMS)
 		return slot;
-	for (slot = 0; slot < VMLAT_MAX_VMS; slot++) {
-		if (READ_ONCE(vmlat_vms[slot].exited))
-			return slot;
+	for (slot = -1, i = 0; i < VMLAT_MAX_VMS; i++) {
+		if (!READ_ONCE(vmlat_vms[i].exited))
+			continue;
+		/* Ids wrap after 2^32 VMs: the oldest is the furthest behind. */
+		if (slot < 0 || (s32)(vmlat_vms[i].id - vmlat_vms[slot].id) < 0)
+			slot = i;
 	}
-	return -1;
+	return slot;
 }
 
 /* Make @slot the record of @kvm. Context: vmlat_alloc_lock held. */
