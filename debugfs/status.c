@@ -3,9 +3,10 @@
  * /sys/kernel/debug/vmlat/: what vmlat shows to users.
  *
  * status: one row per hook: whether it is attached, how often its probe
- * ran, and its confirmed prototype or why it is detached. The format is
- * documented in Documentation/vmlat.rst; tests parse it, so columns only
- * ever get added at the end.
+ * ran, and its confirmed prototype or why it is detached; then a comment
+ * line of how full the bounded tables are. The format is documented in
+ * Documentation/vmlat.rst; tests parse it, so columns and names only ever
+ * get added at the end.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,12 +15,14 @@
 #include <linux/utsname.h>
 
 #include "debugfs.h"
+#include "view.h"
 #include "vmlat.h"
 
 static struct dentry *vmlat_debugfs_dir;
 
 static int status_show(struct seq_file *m, void *unused)
 {
+	struct vmlat_view_tables t;
 	struct vmlat_hook_state st;
 	char hook[48];
 	int id;
@@ -34,6 +37,11 @@ static int status_show(struct seq_file *m, void *unused)
 			   st.attached ? "attached" : "detached", st.hits,
 			   st.detail);
 	}
+	vmlat_view_tables(&t);
+	seq_printf(m, "# tables: vms_live %u vms_exited %u vms_max %u vcpus_live %u vcpus_exited %u vcpus_max %u tasks %u tasks_untracked %u tasks_max %u probe_max %u\n",
+		   t.vms_live, t.vms_exited, t.vms_max, t.vcpus_live,
+		   t.vcpus_exited, t.vcpus_max, t.tasks, t.tasks_untracked,
+		   t.tasks_max, t.probe_max);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

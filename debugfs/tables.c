@@ -244,7 +244,7 @@ static int vms_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	seq_puts(m, "# vm_pid comm vcpus");
 	vmlat_cols_header(m, COLS(state_cols));
-	seq_putc(m, '\n');
+	seq_puts(m, " vm_id\n");
 	n = vmlat_view_vms(b->vms);
 	for (i = 0; i < n; i++) {
 		nr = vmlat_view_vm_states(b->vms[i], now, &st);
@@ -253,7 +253,7 @@ static int vms_show(struct seq_file *m, void *unused)
 		vmlat_seq_comm(m, v.comm);
 		seq_printf(m, " %d", nr);
 		vmlat_cols_text(m, COLS(state_cols), &st);
-		seq_putc(m, '\n');
+		seq_printf(m, " %u\n", v.id);
 	}
 	vmlat_view_dropped(&d);
 	seq_printf(m, "# dropped: vms %llu vcpus %llu victims %llu\n",
@@ -607,12 +607,12 @@ static int matrix_show(struct seq_file *m, void *unused)
 
 	if (!b)
 		return -ENOMEM;
-	/* One list of VMs for the header and every row. */
+	/* One list of VMs for the header and every row, named by id. */
 	n = vmlat_view_vms(b->vms);
 	seq_puts(m, "# preemptor");
 	for (j = 0; j < n; j++) {
 		vmlat_view_vm(b->vms[j], &v);
-		seq_printf(m, " %d", v.pid);
+		seq_printf(m, " %u", v.id);
 	}
 	seq_puts(m, "\nhost");
 	for (j = 0; j < n; j++)
@@ -620,7 +620,7 @@ static int matrix_show(struct seq_file *m, void *unused)
 	seq_putc(m, '\n');
 	for (i = 0; i < n; i++) {
 		vmlat_view_vm(b->vms[i], &v);
-		seq_printf(m, "vm:%d", v.pid);
+		seq_printf(m, "vm:%u", v.id);
 		for (j = 0; j < n; j++)
 			seq_printf(m, " %llu",
 				   vmlat_view_stolen_by(b->vms[j], b->vms[i]));
@@ -750,10 +750,10 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 	}
 	seq_printf(m, "],\"preemptors_other_ns\":%llu,\"stolen_by\":{\"host\":%llu",
 		   other, vmlat_view_stolen_by(vm, NULL));
-	/* The document's list of VMs: a key for each VM it shows. */
+	/* The document's list of VMs: a key, its id, for each VM it shows. */
 	for (j = 0; j < b->nr_vms; j++) {
 		vmlat_view_vm(b->vms[j], &v);
-		seq_printf(m, ",\"%d\":%llu", v.pid,
+		seq_printf(m, ",\"%u\":%llu", v.id,
 			   vmlat_view_stolen_by(vm, b->vms[j]));
 	}
 	seq_putc(m, '}');
@@ -772,7 +772,7 @@ static void json_vm(struct seq_file *m, const struct vmlat_vm *vm, u64 now,
 
 	vmlat_view_vm_states(vm, now, &st);
 	vmlat_view_vm(vm, &v);
-	seq_printf(m, "{\"pid\":%d,\"comm\":", v.pid);
+	seq_printf(m, "{\"id\":%u,\"pid\":%d,\"comm\":", v.id, v.pid);
 	vmlat_seq_json_str(m, v.comm);
 	seq_printf(m, ",\"exited\":%s", v.exited ? "true" : "false");
 	vmlat_cols_json(m, COLS(state_cols), &st);

@@ -24,15 +24,26 @@
 
 /*
  * The record of the current thread, running @vcpu; created (and NULL
- * returned) at its first KVM event @ev.
+ * returned) at its first KVM event @ev. At a kvm_entry, a vCPU that never
+ * ran at the address of the record's, which did, is a new vCPU: it gets
+ * a new record.
  */
 static __always_inline struct vmlat_vcpu *
 vmlat_vcpu_get(struct kvm_vcpu *vcpu, enum vmlat_event ev, u64 now)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
 
-	if (likely(vc && vc->kvm_vcpu == vcpu))
-		return vc;
+	if (likely(vc && vc->kvm_vcpu == vcpu)) {
+		if (ev != VMLAT_EV_ENTRY)
+			return vc;
+		if (likely(!vmlat_kvm_vcpu_never_ran(vcpu))) {
+			if (unlikely(!vc->ran))
+				vmlat_vcpu_ran(vc);
+			return vc;
+		}
+		if (!vc->ran)	/* its own first entry */
+			return vc;
+	}
 	return vmlat_vcpu_new(vc, vcpu, ev, now);
 }
 
@@ -379,9 +390,15 @@ void vmlat_on_userspace_exit(void)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
 
-	if (vc)
-		vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false,
-				  vmlat_now_ns(), 0, VMLAT_SLOT_UNDECODED);
+	if (!vc) {
+		vmlat_untracked_run_ended();
+		return;
+	}
+	/* A KVM_RUN that entered the guest: KVM set last_vmentry_cpu. */
+	if (unlikely(!vc->ran) && vc->exit_ns)
+		vmlat_vcpu_ran(vc);
+	vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false, vmlat_now_ns(), 0,
+			  VMLAT_SLOT_UNDECODED);
 }
 
 /**
@@ -612,8 +629,11 @@ void vmlat_on_sched_exit(struct task_struct *p)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_of(p);
 
-	if (!vc)
+	if (!vc) {
+		if (unlikely(vmlat_task_untracked(vmlat_task_find(p))))
+			vmlat_untracked_exited(p);
 		return;
+	}
 	vmlat_victim_leave(vc, NULL);
 	vmlat_vcpu_exited(vc, p);
 }

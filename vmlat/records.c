@@ -6,8 +6,10 @@
  *
  * Slots are taken and given back under vmlat_alloc_lock, a raw spinlock
  * taken with IRQs off: creation runs in KVM's probes (preemption off),
- * retirement in sched_process_exit. A VM's slot is reused only once all
- * its vCPU threads exited; until then it is shown as it was.
+ * retirement in sched_process_exit. It also serialises the writers of the
+ * task table (tasks.h). A VM's slot is reused only once all its vCPU
+ * threads exited (or moved on to another vCPU); until then it is shown as
+ * it was.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +39,7 @@ u64 vmlat_reset_ns;
 static unsigned long vmlat_vm_used[BITS_TO_LONGS(VMLAT_MAX_VMS)];
 static unsigned long vmlat_vcpu_used[BITS_TO_LONGS(VMLAT_MAX_VCPUS)];
 static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
+static u32 vmlat_vm_last_id;	/* under vmlat_alloc_lock */
 
 bool vmlat_vm_in_use(const struct vmlat_vm *vm)
 {
@@ -78,31 +81,43 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 }
 
-/* Free (or reclaim an exited) VM slot. Context: vmlat_alloc_lock held. */
-static struct vmlat_vm *vmlat_vm_new(const void *kvm)
+/*
+ * A VM slot for a new VM: a free one, or that of the oldest exited VM (the
+ * VMs shown are the last ones). Nothing changes until vmlat_vm_init().
+ * Context: vmlat_alloc_lock held.
+ */
+static int vmlat_vm_slot(void)
 {
-	struct vmlat_vm *vm;
-	int i, slot;
+	int slot = find_first_zero_bit(vmlat_vm_used, VMLAT_MAX_VMS);
+	int i;
 
-	slot = find_first_zero_bit(vmlat_vm_used, VMLAT_MAX_VMS);
-	if (slot >= VMLAT_MAX_VMS) {
-		for (slot = 0; slot < VMLAT_MAX_VMS; slot++) {
-			if (READ_ONCE(vmlat_vms[slot].exited))
-				break;
-		}
-		if (slot >= VMLAT_MAX_VMS)
-			return NULL;
-		/* Its exited vCPU records go with it. */
-		for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-			if (test_bit(i, vmlat_vcpu_used) &&
-			    vmlat_vcpus[i].vm == &vmlat_vms[slot])
-				clear_bit(i, vmlat_vcpu_used);
-		}
+	if (slot < VMLAT_MAX_VMS)
+		return slot;
+	for (slot = -1, i = 0; i < VMLAT_MAX_VMS; i++) {
+		if (!READ_ONCE(vmlat_vms[i].exited))
+			continue;
+		/* Ids wrap after 2^32 VMs: the oldest is the furthest behind. */
+		if (slot < 0 || (s32)(vmlat_vms[i].id - vmlat_vms[slot].id) < 0)
+			slot = i;
 	}
-	vm = &vmlat_vms[slot];
+	return slot;
+}
+
+/* Make @slot the record of @kvm. Context: vmlat_alloc_lock held. */
+static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
+{
+	struct vmlat_vm *vm = &vmlat_vms[slot];
+	int i;
+
+	/* An exited VM's vCPU records go with it. */
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (test_bit(i, vmlat_vcpu_used) && vmlat_vcpus[i].vm == vm)
+			clear_bit(i, vmlat_vcpu_used);
+	}
 	vmlat_vm_clear_stats(vm);
 	vmlat_vm_sync_init(&vm->sync);
 	vm->kvm = kvm;
+	vm->id = ++vmlat_vm_last_id ?: ++vmlat_vm_last_id;
 	vm->pid = current->tgid;
 	/*
 	 * As tracepoints copy comm: get_task_comm() takes task_lock(), a
@@ -122,13 +137,54 @@ static struct vmlat_vm *vmlat_vm_new(const void *kvm)
 	return vm;
 }
 
-static struct vmlat_vm *vmlat_vm_find(const void *kvm)
+/*
+ * Whether @vm, the live record of @kvm, is of an earlier VM at the same
+ * address. Each of its vCPU records names a vCPU by index and address:
+ * in one VM's lifetime index i is one vCPU, which lives as long as the
+ * VM. So if @kvm's vCPU i is not at that address, or is there but never
+ * ran while the record's did, @kvm is another VM.
+ *
+ * Context: vmlat_alloc_lock held, in a thread running a vCPU of @kvm.
+ */
+static bool vmlat_vm_stale(const struct vmlat_vm *vm, struct kvm *kvm)
 {
+	struct vmlat_vcpu *vc;
+	struct kvm_vcpu *v;
+	int i;
+
+	for_each_set_bit(i, vmlat_vcpu_used, VMLAT_MAX_VCPUS) {
+		vc = &vmlat_vcpus[i];
+		if (vc->vm != vm)
+			continue;
+		v = vmlat_kvm_vcpu_at(kvm, vc->idx);
+		if (v != vc->kvm_vcpu)
+			return true;
+		/* Pairs with the release in vmlat_vcpu_ran(). */
+		if (smp_load_acquire(&vc->ran) && vmlat_kvm_vcpu_never_ran(v))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The live record of @kvm, or NULL. A record found to be of an earlier VM
+ * at that address is detached from it: it stays, as it was, until its
+ * last thread retires it.
+ *
+ * Context: vmlat_alloc_lock held, in a thread running a vCPU of @kvm.
+ */
+static struct vmlat_vm *vmlat_vm_find(struct kvm *kvm)
+{
+	struct vmlat_vm *vm;
 	int i;
 
 	for_each_set_bit(i, vmlat_vm_used, VMLAT_MAX_VMS) {
-		if (vmlat_vms[i].kvm == kvm && !READ_ONCE(vmlat_vms[i].exited))
-			return &vmlat_vms[i];
+		vm = &vmlat_vms[i];
+		if (vm->kvm != kvm || READ_ONCE(vm->exited))
+			continue;
+		if (!vmlat_vm_stale(vm, kvm))
+			return vm;
+		vm->kvm = NULL;
 	}
 	return NULL;
 }
@@ -164,54 +220,91 @@ static int vmlat_vcpu_slot(void)
 	return -1;
 }
 
+/*
+ * The current thread runs @vcpu, for which it has no record and gets none:
+ * count it once and remember it, so that its events cost a lookup, not
+ * vmlat_alloc_lock, until it runs a new vCPU (vmlat_untracked_run_ended()).
+ * Context: vmlat_alloc_lock held.
+ */
+static void vmlat_vcpu_drop(struct kvm_vcpu *vcpu, bool no_vm)
+{
+	if (no_vm && vcpu->vcpu_idx == 0)
+		atomic64_inc(&vmlat_stats.dropped_vms);
+	atomic64_inc(&vmlat_stats.dropped_vcpus);
+	/* No room for the mark: then the next event tries again. */
+	vmlat_task_set(current, VMLAT_TASK_UNTRACKED);
+}
+
 /**
  * vmlat_vcpu_new() - the record of the current thread for @vcpu
- * @old:	the thread's record for another vCPU (a VMM that destroyed a
- *		VM and made another), retired first; or NULL
+ * @old:	the thread's record for a vCPU that is not @vcpu, or is @vcpu's
+ *		address reused by another vCPU (a VMM that destroyed a VM and
+ *		made another), retired first; or NULL
  * @vcpu:	the vCPU the thread runs
  * @ev:		its first KVM event (VMLAT_EV_ENTRY or VMLAT_EV_EXIT)
  * @now:	its time
  *
+ * A VM record and a vCPU record are made together or not at all: a VM is
+ * not tracked without a vCPU. A VM record is found by the struct kvm's
+ * address and kept only if its vCPUs are still that VM's
+ * (vmlat_vm_stale()). A thread that gets no record is marked untracked in
+ * the task table and counted once, and tries again only for a new vCPU,
+ * after the KVM_RUN it was turned away in.
+ *
  * Context: the thread's kvm_entry/kvm_exit probe, preemption off.
  * Return: NULL: the creating event needs no more accounting (or the
- * tables are full); this CPU's vmlat_cur_vcpu is the new record then.
+ * thread is not tracked); this CPU's vmlat_cur_vcpu is the new record then.
  */
 noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 					   struct kvm_vcpu *vcpu,
 					   enum vmlat_event ev, u64 now)
 {
-	struct vmlat_vcpu *vc = old;
+	bool never_ran = vmlat_kvm_vcpu_never_ran(vcpu);
+	struct vmlat_vcpu *vc;
 	struct vmlat_vm *vm;
 	unsigned long flags;
-	bool inserted;
-	int idx;
+	int idx, slot = -1;
+
+	/*
+	 * Not tracked: a lookup, no lock, until a vCPU that never ran after
+	 * the KVM_RUN it was turned away in (which may see the vCPU's first
+	 * entry more than once, and its first exit before KVM notes the run).
+	 */
+	if (!old) {
+		idx = vmlat_task_find(current);
+		if (idx == VMLAT_TASK_UNTRACKED ||
+		    (idx == VMLAT_TASK_UNTRACKED_NEXT && !never_ran))
+			return NULL;
+	}
 
 	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
-	if (vc) {
-		vmlat_task_remove(current);
-		vmlat_vcpu_retire(vc);
-	}
+	if (old)
+		vmlat_vcpu_retire(old);
 	vm = vmlat_vm_find(vcpu->kvm);
-	if (!vm)
-		vm = vmlat_vm_new(vcpu->kvm);
 	if (!vm) {
-		atomic64_inc(&vmlat_stats.dropped_vms);
-		vc = NULL;
-		goto out;
+		slot = vmlat_vm_slot();
+		if (slot < 0) {
+			vmlat_vcpu_drop(vcpu, true);
+			goto out;
+		}
 	}
 	idx = vmlat_vcpu_slot();
-	if (idx < 0) {
-		atomic64_inc(&vmlat_stats.dropped_vcpus);
-		vc = NULL;
+	if (idx < 0 || !vmlat_task_set(current, idx)) {
+		vmlat_vcpu_drop(vcpu, false);
 		goto out;
 	}
+	if (!vm)
+		vm = vmlat_vm_init(slot, vcpu->kvm);
+
 	vc = &vmlat_vcpus[idx];
 	raw_spin_lock(&vc->lock);
 	vc->kvm_vcpu = vcpu;
+	vc->ran = !never_ran;
 	vc->vm = vm;
 	vc->tid = current->pid;
 	vc->idx = vcpu->vcpu_idx;
 	vc->exit_slot = VMLAT_SLOT_UNDECODED;
+	vc->exit_ns = 0;
 	vc->victim_cpu = -1;
 	vc->vmcb_checked = NULL;
 	raw_write_seqcount_begin(&vc->seq);
@@ -226,20 +319,11 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	raw_spin_unlock(&vc->lock);
 	this_cpu_write(vmlat_cur_vcpu, vc);
 	set_bit(idx, vmlat_vcpu_used);
-	inserted = vmlat_task_insert(current, idx);
-	if (!inserted) {
-		atomic64_inc(&vmlat_stats.dropped_vcpus);
-		WRITE_ONCE(vc->task, NULL);
-		clear_bit(idx, vmlat_vcpu_used);
-		vc = NULL;
-		goto out;
-	}
 	atomic_inc(&vm->live_vcpus);
 	atomic_inc(&vmlat_live_vcpus);
-	vc = NULL;	/* created at @ev: nothing more to account */
 out:
 	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
-	return vc;
+	return NULL;	/* created at @ev: nothing more to account */
 }
 
 /**
@@ -257,6 +341,63 @@ void vmlat_vcpu_exited(struct vmlat_vcpu *vc, const struct task_struct *p)
 	vmlat_task_remove(p);
 	vmlat_vcpu_retire(vc);
 	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+}
+
+/**
+ * vmlat_untracked_run_ended() - a thread turned away returns to its VMM
+ *
+ * From now on a vCPU that never ran is a new one: it is tried again.
+ * Context: kvm_userspace_exit, in a thread without a record.
+ */
+void vmlat_untracked_run_ended(void)
+{
+	unsigned long flags;
+
+	if (vmlat_task_find(current) != VMLAT_TASK_UNTRACKED)
+		return;
+	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
+	vmlat_task_set(current, VMLAT_TASK_UNTRACKED_NEXT);
+	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+}
+
+/**
+ * vmlat_untracked_exited() - forget an exiting thread marked untracked
+ * @p:	the thread
+ *
+ * Context: sched_process_exit, in the thread.
+ */
+void vmlat_untracked_exited(const struct task_struct *p)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
+	vmlat_task_remove(p);
+	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+}
+
+/**
+ * vmlat_records_read_stats() - slots in use, for status
+ * @st:	filled in
+ *
+ * Context: any; a racy snapshot.
+ */
+void vmlat_records_read_stats(struct vmlat_records_stats *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	for_each_set_bit(i, vmlat_vm_used, VMLAT_MAX_VMS) {
+		if (READ_ONCE(vmlat_vms[i].exited))
+			st->vms_exited++;
+		else
+			st->vms_live++;
+	}
+	for_each_set_bit(i, vmlat_vcpu_used, VMLAT_MAX_VCPUS) {
+		if (READ_ONCE(vmlat_vcpus[i].task))
+			st->vcpus_live++;
+		else
+			st->vcpus_exited++;
+	}
 }
 
 /**

@@ -8,6 +8,11 @@
  *  - a VM's preemptor table and stolen_by: under the VM's lock (charge.c);
  *  - slots: allocated and retired under vmlat_alloc_lock (records.c).
  * Readers go through view.h, never here.
+ *
+ * A record is one lifetime: a VM record one struct kvm from its first
+ * vCPU seen to its destruction, a vCPU record one thread running one
+ * struct kvm_vcpu. KVM reuses the memory of both, so an address alone
+ * does not name a VM or vCPU: see vmlat_vcpu_new().
  */
 #ifndef _VMLAT_RECORDS_H
 #define _VMLAT_RECORDS_H
@@ -27,9 +32,11 @@
 #include "types.h"
 
 /**
- * struct vmlat_vm - one VM, named by its VMM process
+ * struct vmlat_vm - one VM, named by its VMM process and its id
  * @lock:	protects @top, @preemptors and @stolen_by
- * @kvm:	the struct kvm, as a key only: never dereferenced
+ * @kvm:	the struct kvm, as a key only: never dereferenced; NULL once
+ *		the VM is known to be destroyed (its threads may live on)
+ * @id:		unique per VM lifetime since load: 1, 2, 3...
  * @pid:	tgid of the VMM process
  * @comm:	its name
  * @live_vcpus:	vCPU threads not exited; 0 and @exited: the VM is gone
@@ -52,6 +59,7 @@
 struct vmlat_vm {
 	raw_spinlock_t lock;
 	const void *kvm;
+	u32 id;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 	atomic_t live_vcpus;
@@ -82,6 +90,10 @@ struct vmlat_vm {
  * @seq:	write barrier of @acct, for readers (view.c)
  * @task:	the thread, as a key; NULL once it exited
  * @kvm_vcpu:	the struct kvm_vcpu it runs, as a key only
+ * @ran:	@kvm_vcpu was seen to have completed a VM entry (KVM's
+ *		last_vmentry_cpu set): a vCPU at that address that has not is
+ *		another one (written by its thread, read under
+ *		vmlat_alloc_lock)
  * @vm:		its VM
  * @tid:	thread id
  * @idx:	vCPU index in its VM
@@ -94,7 +106,7 @@ struct vmlat_vm {
  *		wait (under that CPU's lock)
  * @exit_isa:	the exit being handled: VMLAT_ISA_*, 0 if undecoded
  * @exit_reason: its raw code
- * @exit_ns:	its kvm_exit time
+ * @exit_ns:	its kvm_exit time; 0 until the record saw a kvm_exit
  * @vmcb_checked: the last VMCB pointer found plausible (kvm_x86.h)
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
@@ -104,6 +116,7 @@ struct vmlat_vcpu {
 	seqcount_t seq;
 	const struct task_struct *task;
 	const void *kvm_vcpu;
+	bool ran;
 	struct vmlat_vm *vm;
 	pid_t tid;
 	int idx;
@@ -121,8 +134,11 @@ struct vmlat_vcpu {
 
 /**
  * struct vmlat_stats - how the bounded tables are doing
- * @dropped_vms: VMs not tracked because all VM slots were in use
- * @dropped_vcpus: vCPU threads not tracked (slots or task table full)
+ * @dropped_vms: VMs not tracked because all VM slots were in use, each
+ *		counted once (when its vCPU 0 is turned away)
+ * @dropped_vcpus: vCPUs (a thread running a vCPU) not tracked, each
+ *		counted once: no VM slot, no vCPU slot or no room in the task
+ *		table
  * @dropped_victims: waits not attributed (per-CPU victim list full)
  */
 struct vmlat_stats {
@@ -158,7 +174,8 @@ vmlat_vcpu_of(const struct task_struct *p)
 	int idx = vmlat_task_find(p);
 	struct vmlat_vcpu *vc;
 
-	if (idx < 0)
+	/* -1 (not a vCPU) and VMLAT_TASK_UNTRACKED alike */
+	if ((unsigned int)idx >= VMLAT_MAX_VCPUS)
 		return NULL;
 	vc = &vmlat_vcpus[idx];
 	return READ_ONCE(vc->task) == p ? vc : NULL;
@@ -181,6 +198,16 @@ static __always_inline struct vmlat_vcpu *vmlat_vcpu_current(void)
 	return vc;
 }
 
+/*
+ * @vc's vCPU completed a VM entry: see struct vmlat_vcpu.ran.
+ * Context: @vc's thread.
+ */
+static __always_inline void vmlat_vcpu_ran(struct vmlat_vcpu *vc)
+{
+	/* Pairs with the acquire in vmlat_vm_stale(). */
+	smp_store_release(&vc->ran, true);
+}
+
 bool vmlat_vm_in_use(const struct vmlat_vm *vm);
 bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc);
 
@@ -190,6 +217,24 @@ struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 				  struct kvm_vcpu *vcpu, enum vmlat_event ev,
 				  u64 now);
 void vmlat_vcpu_exited(struct vmlat_vcpu *vc, const struct task_struct *p);
+void vmlat_untracked_run_ended(void);
+void vmlat_untracked_exited(const struct task_struct *p);
+
+/**
+ * struct vmlat_records_stats - slots in use, for status
+ * @vms_live:	VM records with a live vCPU thread
+ * @vms_exited:	VM records kept for display (reusable)
+ * @vcpus_live:	vCPU records of live threads
+ * @vcpus_exited: vCPU records kept for display (reusable)
+ */
+struct vmlat_records_stats {
+	unsigned int vms_live;
+	unsigned int vms_exited;
+	unsigned int vcpus_live;
+	unsigned int vcpus_exited;
+};
+
+void vmlat_records_read_stats(struct vmlat_records_stats *st);
 
 void vmlat_records_reset(void);
 int vmlat_records_init(void);

@@ -1,39 +1,66 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The task -> vCPU table (tasks.h): only the thread @p itself inserts or
- * removes its key, so the only race on a slot is two threads claiming the
- * same free one, which the cmpxchg settles.
+ * The task -> vCPU table (tasks.h). Writers are serialised by their
+ * caller and bracket every change in vmlat_tasks_seq, so a lookup that
+ * raced with one retries instead of missing a key that moved.
  */
 #include <linux/vmalloc.h>
 
 #include "tasks.h"
 
 struct vmlat_task_slot *vmlat_tasks;
+seqcount_t vmlat_tasks_seq = SEQCNT_ZERO(vmlat_tasks_seq);
+static unsigned int vmlat_tasks_keys;	/* under the writers' lock */
 
-/**
- * vmlat_task_insert() - record that @p runs the vCPU record @idx
- * @p:		the current thread
- * @idx:	its record's index
- *
- * Context: @p itself, any context.
- * Return: false if its probe sequence is full.
- */
-bool vmlat_task_insert(const struct task_struct *p, u32 idx)
+#define VMLAT_TASK_MASK		(VMLAT_TASK_SLOTS - 1)
+
+/* The slot holding @p, or -1. Context: writers' lock held. */
+static int vmlat_task_slot_of(const struct task_struct *p)
 {
-	u32 h = vmlat_task_hash(p), i;
+	u32 h = vmlat_task_hash(p), i, j;
 
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
-		struct vmlat_task_slot *s =
-			&vmlat_tasks[(h + i) & (VMLAT_TASK_SLOTS - 1)];
-		const struct task_struct *k = READ_ONCE(s->task);
+		j = (h + i) & VMLAT_TASK_MASK;
+		if (!vmlat_tasks[j].task)
+			return -1;
+		if (vmlat_tasks[j].task == p)
+			return j;
+	}
+	return -1;
+}
 
-		if (k != VMLAT_TASK_FREE && k != VMLAT_TASK_TOMB)
+/**
+ * vmlat_task_set() - record that @p runs the vCPU record @idx
+ * @p:		a vCPU thread
+ * @idx:	its record's index, or VMLAT_TASK_UNTRACKED(_NEXT)
+ *
+ * Replaces @p's entry if it has one.
+ *
+ * Context: any; the writers' lock held (records.c), IRQs off.
+ * Return: false if the table has no room for @p.
+ */
+bool vmlat_task_set(const struct task_struct *p, int idx)
+{
+	u32 h = vmlat_task_hash(p), i, j;
+	int s = vmlat_task_slot_of(p);
+
+	if (s >= 0) {
+		raw_write_seqcount_begin(&vmlat_tasks_seq);
+		WRITE_ONCE(vmlat_tasks[s].idx, idx);
+		raw_write_seqcount_end(&vmlat_tasks_seq);
+		return true;
+	}
+	if (vmlat_tasks_keys >= VMLAT_TASK_MAX_KEYS)
+		return false;
+	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
+		j = (h + i) & VMLAT_TASK_MASK;
+		if (vmlat_tasks[j].task)
 			continue;
-		if (cmpxchg(&s->task, k, VMLAT_TASK_CLAIMED) != k)
-			continue;
-		WRITE_ONCE(s->idx, idx);
-		/* Publish idx before the key: see vmlat_task_find(). */
-		smp_store_release(&s->task, p);
+		raw_write_seqcount_begin(&vmlat_tasks_seq);
+		WRITE_ONCE(vmlat_tasks[j].idx, idx);
+		WRITE_ONCE(vmlat_tasks[j].task, p);
+		raw_write_seqcount_end(&vmlat_tasks_seq);
+		vmlat_tasks_keys++;
 		return true;
 	}
 	return false;
@@ -41,24 +68,66 @@ bool vmlat_task_insert(const struct task_struct *p, u32 idx)
 
 /**
  * vmlat_task_remove() - forget @p
- * @p:	the current thread (or one that exits)
+ * @p:	a task
+ *
+ * Backward-shift deletion: every entry after @p's in its run that may
+ * move closer to its home slot moves into the hole, so the run looks as
+ * if @p had never been inserted. Entries only ever move closer to home:
+ * each stays within VMLAT_TASK_PROBES of it.
+ *
+ * Context: any; the writers' lock held (records.c), IRQs off.
  */
 void vmlat_task_remove(const struct task_struct *p)
 {
-	u32 h = vmlat_task_hash(p), i;
+	int s = vmlat_task_slot_of(p);
+	u32 hole, j, home;
 
-	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
-		struct vmlat_task_slot *s =
-			&vmlat_tasks[(h + i) & (VMLAT_TASK_SLOTS - 1)];
-		const struct task_struct *k = READ_ONCE(s->task);
-
-		if (k == VMLAT_TASK_FREE)
-			return;
-		if (k == p) {
-			WRITE_ONCE(s->task, VMLAT_TASK_TOMB);
-			return;
-		}
+	if (s < 0)
+		return;
+	hole = s;
+	raw_write_seqcount_begin(&vmlat_tasks_seq);
+	for (j = (hole + 1) & VMLAT_TASK_MASK; vmlat_tasks[j].task;
+	     j = (j + 1) & VMLAT_TASK_MASK) {
+		home = vmlat_task_hash(vmlat_tasks[j].task);
+		/* Can the entry at j move to the hole: is hole in [home, j)? */
+		if (((j - home) & VMLAT_TASK_MASK) <
+		    ((j - hole) & VMLAT_TASK_MASK))
+			continue;
+		WRITE_ONCE(vmlat_tasks[hole].idx, vmlat_tasks[j].idx);
+		WRITE_ONCE(vmlat_tasks[hole].task, vmlat_tasks[j].task);
+		hole = j;
 	}
+	WRITE_ONCE(vmlat_tasks[hole].task, NULL);
+	raw_write_seqcount_end(&vmlat_tasks_seq);
+	vmlat_tasks_keys--;
+}
+
+/**
+ * vmlat_tasks_read_stats() - how full the table is, for status
+ * @st:	filled in
+ *
+ * Context: any; a racy snapshot (each slot read once).
+ */
+void vmlat_tasks_read_stats(struct vmlat_tasks_stats *st)
+{
+	unsigned int i, run = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < VMLAT_TASK_SLOTS; i++) {
+		if (!READ_ONCE(vmlat_tasks[i].task)) {
+			run = 0;
+			continue;
+		}
+		st->keys++;
+		if (vmlat_task_untracked(READ_ONCE(vmlat_tasks[i].idx)))
+			st->untracked++;
+		st->probe_max = max(st->probe_max, ++run);
+	}
+	/* The run at the end of the table goes on at its start. */
+	for (i = 0; run && run < VMLAT_TASK_PROBES && i < VMLAT_TASK_SLOTS &&
+	     READ_ONCE(vmlat_tasks[i].task); i++)
+		st->probe_max = max(st->probe_max, ++run);
+	st->probe_max = min_t(unsigned int, st->probe_max, VMLAT_TASK_PROBES);
 }
 
 /* Context: process context, before any probe is attached. */
@@ -66,6 +135,7 @@ int vmlat_tasks_init(void)
 {
 	vmlat_tasks = vzalloc(array_size(VMLAT_TASK_SLOTS,
 					 sizeof(*vmlat_tasks)));
+	vmlat_tasks_keys = 0;
 	return vmlat_tasks ? 0 : -ENOMEM;
 }
 

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Which tasks are vCPU threads: an open-addressing table from a
- * task_struct pointer to the index of its vCPU record (records.h).
+ * Which tasks are vCPU threads: an open-addressing table (linear probing)
+ * from a task_struct pointer to the index of its vCPU record (records.h),
+ * or to VMLAT_TASK_UNTRACKED for a vCPU thread vmlat had no room for.
  *
  * A lookup must cost next to nothing for the many tasks that are not
- * vCPUs (every context switch of the host asks), so it takes no lock.
- * A thread inserts and removes only its own key (in its KVM and
- * process-exit probes), so a lookup from another CPU can at worst miss
- * one event, which the state machine notices and resyncs from.
+ * vCPUs (every context switch of the host asks), so it takes no lock: it
+ * reads under a seqcount and retries if a writer moved entries meanwhile.
+ * Writers are serialised by their caller (records.c's vmlat_alloc_lock).
+ * A removal shifts the entries after it back (no tombstones), so the
+ * table never holds more than its live keys and a miss stops at the first
+ * free slot, however many vCPU threads came and went.
  */
 #ifndef _VMLAT_TASKS_H
 #define _VMLAT_TASKS_H
@@ -15,37 +18,42 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 
 #include "types.h"
 
 #define VMLAT_TASK_SLOTS	(4 * VMLAT_MAX_VCPUS)	/* power of two */
 #define VMLAT_TASK_PROBES	32
+/* Keys kept at most: three quarters of the slots, so clusters stay short. */
+#define VMLAT_TASK_MAX_KEYS	(VMLAT_TASK_SLOTS / 4 * 3)
 
-#define VMLAT_TASK_FREE		((const struct task_struct *)0)
-#define VMLAT_TASK_TOMB		((const struct task_struct *)1)
-#define VMLAT_TASK_CLAIMED	((const struct task_struct *)2)
+/*
+ * A vCPU thread that has no record (records.c: it did not fit), in the
+ * KVM_RUN it was turned away in; then, once that returned, until it runs
+ * a new vCPU (_NEXT).
+ */
+#define VMLAT_TASK_UNTRACKED		INT_MAX
+#define VMLAT_TASK_UNTRACKED_NEXT	(INT_MAX - 1)
+
+static __always_inline bool vmlat_task_untracked(int idx)
+{
+	return idx >= VMLAT_TASK_UNTRACKED_NEXT;
+}
 
 struct vmlat_task_slot {
-	const struct task_struct *task;
-	u32 idx;
+	const struct task_struct *task;		/* NULL: free */
+	int idx;
 };
 
 extern struct vmlat_task_slot *vmlat_tasks;
+extern seqcount_t vmlat_tasks_seq;
 
 static __always_inline u32 vmlat_task_hash(const struct task_struct *p)
 {
 	return hash_ptr((void *)p, ilog2(VMLAT_TASK_SLOTS));
 }
 
-/**
- * vmlat_task_find() - the vCPU record index of @p
- * @p:	any task
- *
- * Context: any; no lock.
- * Return: the index, or -1 if @p is not a known vCPU thread. The record
- * may have been retired meanwhile: check its task (records.h).
- */
-static __always_inline int vmlat_task_find(const struct task_struct *p)
+static __always_inline int vmlat_task_probe(const struct task_struct *p)
 {
 	u32 h = vmlat_task_hash(p), i;
 	const struct task_struct *k;
@@ -54,9 +62,8 @@ static __always_inline int vmlat_task_find(const struct task_struct *p)
 		struct vmlat_task_slot *s =
 			&vmlat_tasks[(h + i) & (VMLAT_TASK_SLOTS - 1)];
 
-		/* Pairs with the release in vmlat_task_insert(): idx is set. */
-		k = smp_load_acquire(&s->task);
-		if (k == VMLAT_TASK_FREE)
+		k = READ_ONCE(s->task);
+		if (!k)
 			return -1;
 		if (k == p)
 			return READ_ONCE(s->idx);
@@ -64,8 +71,43 @@ static __always_inline int vmlat_task_find(const struct task_struct *p)
 	return -1;
 }
 
-bool vmlat_task_insert(const struct task_struct *p, u32 idx);
+/**
+ * vmlat_task_find() - the vCPU record index of @p
+ * @p:	any task
+ *
+ * Context: any; no lock.
+ * Return: the index, VMLAT_TASK_UNTRACKED(_NEXT), or -1 if @p is not a
+ * known vCPU thread. The record may have been retired meanwhile: check its task
+ * (records.h).
+ */
+static __always_inline int vmlat_task_find(const struct task_struct *p)
+{
+	unsigned int seq;
+	int idx;
+
+	do {
+		seq = raw_read_seqcount_begin(&vmlat_tasks_seq);
+		idx = vmlat_task_probe(p);
+	} while (unlikely(read_seqcount_retry(&vmlat_tasks_seq, seq)));
+	return idx;
+}
+
+/**
+ * struct vmlat_tasks_stats - how full the table is
+ * @keys:	keys in it (vCPU threads, tracked or not)
+ * @untracked:	of which VMLAT_TASK_UNTRACKED
+ * @probe_max:	the longest run of used slots, capped at VMLAT_TASK_PROBES:
+ *		the most slots a lookup reads
+ */
+struct vmlat_tasks_stats {
+	unsigned int keys;
+	unsigned int untracked;
+	unsigned int probe_max;
+};
+
+bool vmlat_task_set(const struct task_struct *p, int idx);
 void vmlat_task_remove(const struct task_struct *p);
+void vmlat_tasks_read_stats(struct vmlat_tasks_stats *st);
 int vmlat_tasks_init(void);
 void vmlat_tasks_exit(void);
 

@@ -52,6 +52,7 @@ int vmlat_view_vms(const struct vmlat_vm *list[VMLAT_MAX_VMS])
 
 void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v)
 {
+	v->id = vm->id;
 	v->pid = vm->pid;
 	memcpy(v->comm, vm->comm, sizeof(v->comm));
 	v->exited = READ_ONCE(vm->exited);
@@ -282,6 +283,26 @@ void vmlat_view_dropped(struct vmlat_view_dropped *d)
 	d->vms = atomic64_read(&vmlat_stats.dropped_vms);
 	d->vcpus = atomic64_read(&vmlat_stats.dropped_vcpus);
 	d->victims = atomic64_read(&vmlat_stats.dropped_victims);
+}
+
+/* How full the bounded tables are: a racy snapshot. */
+void vmlat_view_tables(struct vmlat_view_tables *t)
+{
+	struct vmlat_records_stats r;
+	struct vmlat_tasks_stats ts;
+
+	vmlat_records_read_stats(&r);
+	vmlat_tasks_read_stats(&ts);
+	t->vms_live = r.vms_live;
+	t->vms_exited = r.vms_exited;
+	t->vms_max = VMLAT_MAX_VMS;
+	t->vcpus_live = r.vcpus_live;
+	t->vcpus_exited = r.vcpus_exited;
+	t->vcpus_max = VMLAT_MAX_VCPUS;
+	t->tasks = ts.keys;
+	t->tasks_untracked = ts.untracked;
+	t->tasks_max = VMLAT_TASK_MAX_KEYS;
+	t->probe_max = ts.probe_max;
 }
 
 /**

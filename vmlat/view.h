@@ -25,11 +25,14 @@ struct vmlat_vm;
 
 /**
  * struct vmlat_view_vm - who a VM is
+ * @id:		its id: unique per VM lifetime since load (a VMM may run
+ *		several VMs, one after another or at once)
  * @pid:	tgid of its VMM process
  * @comm:	its name
  * @exited:	all its vCPU threads exited
  */
 struct vmlat_view_vm {
+	u32 id;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 	bool exited;
@@ -124,6 +127,32 @@ struct vmlat_view_dropped {
 	u64 victims;
 };
 
+/**
+ * struct vmlat_view_tables - how full the bounded tables are
+ * @vms_live:	VM records with a live vCPU thread
+ * @vms_exited:	VM records kept for display, reusable
+ * @vms_max:	VM records in all
+ * @vcpus_live:	vCPU records of live threads
+ * @vcpus_exited: vCPU records kept for display, reusable
+ * @vcpus_max:	vCPU records in all
+ * @tasks:	vCPU threads in the task table, tracked or not
+ * @tasks_untracked: of which vmlat had no room for
+ * @tasks_max:	the most it takes
+ * @probe_max:	the most slots a lookup in it reads now
+ */
+struct vmlat_view_tables {
+	unsigned int vms_live;
+	unsigned int vms_exited;
+	unsigned int vms_max;
+	unsigned int vcpus_live;
+	unsigned int vcpus_exited;
+	unsigned int vcpus_max;
+	unsigned int tasks;
+	unsigned int tasks_untracked;
+	unsigned int tasks_max;
+	unsigned int probe_max;
+};
+
 /* Quantiles shown of every histogram, in parts per million. */
 #define VMLAT_NR_QUANTILES	4
 extern const u32 vmlat_quantile_ppm[VMLAT_NR_QUANTILES];
@@ -159,6 +188,7 @@ unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
 u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 			 const struct vmlat_vm *by);
 void vmlat_view_dropped(struct vmlat_view_dropped *d);
+void vmlat_view_tables(struct vmlat_view_tables *t);
 
 void vmlat_reset(void);
 

@@ -323,7 +323,9 @@ def t_two_vms():
             top["pid"] == tids[other], tag + "_names_other_vm",
             "top %s, other vm %d vcpu tid %d" % (top, pids[other],
                                                  tids[other]))
-        mat = vm["stolen_by"].get(str(pids[other]), 0)
+        # stolen_by is keyed by VM id (schema 3)
+        ovm = vmlat_vm(vm_json, pids[other])
+        mat = vm["stolen_by"].get(str(ovm["id"]), 0) if ovm else 0
         ora_mat = ora["matrix"].get("vm:%d" % pids[other], {}) \
             .get(str(pids[me]), 0)
         o = oracle_vcpu(ora, tids[me])

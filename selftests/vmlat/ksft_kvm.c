@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,17 +57,24 @@ const char *vmlat_run_error(const struct kvm_run *run, char *buf,
 	return buf;
 }
 
-/* Pages of memslot 0: libkvm's 512 for the program's ELF, a stack, tables. */
-#define VMLAT_VM_PAGES	(512 + DEFAULT_STACK_PGS + 16)
+/*
+ * Pages of memslot 0: libkvm's 512 for the program's ELF, a stack per
+ * vCPU, tables.
+ */
+#define VMLAT_VM_PAGES(nr_vcpus)	(512 + (nr_vcpus) * DEFAULT_STACK_PGS + 16)
 
 /**
- * struct vmlat_vm - a one-vCPU VM on libkvm
- * @vm:   libkvm's VM
- * @vcpu: its vCPU 0
+ * struct vmlat_vm - a VM on libkvm
+ * @vm:       libkvm's VM
+ * @vcpu:     its vCPU 0 (@vcpus[0])
+ * @nr_vcpus: how many
+ * @vcpus:    its vCPUs, by index
  */
 struct vmlat_vm {
 	struct kvm_vm *vm;
 	struct kvm_vcpu *vcpu;
+	unsigned int nr_vcpus;
+	struct kvm_vcpu *vcpus[];
 };
 
 /*
@@ -86,6 +94,32 @@ static void tiny_guest_code(uint32_t n)
 /* Says in @st->error why the run failed; evaluates to @err. */
 #define guest_fail(st, err, ...) \
 	vmlat_errorf((st)->error, sizeof((st)->error), (err), __VA_ARGS__)
+
+/*
+ * kvm_vm_elf_load() of the 6.1 library opens the program's ELF file twice
+ * and closes neither: a program that makes thousands of VMs runs out of
+ * file descriptors. Closes the descriptors from @lowest up that name the
+ * program's file (descriptors are allocated lowest first, and VMs are made
+ * one at a time).
+ */
+static void close_leaked_elf_fds(int lowest)
+{
+	char link[64], path[PATH_MAX], prog[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if (lowest < 0 || !realpath(program_invocation_name, prog))
+		return;
+	for (fd = lowest; fd < lowest + 8; fd++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n < 0)
+			continue;
+		path[n] = '\0';
+		if (!strcmp(path, prog))
+			close(fd);
+	}
+}
 
 /**
  * vmlat_vm_create() - create a one-vCPU VM that runs @guest_code(@arg)
@@ -108,7 +142,26 @@ static void tiny_guest_code(uint32_t n)
 int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
 		    struct vmlat_guest_stats *st)
 {
+	return vmlat_vm_create_vcpus(vmp, 1, guest_code, arg, st);
+}
+
+/**
+ * vmlat_vm_create_vcpus() - vmlat_vm_create() with @nr_vcpus vCPUs
+ * @vmp:        receives the VM; free it with vmlat_vm_destroy()
+ * @nr_vcpus:   1 or more; vCPU i runs @guest_code(@arg) on a stack of its
+ *              own, from its thread (see vmlat_vm_vcpu_fd_n())
+ * @guest_code: as for vmlat_vm_create()
+ * @arg:        its argument, the same for every vCPU
+ * @st:         on failure @st->error says why
+ *
+ * Return: 0, -EINVAL for no vCPU, or as vmlat_vm_create().
+ */
+int vmlat_vm_create_vcpus(struct vmlat_vm **vmp, unsigned int nr_vcpus,
+			  void *guest_code, uint64_t arg,
+			  struct vmlat_guest_stats *st)
+{
 	struct vmlat_vm *vm;
+	unsigned int i;
 	int fd;
 
 	*vmp = NULL;
@@ -119,16 +172,27 @@ int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
 		return guest_fail(st, -errno, "open /dev/kvm: %s",
 				  strerror(errno));
 	close(fd);
-	vm = calloc(1, sizeof(*vm));
+	if (!nr_vcpus)
+		return guest_fail(st, -EINVAL, "a VM needs a vCPU");
+	vm = calloc(1, sizeof(*vm) + nr_vcpus * sizeof(vm->vcpus[0]));
 	if (!vm)
 		return guest_fail(st, -ENOMEM, "out of memory");
 	/* __vm_create() without its vm_create_irqchip(). */
 	vm->vm = ____vm_create(VM_MODE_DEFAULT,
 			       vm_adjust_num_guest_pages(VM_MODE_DEFAULT,
-							 VMLAT_VM_PAGES));
+							 VMLAT_VM_PAGES(nr_vcpus)));
+	/* The lowest free descriptor: where the ELF loader's leaks start. */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
 	kvm_vm_elf_load(vm->vm, program_invocation_name);
-	vm->vcpu = vm_vcpu_add(vm->vm, 0, guest_code);
-	vcpu_args_set(vm->vcpu, 1, arg);
+	close_leaked_elf_fds(fd);
+	for (i = 0; i < nr_vcpus; i++) {
+		vm->vcpus[i] = vm_vcpu_add(vm->vm, i, guest_code);
+		vcpu_args_set(vm->vcpus[i], 1, arg);
+	}
+	vm->vcpu = vm->vcpus[0];
+	vm->nr_vcpus = nr_vcpus;
 	*vmp = vm;
 	return 0;
 }
@@ -142,6 +206,30 @@ int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
 int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm)
 {
 	return vm->vcpu->fd;
+}
+
+/**
+ * vmlat_vm_vcpu_fd_n() - the file descriptor of vCPU @i of a VM
+ * @vm: VM from vmlat_vm_create_vcpus()
+ * @i:  below its number of vCPUs
+ *
+ * Return: the fd for KVM_RUN...
+ */
+int vmlat_vm_vcpu_fd_n(const struct vmlat_vm *vm, unsigned int i)
+{
+	return vm->vcpus[i]->fd;
+}
+
+/**
+ * vmlat_vm_kvm_run_n() - the struct kvm_run of vCPU @i of a VM
+ * @vm: VM from vmlat_vm_create_vcpus()
+ * @i:  below its number of vCPUs
+ *
+ * Return: the mapped struct kvm_run.
+ */
+struct kvm_run *vmlat_vm_kvm_run_n(const struct vmlat_vm *vm, unsigned int i)
+{
+	return vm->vcpus[i]->run;
 }
 
 /**

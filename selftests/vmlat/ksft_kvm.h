@@ -47,15 +47,20 @@ struct kvm_run;
 const char *vmlat_run_error(const struct kvm_run *run, char *buf,
 			    size_t size);
 
-/* ---- one-vCPU VM running a guest function of the caller's ------------ */
+/* ---- VMs running a guest function of the caller's --------------------- */
 
 struct vmlat_vm;
 
 int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
 		    struct vmlat_guest_stats *st);
+int vmlat_vm_create_vcpus(struct vmlat_vm **vmp, unsigned int nr_vcpus,
+			  void *guest_code, uint64_t arg,
+			  struct vmlat_guest_stats *st);
 int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm);
 struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm);
 int vmlat_vm_user_page(struct vmlat_vm *vm, uint64_t gva);
+int vmlat_vm_vcpu_fd_n(const struct vmlat_vm *vm, unsigned int i);
+struct kvm_run *vmlat_vm_kvm_run_n(const struct vmlat_vm *vm, unsigned int i);
 void vmlat_vm_destroy(struct vmlat_vm *vm);
 
 #endif /* VMLAT_KSFT_KVM_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What vmlat reads of KVM's private x86 state, and nowhere else: the raw
- * exit code inside the kvm_exit probe, and whether a vCPU runs its L2
- * guest.
+ * exit code inside the kvm_exit probe, whether a vCPU runs its L2 guest,
+ * whether it ever ran, and a VM's vCPUs.
  *
  * kvm_exit passes only (vcpu, isa); the reason is in KVM's vendor state,
  * and kvm_x86_ops (get_exit_info) is not exported in 6.1. What public
@@ -306,6 +306,43 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
 static __always_inline void vmlat_kvm_set_rbx(struct kvm_vcpu *vcpu, u64 val)
 {
 	WRITE_ONCE(vcpu->arch.regs[VCPU_REGS_RBX], val);
+}
+
+/**
+ * vmlat_kvm_vcpu_never_ran() - whether @vcpu never completed a VM entry
+ * @vcpu:	a live vCPU
+ *
+ * KVM's own test (kvm_vcpu_has_run() in 6.12's arch/x86/kvm/x86.h, open
+ * coded in 6.1's cpuid.c): struct kvm_vcpu_arch.last_vmentry_cpu
+ * (<asm/kvm_host.h>, 6.1 and 6.12) is -1 from kvm_arch_vcpu_create()
+ * until vcpu_enter_guest() returns from the first VM entry, and a CPU
+ * number ever after. Its kvm_entry sees -1 exactly on a new vCPU's first
+ * entry (more than once if KVM re-enters at once from the fastpath), so a
+ * vCPU at the address of one that ran is another vCPU.
+ */
+static __always_inline bool vmlat_kvm_vcpu_never_ran(const struct kvm_vcpu *vcpu)
+{
+	return READ_ONCE(vcpu->arch.last_vmentry_cpu) < 0;
+}
+
+/**
+ * vmlat_kvm_vcpu_at() - the vCPU of @kvm whose vcpu_idx is @idx
+ * @kvm:	a VM
+ * @idx:	an index
+ *
+ * kvm_get_vcpu() (<linux/kvm_host.h>; its xa_load() takes the RCU read
+ * lock itself) after the bound check that 6.1's lacks: vCPUs are only
+ * added, online_vcpus counts them, and they live as long as their VM.
+ *
+ * Context: a thread running a vCPU of @kvm (it holds a reference on the
+ * VM), any context.
+ * Return: the vCPU, or NULL if @kvm has no vCPU @idx.
+ */
+static inline struct kvm_vcpu *vmlat_kvm_vcpu_at(struct kvm *kvm, int idx)
+{
+	if (idx < 0 || idx >= atomic_read(&kvm->online_vcpus))
+		return NULL;
+	return kvm_get_vcpu(kvm, idx);
 }
 
 #endif /* _VMLAT_KVM_X86_H */

@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * records_test - vmlat's records over VM churn and at its caps.
+ *
+ * Every VM runs the same guest: N port-I/O exits (OUT to RT_PORT), then
+ * HLT. Userspace counts them, so vmlat's IOIO and HLT counts of each VM
+ * have an exact expected value: the guest's own. The VMs are the KVM
+ * selftests' library's (ksft_kvm.c), made and destroyed by the test's
+ * threads.
+ *
+ *  - same_thread_recreation: one thread makes, runs and destroys VM after
+ *    VM; KVM reuses the memory of their struct kvm and kvm_vcpu. Each VM
+ *    must be a record of its own, with its own exits and its own id, and
+ *    the JSON's stolen_by keys (VM ids) must not collide, though every VM
+ *    has the same pid.
+ *  - new_vm_while_old_threads_live: VM after VM destroyed while its vCPU
+ *    thread lives on (idle), the next one run by a new thread: each is a
+ *    VM of its own, though a struct kvm at the same address finds a VM
+ *    record with a live thread.
+ *  - churn: VMLAT_CHURN_CYCLES (default 10000; as many as fit in 7 min,
+ *    1000 at least) VM lifetimes, in threads
+ *    that each make one to four VMs one after another and exit. After
+ *    them: no live record and no task table entry left, a lookup in the
+ *    task table reads no slot, vmlat's vmalloc memory is what it was, and
+ *    the last VMs' exit counts are exact.
+ *  - vm_cap: 64 VMs (VMLAT_MAX_VMS) held live, then 4 more: those are
+ *    dropped, counted once each however many exits they make, and nothing
+ *    is left of them when their threads end.
+ *  - vcpu_cap: 8 VMs of 64 vCPUs held live (VMLAT_MAX_VCPUS), then one
+ *    more VM: it gets no VM record (not one without a vCPU), its vCPU is
+ *    counted once, and no VM record stays live when every thread ended.
+ *
+ * Run as root in a KVM host with VMLAT_KO=<path of vmlat.ko>; each test
+ * loads vmlat and unloads it. Skips without /dev/kvm, debugfs or VMLAT_KO.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/kvm.h>
+
+#include "kselftest_harness.h"
+#include "ksft_kvm.h"
+#include "ksft_module.h"
+#include "ksft_status.h"
+#include "ksft_util.h"
+
+#define RT_PORT			0x10
+#define VMLAT_JSON_PATH		VMLAT_DEBUGFS_DIR "/json"
+/* types.h */
+#define MAX_VMS			64
+#define MAX_VCPUS		512
+#define CHURN_CYCLES		10000
+/* Past this, the churn stops where it is (TCG: ~24 VMs/s on 6.12). */
+#define CHURN_BUDGET_MS		420000
+#define CHURN_MIN_CYCLES	1000
+#define RECREATE_CYCLES		24
+#define LAST_CHECKED		8
+#define THREAD_STACK		(256 * 1024)
+
+#define RETURN_IF_SETUP_SKIPPED() do {		\
+	if (_metadata->skip)			\
+		return;				\
+} while (0)
+
+/* The guest: @n OUTs of a decreasing counter, then HLT for ever. */
+static void rt_guest(uint64_t n)
+{
+	for (; n; n--)
+		__asm__ __volatile__("outl %%eax, %[port]"
+				     : : "a"((uint32_t)n), [port] "i"(RT_PORT)
+				     : "memory");
+	for (;;)
+		__asm__ __volatile__("hlt" : : : "memory");
+}
+
+static pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+/*
+ * Runs a vCPU until @max_io I/O exits (counting from *@io) or its HLT.
+ * Return: 0, or -errno with @err filled.
+ */
+static int run_vcpu(int fd, struct kvm_run *run, uint64_t max_io,
+		    uint64_t *io, uint64_t *hlt, char *err, size_t len)
+{
+	for (;;) {
+		if (*io >= max_io)
+			return 0;
+		if (ioctl(fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return vmlat_errorf(err, len, -errno, "KVM_RUN: %s",
+					    strerror(errno));
+		}
+		switch (run->exit_reason) {
+		case KVM_EXIT_IO:
+			if (run->io.port != RT_PORT)
+				return vmlat_errorf(err, len, -EPROTO,
+						    "I/O exit on port 0x%x",
+						    run->io.port);
+			(*io)++;
+			break;
+		case KVM_EXIT_HLT:
+			(*hlt)++;
+			return 0;
+		case KVM_EXIT_INTR:
+			break;
+		default:
+			return vmlat_errorf(err, len, -EPROTO,
+					    "exit reason %u", run->exit_reason);
+		}
+	}
+}
+
+/* One VM lifetime: make it, run its @n I/O exits and HLT, destroy it. */
+static int vm_cycle(uint64_t n, char *err, size_t len)
+{
+	struct vmlat_guest_stats st;
+	uint64_t io = 0, hlt = 0;
+	struct vmlat_vm *vm;
+	int ret;
+
+	ret = vmlat_vm_create(&vm, rt_guest, n, &st);
+	if (ret)
+		return vmlat_errorf(err, len, ret, "%s", st.error);
+	ret = run_vcpu(vmlat_vm_vcpu_fd(vm), vmlat_vm_kvm_run(vm), UINT64_MAX,
+		       &io, &hlt, err, len);
+	vmlat_vm_destroy(vm);
+	if (!ret && (io != n || hlt != 1))
+		ret = vmlat_errorf(err, len, -EPROTO,
+				   "guest made %llu I/O and %llu HLT exits, not %llu and 1",
+				   (unsigned long long)io,
+				   (unsigned long long)hlt,
+				   (unsigned long long)n);
+	return ret;
+}
+
+/* ---- what vmlat shows ------------------------------------------------- */
+
+/* The "# tables:" line of status. */
+struct tables {
+	long vms_live, vms_exited, vcpus_live, vcpus_exited;
+	long tasks, tasks_untracked, probe_max;
+};
+
+static char *read_all(const char *path)
+{
+	size_t len = 0, size = 1 << 16;
+	char *buf = malloc(size);
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!buf || !f) {
+		free(buf);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	while ((n = fread(buf + len, 1, size - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == size) {
+			char *b = realloc(buf, size *= 2);
+
+			if (!b) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = b;
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static long tables_field(const char *line, const char *name)
+{
+	char key[40];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %s ", name);
+	p = strstr(line, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static int read_tables(struct tables *t)
+{
+	char *s = read_all(VMLAT_STATUS_PATH), *line;
+
+	if (!s)
+		return -errno;
+	line = strstr(s, "# tables:");
+	if (!line) {
+		free(s);
+		return -EPROTO;
+	}
+	*strchrnul(line, '\n') = '\0';
+	t->vms_live = tables_field(line, "vms_live");
+	t->vms_exited = tables_field(line, "vms_exited");
+	t->vcpus_live = tables_field(line, "vcpus_live");
+	t->vcpus_exited = tables_field(line, "vcpus_exited");
+	t->tasks = tables_field(line, "tasks");
+	t->tasks_untracked = tables_field(line, "tasks_untracked");
+	t->probe_max = tables_field(line, "probe_max");
+	free(s);
+	return 0;
+}
+
+/* Bytes vmalloc'ed by vmlat now, from /proc/vmallocinfo. */
+static long vmlat_vmalloc_bytes(void)
+{
+	char *s = read_all("/proc/vmallocinfo"), *line, *save = NULL;
+	long sum = 0, size;
+
+	if (!s)
+		return -1;
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "[vmlat]"))
+			continue;
+		if (sscanf(line, "%*s %ld", &size) == 1)
+			sum += size;
+	}
+	free(s);
+	return sum;
+}
+
+/* One VM of the JSON document. */
+struct jvm {
+	unsigned int id;
+	int pid;
+	int nr_vcpus;
+	int tid;		/* its first vCPU's */
+	long ioio, hlt;
+	int exited;
+};
+
+struct jdoc {
+	int nr;
+	struct jvm vms[MAX_VMS];
+	long dropped_vms, dropped_vcpus;
+	int stolen_keys_ok;	/* every stolen_by has one key per VM id */
+	char why[200];
+};
+
+/* The count of exit @name in [from, to), or 0. */
+static long exit_count(const char *from, const char *to, const char *name)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\"name\":\"%s\",\"count\":", name);
+	p = strstr(from, key);
+	return p && p < to ? strtol(p + strlen(key), NULL, 10) : 0;
+}
+
+/* Checks that the stolen_by at @p has the keys "host" and each VM's id. */
+static int stolen_keys_ok(const char *p, const struct jdoc *d, char *why,
+			  size_t len)
+{
+	int seen[MAX_VMS] = { 0 };
+	const char *end = strchr(p, '}');
+	unsigned int key;
+	int i, n = 0;
+
+	p = strchr(p, '{') + 1;
+	while (p && p < end) {
+		if (!strncmp(p, "\"host\":", 7)) {
+			p = strchr(p, ',');
+			p = p && p < end ? p + 1 : NULL;
+			continue;
+		}
+		if (sscanf(p, "\"%u\":", &key) != 1)
+			return vmlat_errorf(why, len, 0, "stolen_by key at %.20s", p);
+		for (i = 0; i < d->nr && d->vms[i].id != key; i++)
+			;
+		if (i == d->nr)
+			return vmlat_errorf(why, len, 0, "stolen_by key %u is no VM's id", key);
+		if (seen[i]++)
+			return vmlat_errorf(why, len, 0, "stolen_by key %u twice", key);
+		n++;
+		p = strchr(p, ',');
+		p = p && p < end ? p + 1 : NULL;
+	}
+	if (n != d->nr)
+		return vmlat_errorf(why, len, 0, "stolen_by has %d VM keys for %d VMs",
+				    n, d->nr);
+	return 1;
+}
+
+static int read_json(struct jdoc *d)
+{
+	char *s = read_all(VMLAT_JSON_PATH), *p, *next, *end, *v, *e;
+	const char *q;
+
+	memset(d, 0, sizeof(*d));
+	if (!s)
+		return -errno;
+	end = strstr(s, "],\"dropped\":");
+	if (!end) {
+		free(s);
+		return -EPROTO;
+	}
+	sscanf(end, "],\"dropped\":{\"vms\":%ld,\"vcpus\":%ld",
+	       &d->dropped_vms, &d->dropped_vcpus);
+	for (p = strstr(s, "{\"id\":"); p && p < end && d->nr < MAX_VMS;
+	     p = next) {
+		struct jvm *j = &d->vms[d->nr++];
+
+		next = strstr(p + 1, "{\"id\":");
+		if (!next || next > end)
+			next = end;
+		sscanf(p, "{\"id\":%u,\"pid\":%d", &j->id, &j->pid);
+		q = strstr(p, "\"exited\":");
+		j->exited = q && !strncmp(q + 9, "true", 4);
+		v = strstr(p, "\"vcpus\":[");
+		e = strstr(p, "],\"exits\":[");
+		for (q = v; q && (q = strstr(q + 1, "{\"vcpu\":")) && q < e;)
+			if (!j->nr_vcpus++)
+				sscanf(strstr(q, "\"tid\":"), "\"tid\":%d",
+				       &j->tid);
+		j->ioio = exit_count(e, next, "IOIO");
+		j->hlt = exit_count(e, next, "HLT");
+	}
+	d->stolen_keys_ok = 1;
+	for (p = strstr(s, "\"stolen_by\":"); p && p < end;
+	     p = strstr(p + 1, "\"stolen_by\":")) {
+		d->stolen_keys_ok = stolen_keys_ok(p, d, d->why,
+						   sizeof(d->why));
+		if (d->stolen_keys_ok != 1)
+			break;
+	}
+	free(s);
+	return 0;
+}
+
+/* The VMs of this process, in id (creation) order. */
+static int my_vms(const struct jdoc *d, const struct jvm **out)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < d->nr; i++) {
+		if (d->vms[i].pid != getpid())
+			continue;
+		for (j = n; j > 0 && out[j - 1]->id > d->vms[i].id; j--)
+			out[j] = out[j - 1];
+		out[j] = &d->vms[i];
+		n++;
+	}
+	return n;
+}
+
+static void dump_file(const char *path)
+{
+	char *s = read_all(path);
+
+	fprintf(stderr, "#   %s:\n", path);
+	if (s && strlen(s) > 4000)
+		strcpy(s + 4000, "...\n");
+	fprintf(stderr, "%s", s ? s : "(unreadable)\n");
+	free(s);
+}
+
+/* ---- the fixture ------------------------------------------------------ */
+
+FIXTURE(records) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(records)
+{
+	const char *ko = getenv("VMLAT_KO");
+	int ret;
+
+	if (geteuid())
+		SKIP(return, "needs root (modules, debugfs)");
+	if (!ko || !ko[0])
+		SKIP(return, "VMLAT_KO (path of vmlat.ko) is not set");
+	if (!vmlat_path_exists("/dev/kvm"))
+		SKIP(return, "/dev/kvm is missing (kvm not loaded?)");
+	if (!vmlat_debugfs_mounted())
+		SKIP(return, "debugfs is not mounted at /sys/kernel/debug");
+	if (vmlat_module_loaded("vmlat"))
+		ASSERT_EQ(0, vmlat_module_unload("vmlat"));
+	ret = vmlat_module_load(ko, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", ko, strerror(-ret));
+	self->loaded = true;
+}
+
+FIXTURE_TEARDOWN(records)
+{
+	if (self->loaded)
+		EXPECT_EQ(0, vmlat_module_unload("vmlat"));
+}
+
+/* Nothing live left: no VM or vCPU record, no task table entry. */
+static void expect_nothing_live(struct __test_metadata *_metadata,
+				const char *when)
+{
+	struct tables t;
+
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_EQ(0, t.vms_live) TH_LOG("%s: %ld VM records live", when, t.vms_live);
+	EXPECT_EQ(0, t.vcpus_live) TH_LOG("%s: %ld vCPU records live", when,
+					  t.vcpus_live);
+	EXPECT_EQ(0, t.tasks) TH_LOG("%s: %ld task table entries (%ld untracked)",
+				     when, t.tasks, t.tasks_untracked);
+	EXPECT_EQ(0, t.probe_max)
+		TH_LOG("%s: a lookup in the empty task table reads %ld slots",
+		       when, t.probe_max);
+	if (_metadata->passed != 1)
+		dump_file(VMLAT_STATUS_PATH);
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static uint64_t recreate_n(int i)
+{
+	return 1 + i % 7;
+}
+
+TEST_F_TIMEOUT(records, same_thread_recreation, 300)
+{
+	const struct jvm *mine[MAX_VMS];
+	char err[200];
+	struct jdoc d;
+	int i, n;
+
+	RETURN_IF_SETUP_SKIPPED();
+	for (i = 0; i < RECREATE_CYCLES; i++)
+		ASSERT_EQ(0, vm_cycle(recreate_n(i), err, sizeof(err)))
+			TH_LOG("cycle %d: %s", i, err);
+
+	ASSERT_EQ(0, read_json(&d));
+	n = my_vms(&d, mine);
+	EXPECT_EQ(RECREATE_CYCLES, n)
+		TH_LOG("%d VMs made one after another by one thread show as %d VMs",
+		       RECREATE_CYCLES, n);
+	for (i = 0; i < n && i < RECREATE_CYCLES; i++) {
+		EXPECT_EQ(1, mine[i]->nr_vcpus)
+			TH_LOG("VM %d (id %u): %d vCPUs", i, mine[i]->id,
+			       mine[i]->nr_vcpus);
+		EXPECT_EQ(gettid_(), mine[i]->tid);
+		EXPECT_EQ((long)recreate_n(i), mine[i]->ioio)
+			TH_LOG("VM %d (id %u): %ld IOIO exits, its guest made %llu",
+			       i, mine[i]->id, mine[i]->ioio,
+			       (unsigned long long)recreate_n(i));
+		EXPECT_EQ(1, mine[i]->hlt)
+			TH_LOG("VM %d (id %u): %ld HLT exits", i, mine[i]->id,
+			       mine[i]->hlt);
+		/* The thread moved on from every VM but the last. */
+		EXPECT_EQ(i < n - 1, mine[i]->exited)
+			TH_LOG("VM %d (id %u) exited %d", i, mine[i]->id,
+			       mine[i]->exited);
+	}
+	EXPECT_EQ(1, d.stolen_keys_ok) TH_LOG("%s", d.why);
+	if (_metadata->passed != 1)
+		dump_file(VMLAT_DEBUGFS_DIR "/vms");
+}
+
+struct churn_thread {
+	int first, cycles;	/* its cycles: first, first + 1, ... */
+	pid_t tid;
+	int ret;
+	char err[200];
+};
+
+static uint64_t churn_n(int cycle)
+{
+	return 1 + cycle % 5;
+}
+
+static void *churn_thread(void *arg)
+{
+	struct churn_thread *t = arg;
+	int i;
+
+	t->tid = gettid_();
+	for (i = 0; i < t->cycles && !t->ret; i++)
+		t->ret = vm_cycle(churn_n(t->first + i), t->err,
+				  sizeof(t->err));
+	return NULL;
+}
+
+TEST_F_TIMEOUT(records, churn, 1800)
+{
+	const char *env = getenv("VMLAT_CHURN_CYCLES");
+	int cycles = env ? atoi(env) : CHURN_CYCLES;
+	pid_t *tid_of = calloc(cycles, sizeof(*tid_of));
+	const struct jvm *mine[MAX_VMS];
+	long vmalloc_before, vmalloc_after;
+	struct churn_thread t;
+	uint64_t t0, ms;
+	pthread_attr_t attr;
+	pthread_t th;
+	struct tables tb;
+	struct jdoc d;
+	int i, c, n, threads = 0;
+
+	RETURN_IF_SETUP_SKIPPED();
+	ASSERT_NE(NULL, tid_of);
+	ASSERT_LT(LAST_CHECKED, cycles);
+	vmalloc_before = vmlat_vmalloc_bytes();
+	ASSERT_LT(0, vmalloc_before) TH_LOG("no vmlat memory in /proc/vmallocinfo");
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+
+	/* Threads one after another, each making 1 to 4 VMs in turn. */
+	t0 = vmlat_now_ms();
+	for (c = 0; c < cycles; c += t.cycles, threads++) {
+		if (vmlat_now_ms() - t0 > CHURN_BUDGET_MS) {
+			TH_LOG("out of time: %d of %d VM lifetimes", c, cycles);
+			cycles = c;
+			break;
+		}
+		memset(&t, 0, sizeof(t));
+		t.first = c;
+		t.cycles = 1 + threads % 4;
+		if (t.cycles > cycles - c)
+			t.cycles = cycles - c;
+		ASSERT_EQ(0, pthread_create(&th, &attr, churn_thread, &t));
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		ASSERT_EQ(0, t.ret) TH_LOG("cycle %d: %s", c, t.err);
+		for (i = 0; i < t.cycles; i++)
+			tid_of[c + i] = t.tid;
+		if (threads % 1000 == 999) {
+			ASSERT_EQ(0, read_tables(&tb));
+			TH_LOG("after %d VMs: tasks %ld probe_max %ld vms_live %ld",
+			       c + t.cycles, tb.tasks, tb.probe_max,
+			       tb.vms_live);
+		}
+	}
+	ms = vmlat_now_ms() - t0;
+	ASSERT_LE(CHURN_MIN_CYCLES, cycles);
+	TH_LOG("%d VM lifetimes in %d threads: %llu ms, %llu VMs/s", cycles,
+	       threads, (unsigned long long)ms,
+	       (unsigned long long)(ms ? cycles * 1000ull / ms : 0));
+
+	expect_nothing_live(_metadata, "after the churn");
+	vmalloc_after = vmlat_vmalloc_bytes();
+	EXPECT_EQ(vmalloc_before, vmalloc_after)
+		TH_LOG("vmlat's vmalloc memory: %ld bytes before, %ld after",
+		       vmalloc_before, vmalloc_after);
+
+	/* The last VMs, exact. */
+	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(0, d.dropped_vms);
+	EXPECT_EQ(0, d.dropped_vcpus);
+	n = my_vms(&d, mine);
+	ASSERT_LE(LAST_CHECKED, n);
+	for (i = 1; i <= LAST_CHECKED; i++) {
+		const struct jvm *v = mine[n - i];
+
+		c = cycles - i;
+		EXPECT_EQ(tid_of[c], v->tid)
+			TH_LOG("VM of cycle %d (id %u): vCPU thread %d, not %d",
+			       c, v->id, v->tid, tid_of[c]);
+		EXPECT_EQ((long)churn_n(c), v->ioio)
+			TH_LOG("VM of cycle %d (id %u): %ld IOIO exits, its guest made %llu",
+			       c, v->id, v->ioio,
+			       (unsigned long long)churn_n(c));
+		EXPECT_EQ(1, v->hlt);
+		EXPECT_EQ(1, v->exited);
+	}
+	free(tid_of);
+}
+
+/*
+ * A vCPU thread that makes its first exits, waits, then finishes (or, if
+ * @just_exit, exits: its VM may be gone).
+ */
+struct holder {
+	struct vmlat_vm *vm;
+	unsigned int vcpu;
+	bool just_exit;
+	uint64_t n, io, hlt;
+	sem_t *ready, *go;
+	int ret;
+	char err[200];
+};
+
+#define HOLD_IO		2	/* exits before waiting */
+#define HOLDER_IO	40	/* in all */
+
+static void *holder_thread(void *arg)
+{
+	struct holder *h = arg;
+	int fd = vmlat_vm_vcpu_fd_n(h->vm, h->vcpu);
+	struct kvm_run *run = vmlat_vm_kvm_run_n(h->vm, h->vcpu);
+
+	h->ret = run_vcpu(fd, run, HOLD_IO, &h->io, &h->hlt, h->err,
+			  sizeof(h->err));
+	sem_post(h->ready);
+	sem_wait(h->go);
+	if (!h->ret && !h->just_exit)
+		h->ret = run_vcpu(fd, run, UINT64_MAX, &h->io, &h->hlt,
+				  h->err, sizeof(h->err));
+	return NULL;
+}
+
+/*
+ * Makes @nr_vms VMs of @nr_vcpus vCPUs, one thread per vCPU, VM after
+ * VM: each thread makes HOLD_IO exits and waits. Return: the threads.
+ */
+static struct holder *hold(struct __test_metadata *_metadata, int nr_vms,
+			   unsigned int nr_vcpus, sem_t *ready, sem_t *go,
+			   pthread_t *th)
+{
+	struct holder *h = calloc(nr_vms * nr_vcpus, sizeof(*h));
+	struct vmlat_guest_stats st;
+	pthread_attr_t attr;
+	struct vmlat_vm *vm;
+	unsigned int j;
+	int i, k = 0;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+	for (i = 0; i < nr_vms; i++) {
+		EXPECT_EQ(0, vmlat_vm_create_vcpus(&vm, nr_vcpus, rt_guest,
+						   HOLDER_IO, &st))
+			TH_LOG("VM %d: %s", i, st.error);
+		for (j = 0; j < nr_vcpus; j++, k++) {
+			h[k].vm = vm;
+			h[k].vcpu = j;
+			h[k].n = HOLDER_IO;
+			h[k].ready = ready;
+			h[k].go = go;
+			EXPECT_EQ(0, pthread_create(&th[k], &attr,
+						    holder_thread, &h[k]));
+			/* One at a time: VMs and vCPUs in a known order. */
+			sem_wait(ready);
+			EXPECT_EQ(0, h[k].ret) TH_LOG("%s", h[k].err);
+		}
+	}
+	return h;
+}
+
+static void release(struct __test_metadata *_metadata, struct holder *h,
+		    int nr, sem_t *go, pthread_t *th)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		sem_post(go);
+	for (i = 0; i < nr; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, h[i].ret) TH_LOG("thread %d: %s", i, h[i].err);
+		if (!h[i].just_exit)
+			EXPECT_EQ((uint64_t)HOLDER_IO, h[i].io);
+	}
+	for (i = 0; i < nr; i++)
+		if (!h[i].vcpu && !h[i].just_exit)
+			vmlat_vm_destroy(h[i].vm);
+	free(h);
+}
+
+#define NEW_AT_OLD_VMS	24
+
+/*
+ * A VM is destroyed while its vCPU thread lives on; the next VM, likely
+ * at the same address, is run by a new thread: it is a new VM.
+ */
+TEST_F_TIMEOUT(records, new_vm_while_old_threads_live, 300)
+{
+	pthread_t th[NEW_AT_OLD_VMS];
+	struct holder *h[NEW_AT_OLD_VMS];
+	const struct jvm *mine[MAX_VMS];
+	sem_t ready, go[NEW_AT_OLD_VMS];
+	struct jdoc d;
+	int i, n;
+
+	RETURN_IF_SETUP_SKIPPED();
+	sem_init(&ready, 0, 0);
+	for (i = 0; i < NEW_AT_OLD_VMS; i++) {
+		sem_init(&go[i], 0, 0);
+		h[i] = hold(_metadata, 1, 1, &ready, &go[i], &th[i]);
+		h[i]->just_exit = true;
+		vmlat_vm_destroy(h[i]->vm);
+	}
+	ASSERT_EQ(0, read_json(&d));
+	n = my_vms(&d, mine);
+	EXPECT_EQ(NEW_AT_OLD_VMS, n)
+		TH_LOG("%d VMs, each destroyed before the next, show as %d",
+		       NEW_AT_OLD_VMS, n);
+	for (i = 0; i < n && i < NEW_AT_OLD_VMS; i++) {
+		EXPECT_EQ(1, mine[i]->nr_vcpus)
+			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
+			       mine[i]->nr_vcpus);
+		EXPECT_EQ(HOLD_IO, mine[i]->ioio)
+			TH_LOG("VM id %u: %ld IOIO exits of %d", mine[i]->id,
+			       mine[i]->ioio, HOLD_IO);
+	}
+	EXPECT_EQ(1, d.stolen_keys_ok) TH_LOG("%s", d.why);
+	for (i = 0; i < NEW_AT_OLD_VMS; i++)
+		release(_metadata, h[i], 1, &go[i], &th[i]);
+	expect_nothing_live(_metadata, "after the threads ended");
+}
+
+#define EXTRA_VMS	4
+
+TEST_F_TIMEOUT(records, vm_cap, 900)
+{
+	const int nr = MAX_VMS + EXTRA_VMS;
+	const struct jvm *mine[MAX_VMS];
+	pthread_t th[MAX_VMS + EXTRA_VMS];
+	struct holder *h;
+	struct tables t;
+	sem_t ready, go;
+	struct jdoc d;
+	int i, n;
+
+	RETURN_IF_SETUP_SKIPPED();
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	h = hold(_metadata, nr, 1, &ready, &go, th);
+
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_EQ(MAX_VMS, t.vms_live);
+	EXPECT_EQ(MAX_VMS, t.vcpus_live);
+	EXPECT_EQ(nr, t.tasks) TH_LOG("%d vCPU threads, %ld task entries",
+				      nr, t.tasks);
+	EXPECT_EQ(EXTRA_VMS, t.tasks_untracked);
+	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(EXTRA_VMS, d.dropped_vms);
+	EXPECT_EQ(EXTRA_VMS, d.dropped_vcpus);
+
+	/* The dropped ones make their other exits: counted once still. */
+	release(_metadata, h, nr, &go, th);
+	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(EXTRA_VMS, d.dropped_vms)
+		TH_LOG("%d VMs dropped, counted %ld times", EXTRA_VMS,
+		       d.dropped_vms);
+	EXPECT_EQ(EXTRA_VMS, d.dropped_vcpus)
+		TH_LOG("%d vCPUs dropped, counted %ld times", EXTRA_VMS,
+		       d.dropped_vcpus);
+	n = my_vms(&d, mine);
+	EXPECT_EQ(MAX_VMS, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(1, mine[i]->nr_vcpus);
+		EXPECT_EQ(HOLDER_IO, mine[i]->ioio)
+			TH_LOG("VM id %u: %ld IOIO exits of %d", mine[i]->id,
+			       mine[i]->ioio, HOLDER_IO);
+	}
+	expect_nothing_live(_metadata, "after the VMs ended");
+}
+
+#define CAP_VMS		8
+#define CAP_VCPUS	(MAX_VCPUS / CAP_VMS)
+
+TEST_F_TIMEOUT(records, vcpu_cap, 1200)
+{
+	const int nr = CAP_VMS * CAP_VCPUS;
+	pthread_t *th = calloc(nr + 1, sizeof(*th));
+	const struct jvm *mine[MAX_VMS];
+	struct holder *h, *extra;
+	sem_t ready, go, go_extra;
+	struct tables t;
+	struct jdoc d;
+	int i, n;
+
+	RETURN_IF_SETUP_SKIPPED();
+	ASSERT_NE(NULL, th);
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	sem_init(&go_extra, 0, 0);
+	h = hold(_metadata, CAP_VMS, CAP_VCPUS, &ready, &go, th);
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_EQ(CAP_VMS, t.vms_live);
+	EXPECT_EQ(MAX_VCPUS, t.vcpus_live);
+
+	/* One VM more: no vCPU slot for it, so no VM record either. */
+	extra = hold(_metadata, 1, 1, &ready, &go_extra, th + nr);
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_EQ(CAP_VMS, t.vms_live)
+		TH_LOG("a VM whose vCPU was dropped has a VM record");
+	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(0, d.dropped_vms);
+	EXPECT_EQ(1, d.dropped_vcpus);
+	n = my_vms(&d, mine);
+	EXPECT_EQ(CAP_VMS, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(CAP_VCPUS, mine[i]->nr_vcpus)
+			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
+			       mine[i]->nr_vcpus);
+
+	release(_metadata, extra, 1, &go_extra, th + nr);
+	release(_metadata, h, nr, &go, th);
+	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(1, d.dropped_vcpus);
+	expect_nothing_live(_metadata, "after the VMs ended");
+	free(th);
+}
+
+TEST_HARNESS_MAIN
