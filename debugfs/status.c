@@ -3,9 +3,10 @@
  * /sys/kernel/debug/vmlat/: what vmlat shows to users.
  *
  * status: one row per hook: whether it is attached, how often its probe
- * ran, and its confirmed prototype or why it is detached. The format is
- * documented in Documentation/vmlat.rst; tests parse it, so columns only
- * ever get added at the end.
+ * ran, and its confirmed prototype or why it is detached; then, as a '#'
+ * line of name-value pairs, how the kernel traces kvm_exit and what did
+ * not come in order. The format is documented in Documentation/vmlat.rst;
+ * tests parse it, so columns only ever get added at the end.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,6 +15,8 @@
 #include <linux/utsname.h>
 
 #include "debugfs.h"
+#include "exit_late.h"
+#include "view.h"
 #include "vmlat.h"
 
 static struct dentry *vmlat_debugfs_dir;
@@ -21,6 +24,7 @@ static struct dentry *vmlat_debugfs_dir;
 static int status_show(struct seq_file *m, void *unused)
 {
 	struct vmlat_hook_state st;
+	struct vmlat_view_order o;
 	char hook[48];
 	int id;
 
@@ -34,6 +38,11 @@ static int status_show(struct seq_file *m, void *unused)
 			   st.attached ? "attached" : "detached", st.hits,
 			   st.detail);
 	}
+	vmlat_view_order_sum(&o);
+	seq_printf(m, "# exit_trace %s unexpected %llu late_exits %llu late_switched %llu late_ns %llu exit_time_unread %llu\n",
+		   vmlat_exit_trace_names[vmlat_exit_trace_mode()],
+		   o.unexpected, o.late_exits, o.late_switched, o.late_ns,
+		   vmlat_exit_time_unread());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

@@ -188,9 +188,10 @@ def t_spin_next_to_hog():
            m["late_on_cpu"] // max(1, m["trips_irq"] + m["trips_switch"]),
            m["late_max"]))
     print("# vmlat: guest %d ns, kernel %d ns, preempted %d ns, exits %d, "
-          "unexpected %s, exit_late %s" %
+          "unexpected %s, late exits %s (switched %s, %s ns)" %
           (c["guest_ns"], c["kernel_ns"], c["preempted_ns"], c["exits"],
-           c.get("unexpected"), c.get("exit_late")))
+           c.get("unexpected"), c.get("late_exits"),
+           c.get("late_switched"), c.get("late_ns")))
 
     slack = m["late_on_cpu"] // 2 + m["trips"] * RES_NS
     tap(c["guest_ns"] <= m["guest_bound"] + slack,
@@ -199,10 +200,9 @@ def t_spin_next_to_hog():
         (c["guest_ns"], m["guest_bound"], slack, m["late_on_cpu"]))
     tap(c.get("unexpected") == 0, "exit_time.no_unexpected_events",
         "vmlat unexpected %s" % c.get("unexpected"))
-    late = c.get("exit_late", {})
-    tap(abs(late.get("switched", -9) - m["trips_switch"]) <= 1,
+    tap(abs(c.get("late_switched", -9) - m["trips_switch"]) <= 1,
         "exit_time.switched_before_kvm_exit_counted",
-        "vmlat %s ftrace %d" % (late.get("switched"), m["trips_switch"]))
+        "vmlat %s ftrace %d" % (c.get("late_switched"), m["trips_switch"]))
     st = status_fields(status)
     tap(st.get("exit_trace") == ("late" if late_trace else "prompt"),
         "exit_time.status_says_how_exits_are_traced",
