@@ -31,9 +31,21 @@ DEFINE_STATIC_KEY_FALSE(vmlat_exit_trace_late);
 static atomic_t vmlat_exit_trace = ATOMIC_INIT(VMLAT_EXIT_TRACE_UNKNOWN);
 static atomic64_t vmlat_exit_unread = ATOMIC64_INIT(0);
 
-/* TSC cycles to ns (clocks_calc_mult_shift()); mult 0: no usable TSC. */
+/* TSC cycles to ns (clocks_calc_mult_shift()); mult 0: no TSC rate. */
 static u32 vmlat_tsc_mult, vmlat_tsc_shift;
 static u64 vmlat_tsc_max;
+
+/*
+ * Whether a TSC interval can be taken into vmlat's clock: the TSC ticks
+ * at the rate it was calibrated at, as it does where it is constant by
+ * design, or where the kernel still trusts it as a clocksource (without a
+ * constant TSC, a change of CPU frequency marks it unstable).
+ */
+static bool vmlat_tsc_usable(void)
+{
+	return vmlat_tsc_mult && (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
+				  !check_tsc_unstable());
+}
 
 /* Static keys change under a mutex: not from the probe. */
 static void vmlat_exit_trace_work_fn(struct work_struct *work)
@@ -41,8 +53,8 @@ static void vmlat_exit_trace_work_fn(struct work_struct *work)
 	if (atomic_read(&vmlat_exit_trace) == VMLAT_EXIT_TRACE_LATE) {
 		static_branch_enable(&vmlat_exit_trace_late);
 		pr_info("kvm_exit comes after the host handled the exit's interrupts: guest time ends at the exit's TSC%s\n",
-			vmlat_tsc_mult ? "" :
-			" (no constant TSC: at a switch-out before kvm_exit only)");
+			vmlat_tsc_usable() ? "" :
+			" (no usable TSC: at a switch-out before kvm_exit only)");
 	}
 	static_branch_disable(&vmlat_exit_trace_unknown);
 }
@@ -77,9 +89,9 @@ void vmlat_exit_trace_learn(bool irqs_off)
  * @now_ns:	vmlat_now_ns() of the caller, just before
  *
  * The host TSC KVM recorded right after the exit, taken back from the
- * TSC now into vmlat's clock. A reading that is not one (scaled TSC, no
- * constant TSC, or a time outside [@since_ns, @now_ns]) is counted in
- * vmlat_exit_time_unread().
+ * TSC now into vmlat's clock. A reading that is not one (scaled TSC, a
+ * TSC of unknown rate, or a time outside [@since_ns, @now_ns]) is counted
+ * in vmlat_exit_time_unread().
  *
  * Context: kvm_exit or sched_switch tracepoint of @vcpu's thread, after a
  * VM exit and before its kvm_exit.
@@ -89,7 +101,7 @@ u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
 {
 	u64 exit_tsc, d, ns;
 
-	if (!vmlat_tsc_mult || vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
+	if (!vmlat_tsc_usable() || vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
 		goto unread;
 	d = rdtsc() - exit_tsc;
 	if (d > vmlat_tsc_max)	/* negative too: after now */
@@ -127,7 +139,7 @@ u64 vmlat_exit_time_unread(void)
 /* Context: process context, before any probe is attached. */
 int vmlat_exit_late_init(void)
 {
-	if (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) && tsc_khz) {
+	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz) {
 		clocks_calc_mult_shift(&vmlat_tsc_mult, &vmlat_tsc_shift,
 				       tsc_khz, NSEC_PER_MSEC,
 				       VMLAT_EXIT_LATE_MAX_S);
