@@ -10,7 +10,12 @@ kvm_exit comes first, with interrupts off.
 
 The workload is ./scenario spin: a guest that computes (its exits are the
 host's interrupts, plus an I/O exit now and then) next to a CPU hog on the
-same CPU, which preempts the vCPU where the tick lets it. ftrace records,
+same CPU, which preempts the vCPU where the tick lets it. It runs twice:
+in the preemption mode the kernel booted with (Debian: voluntary, which
+reschedules the vCPU only after its kvm_exit), and with full preemption
+(/sys/kernel/debug/sched/preempt), where preempt_enable() in
+vcpu_enter_guest() switches the vCPU out before its kvm_exit on 6.1 SVM.
+ftrace records,
 on the "mono" clock vmlat reads, the vCPU's kvm_entry/kvm_exit, the
 context switches and every host interrupt entry (irq_vectors:*_entry,
 irq:irq_handler_entry). Between a kvm_entry and its kvm_exit, a host
@@ -140,7 +145,34 @@ def status_fields(text):
     return {}
 
 
+PREEMPT = "/sys/kernel/debug/sched/preempt"
+
+
+def preempt_mode():
+    """The current mode of PREEMPT_DYNAMIC ("(voluntary)" is marked)."""
+    for w in rd(PREEMPT).split():
+        if w.startswith("("):
+            return w.strip("()")
+    return None
+
+
 def t_spin_next_to_hog():
+    spin("exit_time")
+
+
+def t_spin_full_preemption():
+    if not os.path.exists(PREEMPT):
+        raise SkipTest("no %s (PREEMPT_DYNAMIC)" % PREEMPT)
+    old = preempt_mode()
+    wr(PREEMPT, "full")
+    try:
+        spin("exit_time_full", full=True)
+    finally:
+        if old:
+            wr(PREEMPT, old)
+
+
+def spin(tag, full=False):
     events = BASE_EVENTS + irq_events()
     with tracing_instance(INST, events, 16384):
         wr(INST + "/trace", "")
@@ -161,10 +193,10 @@ def t_spin_next_to_hog():
         check_no_lost_events(INST)
         trace = rd(INST + "/trace")
     if KEEP:
-        wr(os.path.join(KEEP, "exit_time_trace.txt"), trace)
-        wr(os.path.join(KEEP, "exit_time_vmlat.json"),
+        wr(os.path.join(KEEP, tag + "_trace.txt"), trace)
+        wr(os.path.join(KEEP, tag + "_vmlat.json"),
            json.dumps(vm_json, indent=1))
-        wr(os.path.join(KEEP, "exit_time_status.txt"), status)
+        wr(os.path.join(KEEP, tag + "_status.txt"), status)
 
     tid = None
     for line in p.stdout.splitlines():
@@ -173,7 +205,7 @@ def t_spin_next_to_hog():
             tid = int(f["vcpu_tid"])
     c = vmlat_vcpu(vm_json, tid) if tid else None
     if c is None:
-        tap(False, "exit_time.vcpu_known", "tid %s not in vmlat's json" %
+        tap(False, tag + ".vcpu_known", "tid %s not in vmlat's json" %
             tid)
         return
     m = measure(trace, tid)
@@ -195,23 +227,30 @@ def t_spin_next_to_hog():
 
     slack = m["late_on_cpu"] // 2 + m["trips"] * RES_NS
     tap(c["guest_ns"] <= m["guest_bound"] + slack,
-        "exit_time.guest_time_ends_at_the_exit",
+        tag + ".guest_time_ends_at_the_exit",
         "vmlat guest %d ns, ftrace bound %d + slack %d (late on CPU %d)" %
         (c["guest_ns"], m["guest_bound"], slack, m["late_on_cpu"]))
-    tap(c.get("unexpected") == 0, "exit_time.no_unexpected_events",
+    tap(c.get("unexpected") == 0, tag + ".no_unexpected_events",
         "vmlat unexpected %s" % c.get("unexpected"))
     tap(abs(c.get("late_switched", -9) - m["trips_switch"]) <= 1,
-        "exit_time.switched_before_kvm_exit_counted",
+        tag + ".switched_before_kvm_exit_counted",
         "vmlat %s ftrace %d" % (c.get("late_switched"), m["trips_switch"]))
+    if full:
+        # Full preemption reschedules at preempt_enable(), before a late
+        # kvm_exit: the switch-outs this run is for must have happened.
+        tap(not late_trace or m["trips_switch"] > 0,
+            tag + ".preempted_before_kvm_exit",
+            "ftrace: %d trips with a host interrupt, %d switched out" %
+            (m["trips_irq"], m["trips_switch"]))
     st = status_fields(status)
     tap(st.get("exit_trace") == ("late" if late_trace else "prompt"),
-        "exit_time.status_says_how_exits_are_traced",
+        tag + ".status_says_how_exits_are_traced",
         "status %s, ftrace: %d trips with a host interrupt inside" %
         (st or "has no exit_trace line", m["trips_irq"]))
     tap(st.get("unexpected") is not None and
         int(st["unexpected"]) >= (c.get("unexpected") or 0),
-        "exit_time.status_shows_unexpected", str(st))
+        tag + ".status_shows_unexpected", str(st))
 
 
 if __name__ == "__main__":
-    main([t_spin_next_to_hog])
+    main([t_spin_next_to_hog, t_spin_full_preemption])
