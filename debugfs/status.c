@@ -3,10 +3,11 @@
  * /sys/kernel/debug/vmlat/: what vmlat shows to users.
  *
  * status: one row per hook: whether it is attached, how often its probe
- * ran, and its confirmed prototype or why it is detached; then a comment
- * line of how full the bounded tables are. The format is documented in
- * Documentation/vmlat.rst; tests parse it, so columns and names only ever
- * get added at the end.
+ * ran, and its confirmed prototype or why it is detached; then '#' lines
+ * of name-value pairs: how full the bounded tables are, how the kernel
+ * traces kvm_exit and what did not come in order. The format is
+ * documented in Documentation/vmlat.rst; tests parse it, so columns and
+ * names only ever get added at the end.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +16,7 @@
 #include <linux/utsname.h>
 
 #include "debugfs.h"
+#include "exit_late.h"
 #include "view.h"
 #include "vmlat.h"
 
@@ -24,6 +26,7 @@ static int status_show(struct seq_file *m, void *unused)
 {
 	struct vmlat_view_tables t;
 	struct vmlat_hook_state st;
+	struct vmlat_view_order o;
 	char hook[48];
 	int id;
 
@@ -42,6 +45,11 @@ static int status_show(struct seq_file *m, void *unused)
 		   t.vms_live, t.vms_exited, t.vms_max, t.vcpus_live,
 		   t.vcpus_exited, t.vcpus_max, t.tasks, t.tasks_untracked,
 		   t.tasks_max, t.probe_max);
+	vmlat_view_order_sum(&o);
+	seq_printf(m, "# exit_trace %s unexpected %llu late_exits %llu late_switched %llu late_ns %llu exit_time_unread %llu\n",
+		   vmlat_exit_trace_names[vmlat_exit_trace_mode()],
+		   o.unexpected, o.late_exits, o.late_switched, o.late_ns,
+		   vmlat_exit_time_unread());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

@@ -175,6 +175,14 @@ static const struct vmlat_col sync_count_cols[] = {
 	VMLAT_COL(struct vmlat_view_sync, exit_ns),
 };
 
+/* Per vCPU in the JSON: events out of order, exits seen late. */
+static const struct vmlat_col order_cols[] = {
+	VMLAT_COL(struct vmlat_view_order, unexpected),
+	VMLAT_COL(struct vmlat_view_order, late_exits),
+	VMLAT_COL(struct vmlat_view_order, late_switched),
+	VMLAT_COL(struct vmlat_view_order, late_ns),
+};
+
 struct preemptor_row {
 	u64 stolen_ns;
 	u64 slices;
@@ -786,6 +794,7 @@ static void json_vm(struct seq_file *m, const struct vmlat_vm *vm, u64 now,
 			   b->vcpu.live ? vmlat_state_names[b->vcpu.state] :
 			   "exited");
 		vmlat_cols_json(m, COLS(state_cols), &b->vcpu.st);
+		vmlat_cols_json(m, COLS(order_cols), &b->vcpu.order);
 		seq_putc(m, '}');
 		first = false;
 	}

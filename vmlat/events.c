@@ -16,6 +16,7 @@
 
 #include "charge.h"
 #include "events.h"
+#include "exit_late.h"
 #include "kvm_x86.h"
 #include "records.h"
 #include "report.h"
@@ -292,6 +293,71 @@ static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
 }
 
 /*
+ * The kvm_exit of @vc where exits are traced late (exit_late.h): the
+ * guest time ends at the exit, read from the TSC, unless a switch-out
+ * already ended it. Lock-free as vmlat_owner_event(), whose reasons hold:
+ * the vCPU is on CPU (in guest or, since that switch-out, in kernel),
+ * and interrupts, on here, bring only wake-ups of a running task, which
+ * write nothing.
+ *
+ * Context: @vc's thread, preemption off.
+ * Return: when the exit began.
+ */
+static noinline u64 vmlat_late_exit_event(struct vmlat_vcpu *vc,
+					  struct kvm_vcpu *vcpu, bool hlt,
+					  u64 now, unsigned int nin, int nslot)
+{
+	struct vmlat_nested_done *nd = &vc->nested_done;
+	u8 state = READ_ONCE(vc->acct.state);
+	struct vmlat_done done;
+	u64 exit_ns = 0;
+	bool count_nd;
+
+	if (state != VMLAT_GUEST && state != VMLAT_KERNEL) {
+		vmlat_vcpu_event(vc, VMLAT_EV_EXIT, hlt, now, NULL, nin, nslot);
+		return now;
+	}
+	if (state == VMLAT_GUEST)
+		exit_ns = vmlat_exit_time_ns(vcpu, vc->acct.since_ns, now);
+	raw_write_seqcount_begin(&vc->seq);
+	vmlat_vcpu_catch_up(vc);
+	if (exit_ns)
+		vmlat_acct_left_guest(&vc->acct, exit_ns, false);
+	if (vc->acct.exit_pending)
+		exit_ns = vc->acct.left_ns;
+	vmlat_acct_event(&vc->acct, VMLAT_EV_EXIT, hlt, now, &done);
+	count_nd = vmlat_nested_event(&vc->acct, VMLAT_EV_EXIT, hlt, nin,
+				      nslot, now, nd);
+	raw_write_seqcount_end(&vc->seq);
+	if (unlikely(count_nd))
+		vmlat_nested_done(vc, nd);
+	return exit_ns ?: now;
+}
+
+/*
+ * @vc's thread is switched out while vmlat has it in guest mode: where
+ * exits are traced late, it left the guest before (at the exit, read from
+ * the TSC, or at the latest now) and its kvm_exit is still to come.
+ *
+ * Context: sched_switch of @vc's thread, on its CPU.
+ */
+static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
+{
+	unsigned long flags;
+	u64 exit_ns;
+
+	/* The thread is in KVM_RUN (in guest mode): its vCPU is alive. */
+	exit_ns = vmlat_exit_time_ns(vc->kvm_vcpu, READ_ONCE(vc->acct.since_ns),
+				     now);
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	raw_write_seqcount_begin(&vc->seq);
+	vmlat_vcpu_catch_up(vc);
+	vmlat_acct_left_guest(&vc->acct, exit_ns ?: now, true);
+	raw_write_seqcount_end(&vc->seq);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+}
+
+/*
  * Apply @fn to the nested state of the current thread's @vc, as
  * vmlat_owner_event() writes: without the lock while it is on CPU.
  */
@@ -340,11 +406,12 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
  */
 void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 {
-	u64 now = vmlat_now_ns(), code;
+	u64 now = vmlat_now_ns(), code, exit_ns = now;
 	struct vmlat_vcpu *vc, *created;
 	bool hlt = false, decoded;
 	int slot = VMLAT_SLOT_UNDECODED;
 
+	vmlat_exit_trace_check();
 	vc = vmlat_vcpu_get(vcpu, VMLAT_EV_EXIT, now);
 	/* NULL: just created at this exit (or not tracked) */
 	created = vc ? NULL : vmlat_vcpu_current();
@@ -363,7 +430,12 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 			(vmlat_kvm_in_l2(vcpu) ? VMLAT_NIN_L2 : 0) |
 			(vmlat_exit_slot_is_vmenter(slot) ? VMLAT_NIN_VMENTER : 0);
 
-		vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now, nin, slot);
+		if (vmlat_exit_traced_late())
+			exit_ns = vmlat_late_exit_event(vc, vcpu, hlt, now, nin,
+							slot);
+		else
+			vmlat_owner_event(vc, VMLAT_EV_EXIT, hlt, now, nin,
+					  slot);
 	} else {
 		vc = created;
 		raw_write_seqcount_begin(&vc->seq);
@@ -374,7 +446,7 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	/* Only this thread reads them, at its next kvm_entry. */
 	vc->exit_isa = decoded ? isa : 0;
 	vc->exit_reason = decoded ? (u32)code : 0;
-	vc->exit_ns = now;
+	vc->exit_ns = exit_ns;
 	if (slot >= 0)
 		atomic64_inc(&vc->vm->exit_count[slot]);
 	else
@@ -511,10 +583,14 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 	/* As __schedule(): a preempted task stays on the runqueue. */
 	runnable = preempt || prev_state == TASK_RUNNING;
 
-	if (pv)
+	if (pv) {
+		if (vmlat_exit_traced_late() &&
+		    READ_ONCE(pv->acct.state) == VMLAT_GUEST)
+			vmlat_switched_in_guest(pv, now);
 		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
 				 VMLAT_EV_OUT_SLEEP, false, now, NULL, 0,
 				 VMLAT_SLOT_UNDECODED);
+	}
 
 	/* Before next leaves the victim list: it is charged too. */
 	vmlat_charge_switch(prev, pv, runnable, now);

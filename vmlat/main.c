@@ -17,6 +17,7 @@
 
 #include "charge.h"
 #include "debugfs.h"
+#include "exit_late.h"
 #include "records.h"
 #include "report.h"
 #include "vmlat.h"
@@ -24,9 +25,9 @@
 /*
  * The parts, in the order they start; they stop in the reverse order.
  * Every probe calls into the tables, so they come before the hooks and
- * are freed only once no probe can run; the reports' deferred work is
- * waited for once the hooks are gone; debugfs readers come last and go
- * first.
+ * are freed only once no probe can run; the reports' and exit_late's
+ * deferred work is waited for once the hooks are gone; debugfs readers
+ * come last and go first.
  */
 static const struct vmlat_part {
 	const char *name;
@@ -35,6 +36,7 @@ static const struct vmlat_part {
 } vmlat_parts[] = {
 	{ "records",	vmlat_records_init,	vmlat_records_exit },
 	{ "charge",	vmlat_charge_init,	NULL },
+	{ "exit_late",	vmlat_exit_late_init,	vmlat_exit_late_exit },
 	{ "reports",	NULL,			vmlat_report_exit },
 	{ "hooks",	vmlat_hooks_init,	vmlat_hooks_exit },
 	{ "debugfs",	vmlat_debugfs_init,	vmlat_debugfs_exit },

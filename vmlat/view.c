@@ -107,6 +107,10 @@ bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
 	vmlat_vcpu_read_acct(vc, &a);
 	v->state = a.state;
 	v->st.exits = a.exits;
+	v->order.unexpected = a.unexpected;
+	v->order.late_exits = a.late_exits;
+	v->order.late_switched = a.late_switched;
+	v->order.late_ns = a.late_ns;
 	vmlat_acct_snapshot(&a, now, v->st.time_ns, &v->st.observed_ns);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	v->nested = a.nested;
@@ -313,4 +317,25 @@ void vmlat_reset(void)
 {
 	vmlat_records_reset();
 	vmlat_report_reset();
+}
+
+/**
+ * vmlat_view_order_sum() - events out of order and late exits, all vCPUs
+ * @sum:	the sums
+ */
+void vmlat_view_order_sum(struct vmlat_view_order *sum)
+{
+	struct vmlat_view_vcpu v;
+	u64 now = vmlat_now_ns();
+	unsigned int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+		if (!vmlat_view_vcpu(i, now, &v))
+			continue;
+		sum->unexpected += v.order.unexpected;
+		sum->late_exits += v.order.late_exits;
+		sum->late_switched += v.order.late_switched;
+		sum->late_ns += v.order.late_ns;
+	}
 }

@@ -51,6 +51,21 @@ struct vmlat_view_states {
 };
 
 /**
+ * struct vmlat_view_order - events out of order, and exits seen before
+ * their kvm_exit (kernels that trace kvm_exit late: exit_late.h)
+ * @unexpected:	events that made no sense in the state they came in
+ * @late_exits:	exits whose guest time ended before their kvm_exit
+ * @late_switched: of these, exits switched out before their kvm_exit
+ * @late_ns:	time from those exits to their kvm_exit
+ */
+struct vmlat_view_order {
+	u64 unexpected;
+	u64 late_exits;
+	u64 late_switched;
+	u64 late_ns;
+};
+
+/**
  * struct vmlat_view_vcpu - a consistent copy of one vCPU
  * @vm:		its VM
  * @vm_pid:	its VM's pid
@@ -59,6 +74,7 @@ struct vmlat_view_states {
  * @live:	its thread has not exited
  * @state:	enum vmlat_state
  * @st:		its state times
+ * @order:	its events out of order and late exits
  * @nested:	its nested accounting, current interval included
  */
 struct vmlat_view_vcpu {
@@ -69,6 +85,7 @@ struct vmlat_view_vcpu {
 	bool live;
 	u8 state;
 	struct vmlat_view_states st;
+	struct vmlat_view_order order;
 	struct vmlat_nested nested;
 };
 
@@ -189,6 +206,7 @@ u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 			 const struct vmlat_vm *by);
 void vmlat_view_dropped(struct vmlat_view_dropped *d);
 void vmlat_view_tables(struct vmlat_view_tables *t);
+void vmlat_view_order_sum(struct vmlat_view_order *sum);
 
 void vmlat_reset(void);
 

@@ -20,6 +20,11 @@
  *                                      bytes) as the name of both the VM
  *                                      process and the hog, for the
  *                                      escaping of task names
+ *   scenario [-c CPU] spin SECONDS     a guest that computes, with one port-I/O
+ *                                      exit now and then (to check the
+ *                                      clock), and a hog on CPU: its other
+ *                                      exits are the host's interrupts,
+ *                                      and the hog preempts it there
  *   scenario [-c CPU] burst SECONDS    a VM doing port-I/O exits on CPU and,
  *                                      a third into the run, one burst of a
  *                                      SCHED_FIFO hog ("vmlat-burst")
@@ -104,6 +109,21 @@ static void guest_io_loop(void)
 {
 	for (;;)
 		GUEST_OUTB(SCENARIO_PORT_IO);
+}
+
+/*
+ * Compute, with a port-I/O exit every @n iterations (the host checks its
+ * deadline there): the guest's other exits are the host's interrupts.
+ */
+static void guest_spin_loop(uint32_t n)
+{
+	uint32_t i;
+
+	for (;;) {
+		for (i = 0; i < n; i++)
+			__asm__ __volatile__("" : : : "memory");
+		GUEST_OUTB(SCENARIO_PORT_IO);
+	}
 }
 
 /* HLT forever: every KVM_RUN ends in KVM_EXIT_HLT. */
@@ -472,6 +492,22 @@ static int scenario_hog(int cpu, uint64_t ms)
 	return with_hog(&job);
 }
 
+/* Iterations of guest_spin_loop() between two I/O exits: ~10 ms (TCG). */
+#define SCENARIO_SPIN_ITERS	(1U << 20)
+
+static int scenario_spin(int cpu, uint64_t ms)
+{
+	struct vcpu_job job = {
+		.vm_comm = "vm-spin",
+		.guest = guest_spin_loop,
+		.arg = SCENARIO_SPIN_ITERS,
+		.cpu = cpu,
+		.deadline_ms = vmlat_now_ms() + ms,
+	};
+
+	return with_hog(&job);
+}
+
 static int scenario_wait(int cpu, uint64_t ms)
 {
 	struct vcpu_job job = {
@@ -645,7 +681,7 @@ static int scenario_exits(int cpu, uint32_t n)
 static int usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-c CPU] hog|two-vms|wait|idle|burst SECONDS\n"
+		"usage: %s [-c CPU] hog|spin|two-vms|wait|idle|burst SECONDS\n"
 		"       %s [-c CPU] exits N\n"
 		"       %s [-c CPU] -n NAME hog SECONDS\n", prog, prog, prog);
 	return 2;
@@ -689,6 +725,8 @@ int main(int argc, char **argv)
 
 	if (!strcmp(scenario_name, "hog"))
 		ret = scenario_hog(cpu, ms);
+	else if (!strcmp(scenario_name, "spin"))
+		ret = scenario_spin(cpu, ms);
 	else if (!strcmp(scenario_name, "two-vms"))
 		ret = scenario_two_vms(cpu, ms);
 	else if (!strcmp(scenario_name, "wait"))

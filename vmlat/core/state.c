@@ -7,6 +7,9 @@
  * somewhere else, or an event it could not see) is counted as unexpected
  * and the machine resyncs to where the event says the vCPU is: the state
  * times stay a partition of the observed time whatever comes in.
+ *
+ * One exception to the table: a kvm_exit in kernel is expected when the
+ * guest was seen to leave before it (vmlat_acct_left_guest()).
  */
 #include "state.h"
 
@@ -104,6 +107,9 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 	 */
 	if (a->ended || t == T_STAY)
 		return;
+	/* The kvm_exit of an exit seen earlier: it brings the reason. */
+	if (ev == VMLAT_EV_EXIT && a->exit_pending && old == VMLAT_KERNEL)
+		t = VMLAT_KERNEL;
 	if (t & T_BAD)
 		a->unexpected++;
 
@@ -132,12 +138,23 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 	switch (ev) {
 	case VMLAT_EV_EXIT:
 		a->exits++;
-		a->exit_host_ns = 0;
+		/* Its handling began when the guest left. */
+		if (a->exit_pending && !(t & T_BAD)) {
+			a->late_exits++;
+			a->late_ns += vmlat_span(a->left_ns, a->since_ns);
+		} else {
+			a->exit_host_ns = 0;
+		}
+		a->exit_pending = false;
 		a->halted = hlt;
 		a->in_user = false;
 		break;
 	case VMLAT_EV_ENTRY:
-		if (old == VMLAT_KERNEL || old == VMLAT_USER) {
+		/* An exit without its kvm_exit: no reason, not counted. */
+		if (a->exit_pending) {
+			a->exit_pending = false;
+			a->unexpected++;
+		} else if (old == VMLAT_KERNEL || old == VMLAT_USER) {
 			done->kind = VMLAT_DONE_EXIT;
 			done->ns = a->exit_host_ns;
 		}
@@ -186,6 +203,43 @@ bool vmlat_acct_event_is_noop(const struct vmlat_vcpu_acct *a,
 }
 
 /**
+ * vmlat_acct_left_guest() - the guest left before its kvm_exit came
+ * @a:		the vCPU's accounting
+ * @exit_ns:	when it left; not before the guest time began (the time of
+ *		its kvm_entry, or of the last event), nor after now
+ * @switched:	what showed it is the thread's switch-out (a preemption
+ *		between the exit and its kvm_exit), not the kvm_exit itself
+ *
+ * For kernels that trace kvm_exit after the host took the exit's
+ * interrupt: the guest time ends at @exit_ns, and the vCPU is in kernel,
+ * handling the exit, from then on. Its kvm_exit, when it comes, counts the
+ * exit and its reason without starting the handling time again.
+ *
+ * Return: true if @a was in guest; false, having changed nothing, if not
+ * (or if its thread ended).
+ */
+bool vmlat_acct_left_guest(struct vmlat_vcpu_acct *a, u64 exit_ns,
+			   bool switched)
+{
+	u64 d;
+
+	if (a->ended || a->state != VMLAT_GUEST)
+		return false;
+	d = vmlat_span(a->since_ns, exit_ns);
+	a->time_ns[VMLAT_GUEST] += d;
+	a->since_ns += d;
+	a->exit_host_ns = 0;
+	a->left_ns = a->since_ns;
+	a->exit_pending = true;
+	a->in_user = false;
+	a->late_switched += switched;
+	a->enters[VMLAT_KERNEL]++;
+	a->state = VMLAT_KERNEL;
+	a->entered_ns = a->since_ns;
+	return true;
+}
+
+/**
  * vmlat_acct_reset() - count the times from @at_ns on
  * @a:		the vCPU's accounting
  * @gen:	the reset's generation, recorded in @a
@@ -203,10 +257,16 @@ void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns)
 			a->exit_host_ns += at_ns - a->since_ns;
 		a->since_ns = at_ns;
 	}
+	/* A pending exit's lateness counts from the reset on, as all else. */
+	if (a->exit_pending && a->left_ns < a->since_ns)
+		a->left_ns = a->since_ns;
 	memset(a->time_ns, 0, sizeof(a->time_ns));
 	memset(a->enters, 0, sizeof(a->enters));
 	a->exits = 0;
 	a->unexpected = 0;
+	a->late_exits = 0;
+	a->late_switched = 0;
+	a->late_ns = 0;
 	vmlat_nested_reset(&a->nested);
 	a->first_ns = a->since_ns;
 	a->reset_gen = gen;

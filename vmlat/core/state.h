@@ -17,6 +17,11 @@
  *
  * Every nanosecond between a vCPU's first event and now is in exactly one
  * state, so the state times add up to the observed time.
+ *
+ * Where KVM traces kvm_exit late (6.1 SVM: after the host took the exit's
+ * interrupt and could preempt the vCPU), the glue ends the guest time at
+ * the exit itself with vmlat_acct_left_guest(): the vCPU is then in kernel
+ * with its kvm_exit pending, which brings the exit's reason.
  */
 #ifndef _VMLAT_STATE_H
 #define _VMLAT_STATE_H
@@ -69,13 +74,23 @@ struct vmlat_done {
  * @exits:	number of kvm_exit events
  * @unexpected:	events that made no sense in the state they came in
  *		(e.g. vmlat attached mid-flight); counted, then resynced
- * @exit_host_ns: on-CPU host time since the last kvm_exit (exit handling)
+ * @late_exits:	exits whose guest time ended before their kvm_exit
+ *		(vmlat_acct_left_guest())
+ * @late_switched: of these, the exits whose thread was switched out before
+ *		their kvm_exit
+ * @late_ns:	the time from those exits to their kvm_exit, moved from
+ *		guest to the host's states
+ * @exit_host_ns: on-CPU host time since the last kvm_exit (exit handling),
+ *		or since the exit whose kvm_exit is pending
+ * @left_ns:	when the guest left, while its kvm_exit is pending
  * @woken_ns:	the last wake-up that ended an idle or blocked sleep
  * @nested:	L1/L2 accounting, fed by the vCPU's thread (nested.h)
  * @reset_gen:	the reset the times count from (vmlat_acct_reset())
  * @state:	current state (enum vmlat_state)
  * @in_user:	when on CPU, runs in the VMM (after kvm_userspace_exit)
  * @halted:	the last exit was a HLT, and no kvm_entry since
+ * @exit_pending: the guest left (vmlat_acct_left_guest()); its kvm_exit
+ *		is to come
  * @ended:	the thread exited: the clock stopped at @since_ns
  */
 struct vmlat_vcpu_acct {
@@ -86,13 +101,18 @@ struct vmlat_vcpu_acct {
 	u64 enters[VMLAT_NR_STATES];
 	u64 exits;
 	u64 unexpected;
+	u64 late_exits;
+	u64 late_switched;
+	u64 late_ns;
 	u64 exit_host_ns;
+	u64 left_ns;
 	u64 woken_ns;
 	struct vmlat_nested nested;
 	u32 reset_gen;
 	u8 state;
 	bool in_user;
 	bool halted;
+	bool exit_pending;
 	bool ended;
 };
 
@@ -104,6 +124,8 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 		      bool hlt, u64 now_ns, struct vmlat_done *done);
 bool vmlat_acct_event_is_noop(const struct vmlat_vcpu_acct *a,
 			      enum vmlat_event ev);
+bool vmlat_acct_left_guest(struct vmlat_vcpu_acct *a, u64 exit_ns,
+			   bool switched);
 void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns);
 void vmlat_acct_end(struct vmlat_vcpu_acct *a, u64 now_ns);
 void vmlat_acct_snapshot(const struct vmlat_vcpu_acct *a, u64 now_ns,
@@ -124,7 +146,8 @@ void vmlat_acct_snapshot(const struct vmlat_vcpu_acct *a, u64 now_ns,
  * runs three times per VM exit.
  *
  * Return: true if it accounted @ev; false, having changed nothing, for
- * anything else (another event or state, or the thread ended): then
+ * anything else (another event or state, an exit pending, or the thread
+ * ended): then
  * vmlat_acct_event() is the one to call.
  */
 static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
@@ -153,7 +176,8 @@ static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
 	default:
 		return false;
 	}
-	if (a->ended)
+	/* An exit seen before its kvm_exit is the table's to finish. */
+	if (a->ended || a->exit_pending)
 		return false;
 
 	d = vmlat_span(a->since_ns, now_ns);

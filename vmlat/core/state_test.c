@@ -12,6 +12,13 @@
 
 #include "state.h"
 
+/*
+ * Not events of the table: vmlat_acct_left_guest() at that time, as the
+ * kvm_exit probe calls it (the exit's own time) or the switch-out.
+ */
+#define VMLAT_EV_LEFT		VMLAT_NR_EVENTS
+#define VMLAT_EV_LEFT_SWITCHED	(VMLAT_NR_EVENTS + 1)
+
 struct ev {
 	enum vmlat_event ev;
 	bool hlt;
@@ -29,6 +36,7 @@ struct scenario {
 	u64 time_ns[VMLAT_NR_STATES];	/* expected at @end */
 	enum vmlat_state state;		/* expected at @end */
 	u64 unexpected;
+	u64 late_exits, late_switched, late_ns;
 };
 
 #define E(e, t_)		{ VMLAT_EV_##e, false, t_, VMLAT_DONE_NONE, 0 }
@@ -114,6 +122,52 @@ static const struct scenario scenarios[] = {
 		.unexpected = 1,
 	},
 	{
+		/*
+		 * 6.1 SVM: the exit at 10, its interrupt handled, kvm_exit
+		 * at 14 (4 late); kernel from 10 to the kvm_entry at 20
+		 */
+		.desc = "kvm_exit traced after the host's interrupt",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { E(LEFT, 10), E(EXIT, 14), ED(ENTRY, 20, EXIT, 10) },
+		.nr = 3, .end = 25, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_GUEST] = 15, [VMLAT_KERNEL] = 10 },
+		.late_exits = 1, .late_ns = 4,
+	},
+	{
+		/*
+		 * the exit at 8, preempted 10-40 before its kvm_exit at 45:
+		 * handling 8-10, 40-45, 45-50 on CPU
+		 */
+		.desc = "preempted between the exit and its kvm_exit",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { E(LEFT_SWITCHED, 8), E(OUT_RUNNABLE, 10),
+			 ED(IN, 40, PREEMPT, 30), E(EXIT, 45),
+			 ED(ENTRY, 50, EXIT, 12) },
+		.nr = 5, .end = 50, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_GUEST] = 8, [VMLAT_KERNEL] = 12,
+			     [VMLAT_PREEMPTED] = 30 },
+		.late_exits = 1, .late_switched = 1, .late_ns = 37,
+	},
+	{
+		/* an exit time before the kvm_entry ends no guest time */
+		.desc = "exit time before the guest time began",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { E(EXIT, 10), ED(ENTRY, 20, EXIT, 10), E(LEFT, 15),
+			 E(EXIT, 22), ED(ENTRY, 30, EXIT, 10) },
+		.nr = 5, .end = 30, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_GUEST] = 10, [VMLAT_KERNEL] = 20 },
+		.late_exits = 1, .late_ns = 2,
+	},
+	{
+		/* the guest left at 10, kvm_entry at 20 without a kvm_exit */
+		.desc = "kvm_exit missing after the guest left",
+		.first = VMLAT_EV_ENTRY,
+		.evs = { E(LEFT, 10), E(ENTRY, 20), E(EXIT, 25) },
+		.nr = 3, .end = 30, .state = VMLAT_KERNEL,
+		.time_ns = { [VMLAT_GUEST] = 15, [VMLAT_KERNEL] = 15 },
+		.unexpected = 1,
+	},
+	{
 		/* timestamps of two CPUs slightly out of order */
 		.desc = "time going backwards across CPUs",
 		.first = VMLAT_EV_EXIT,
@@ -143,6 +197,14 @@ static void vmlat_acct_event_scenarios(struct kunit *test)
 	for (i = 0; i < s->nr; i++) {
 		const struct ev *e = &s->evs[i];
 
+		if (e->ev == VMLAT_EV_LEFT || e->ev == VMLAT_EV_LEFT_SWITCHED) {
+			bool sw = e->ev == VMLAT_EV_LEFT_SWITCHED;
+
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      vmlat_acct_left_guest(&a, e->t, sw),
+					      "event %u: left guest mode", i);
+			continue;
+		}
 		vmlat_acct_event(&a, e->ev, e->hlt, e->t, &done);
 		KUNIT_EXPECT_EQ_MSG(test, done.kind, e->done,
 				    "event %u: completed interval kind", i);
@@ -159,6 +221,13 @@ static void vmlat_acct_event_scenarios(struct kunit *test)
 			    s->desc);
 	KUNIT_EXPECT_EQ_MSG(test, a.unexpected, s->unexpected,
 			    "%s: unexpected events", s->desc);
+	KUNIT_EXPECT_EQ_MSG(test, a.late_exits, s->late_exits,
+			    "%s: exits seen before their kvm_exit", s->desc);
+	KUNIT_EXPECT_EQ_MSG(test, a.late_switched, s->late_switched,
+			    "%s: of them, switched out first", s->desc);
+	KUNIT_EXPECT_EQ_MSG(test, a.late_ns, s->late_ns,
+			    "%s: time from those exits to their kvm_exit",
+			    s->desc);
 	KUNIT_EXPECT_EQ_MSG(test, sum, observed,
 			    "%s: state times add up to the observed time",
 			    s->desc);
@@ -297,6 +366,45 @@ static void vmlat_acct_noop_writes_nothing(struct kunit *test)
 }
 
 /*
+ * The guest leaves only from guest mode: elsewhere (or once the thread
+ * ended) vmlat_acct_left_guest() refuses and writes nothing. While its
+ * kvm_exit is pending, the lock-free fast path leaves the vCPU to the
+ * table.
+ */
+static void vmlat_acct_left_guest_only_from_guest(struct kunit *test)
+{
+	struct vmlat_vcpu_acct a, before;
+	struct vmlat_done done;
+
+	vmlat_acct_init(&a, VMLAT_EV_EXIT, 100);
+	memcpy(&before, &a, sizeof(a));
+	KUNIT_EXPECT_FALSE(test, vmlat_acct_left_guest(&a, 110, false));
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &before, sizeof(a)), 0);
+
+	vmlat_acct_event(&a, VMLAT_EV_ENTRY, false, 120, &done);
+	KUNIT_EXPECT_TRUE(test, vmlat_acct_left_guest(&a, 130, true));
+	KUNIT_EXPECT_FALSE_MSG(test, vmlat_acct_left_guest(&a, 135, false),
+			       "left twice");
+	memcpy(&before, &a, sizeof(a));
+	KUNIT_EXPECT_FALSE(test, vmlat_acct_owner(&a, VMLAT_EV_EXIT, false,
+						  140, &done));
+	KUNIT_EXPECT_FALSE(test, vmlat_acct_owner(&a, VMLAT_EV_ENTRY, false,
+						  140, &done));
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &before, sizeof(a)), 0);
+	vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 140, &done);
+	KUNIT_EXPECT_FALSE(test, a.exit_pending);
+	KUNIT_EXPECT_EQ(test, a.unexpected, 0ULL);
+	KUNIT_EXPECT_TRUE(test, vmlat_acct_owner(&a, VMLAT_EV_ENTRY, false,
+						 150, &done));
+	KUNIT_EXPECT_EQ(test, done.ns, 20ULL);
+
+	vmlat_acct_end(&a, 160);
+	memcpy(&before, &a, sizeof(a));
+	KUNIT_EXPECT_FALSE(test, vmlat_acct_left_guest(&a, 170, false));
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &before, sizeof(a)), 0);
+}
+
+/*
  * A reset counts from its time on; an exit handled across it keeps its
  * whole host time.
  */
@@ -382,6 +490,7 @@ static struct kunit_case vmlat_state_cases[] = {
 	KUNIT_CASE(vmlat_acct_owner_matches_event),
 	KUNIT_CASE(vmlat_acct_noop_writes_nothing),
 	KUNIT_CASE(vmlat_acct_reset_counts_from_then),
+	KUNIT_CASE(vmlat_acct_left_guest_only_from_guest),
 	{}
 };
 

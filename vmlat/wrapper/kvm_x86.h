@@ -2,7 +2,8 @@
 /*
  * What vmlat reads of KVM's private x86 state, and nowhere else: the raw
  * exit code inside the kvm_exit probe, whether a vCPU runs its L2 guest,
- * whether it ever ran, and a VM's vCPUs.
+ * whether it ever ran, a VM's vCPUs, and the host TSC at the vCPU's last
+ * VM exit.
  *
  * kvm_exit passes only (vcpu, isa); the reason is in KVM's vendor state,
  * and kvm_x86_ops (get_exit_info) is not exported in 6.1. What public
@@ -343,6 +344,48 @@ static inline struct kvm_vcpu *vmlat_kvm_vcpu_at(struct kvm *kvm, int idx)
 	if (idx < 0 || idx >= atomic_read(&kvm->online_vcpus))
 		return NULL;
 	return kvm_get_vcpu(kvm, idx);
+}
+
+/*
+ * The L1 TSC scaling ratios that mean "not scaled": 1 when the CPU cannot
+ * scale the TSC (no fractional bits), else 1 in KVM's fixed point:
+ * kvm_caps.default_tsc_scaling_ratio = 1 << tsc_scaling_ratio_frac_bits,
+ * 32 bits on SVM, 48 on VMX (svm_hardware_setup(), vmx's hardware_setup()
+ * in 6.1 and 6.12).
+ */
+static __always_inline bool vmlat_kvm_tsc_unscaled(u64 ratio)
+{
+	return ratio == 1 || ratio == 1ULL << 32 || ratio == 1ULL << 48;
+}
+
+/**
+ * vmlat_kvm_exit_tsc() - the host TSC at the vCPU's last VM exit
+ * @vcpu:	a vCPU, in its thread, between the VM exit and the next
+ *		VM entry
+ * @tsc:	set to the host TSC read right after the exit
+ *
+ * vcpu_enter_guest() (arch/x86/kvm/x86.c, 6.1 and 6.12) stores, right
+ * after the VM exit and before it enables interrupts,
+ *
+ *	vcpu->arch.last_guest_tsc = kvm_read_l1_tsc(vcpu, rdtsc());
+ *
+ * that is l1_tsc_offset + rdtsc() scaled by l1_tsc_scaling_ratio; all
+ * three are in <linux/kvm_host.h>'s struct kvm_vcpu_arch. Unscaled, the
+ * host TSC is the difference. The offset changes after the exit only when
+ * KVM loads the vCPU on a host with an unstable TSC (kvm_arch_vcpu_load())
+ * or when the guest writes its TSC (while KVM handles that exit): the
+ * caller checks that the result falls inside the guest time it ends.
+ *
+ * Return: 0, or -EOPNOTSUPP if the vCPU's TSC is scaled.
+ */
+static __always_inline int vmlat_kvm_exit_tsc(const struct kvm_vcpu *vcpu,
+					      u64 *tsc)
+{
+	if (!vmlat_kvm_tsc_unscaled(READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio)))
+		return -EOPNOTSUPP;
+	*tsc = READ_ONCE(vcpu->arch.last_guest_tsc) -
+	       READ_ONCE(vcpu->arch.l1_tsc_offset);
+	return 0;
 }
 
 #endif /* _VMLAT_KVM_X86_H */

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""exit_time_test.py - guest time ends at the VM exit, not at its kvm_exit.
+
+On 6.1 SVM, KVM traces kvm_exit in svm_handle_exit(), after
+vcpu_enter_guest() has taken the host interrupt that caused the exit and
+re-enabled preemption: the host's interrupt handling, and any preemption
+it led to, come before the kvm_exit of the exit. On 6.12 (and on VMX)
+kvm_exit comes first, with interrupts off.
+
+The workload is ./scenario spin: a guest that computes (its exits are the
+host's interrupts, plus an I/O exit now and then) next to a CPU hog on the
+same CPU, which preempts the vCPU where the tick lets it. It runs twice:
+in the preemption mode the kernel booted with (Debian: voluntary, which
+reschedules the vCPU only after its kvm_exit), and with full preemption
+(/sys/kernel/debug/sched/preempt), where preempt_enable() in
+vcpu_enter_guest() switches the vCPU out before its kvm_exit on 6.1 SVM.
+ftrace records,
+on the "mono" clock vmlat reads, the vCPU's kvm_entry/kvm_exit, the
+context switches and every host interrupt entry (irq_vectors:*_entry,
+irq:irq_handler_entry). Between a kvm_entry and its kvm_exit, a host
+interrupt handled in the vCPU thread or a switch-out of it proves that the
+guest had left by then. From the trace alone this computes:
+
+  guest_bound   sum over round trips of (first such host event, or the
+                kvm_exit) - kvm_entry: guest time can be no more
+  late_on_cpu   sum of kvm_exit - first host event, less the preemption
+                in between: host time a kvm_exit-based count calls guest
+
+Checks: vmlat's guest time is at most guest_bound plus half of
+late_on_cpu (and two microseconds of text-trace resolution per round
+trip): it moved at least half of the host's time out of the guest
+(without the correction it is guest_bound + late_on_cpu); vmlat counted
+no unexpected event for the vCPU (a switch-out in guest mode was one);
+vmlat's count of exits switched out before their kvm_exit is ftrace's
+(+-1 at the window's edges); vmlat's status says whether this kernel
+traces exits late, as ftrace shows it does.
+
+Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario.
+TAP output; exit status 4 when everything was skipped.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
+                         check_no_lost_events, main, rd, tap,
+                         tracing_instance, ts_ns, wr)
+
+INST = TRACING + "/instances/vmlat_exit_time_test"
+BASE_EVENTS = ["sched/sched_switch", "kvm/kvm_entry", "kvm/kvm_exit",
+               "irq/irq_handler_entry"]
+SECONDS = "3"
+RES_NS = 2000   # text trace: 1 us resolution at each end of a round trip
+
+LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+"
+                  r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
+PREV = re.compile(r"prev_pid=(\d+)")
+NEXT = re.compile(r"next_pid=(\d+)")
+
+
+def irq_events():
+    """Every interrupt entry event of this kernel's irq_vectors system."""
+    d = TRACING + "/events/irq_vectors"
+    if not os.path.isdir(d):
+        return []
+    return ["irq_vectors/" + e for e in sorted(os.listdir(d))
+            if e.endswith("_entry")]
+
+
+def is_irq(event):
+    return event == "irq_handler_entry" or event.endswith("_entry") and \
+        event not in ("kvm_entry",)
+
+
+def measure(trace, tid):
+    """Walk the vCPU thread's round trips in the trace (file order is time
+    order); return the numbers of the module docstring."""
+    m = dict(trips=0, trips_irq=0, trips_switch=0, guest_trace=0,
+             guest_bound=0, late_on_cpu=0, late_max=0,
+             entry_in_guest=0)
+    in_guest = False
+    entry = first = out = None
+    pre = 0
+    irq = sw = False
+    for line in trace.splitlines():
+        f = LINE.match(line)
+        if not f:
+            continue
+        pid, t, ev, body = int(f.group(2)), ts_ns(f.group(4)), \
+            f.group(5), f.group(6)
+        if ev == "sched_switch":
+            p, n = PREV.search(body), NEXT.search(body)
+            if in_guest and p and int(p.group(1)) == tid:
+                first = first if first is not None else t
+                out, sw = t, True
+            elif in_guest and n and int(n.group(1)) == tid and \
+                    out is not None:
+                pre += t - out
+                out = None
+            continue
+        if pid != tid:
+            continue
+        if ev == "kvm_entry":
+            if in_guest:
+                m["entry_in_guest"] += 1
+                continue
+            in_guest, entry, first, out, pre = True, t, None, None, 0
+            irq = sw = False
+        elif ev == "kvm_exit" and in_guest:
+            in_guest = False
+            m["trips"] += 1
+            m["trips_irq"] += irq
+            m["trips_switch"] += sw
+            m["guest_trace"] += t - entry - pre
+            m["guest_bound"] += (first if first is not None else t) - entry
+            if first is not None:
+                late = t - first - pre
+                m["late_on_cpu"] += late
+                m["late_max"] = max(m["late_max"], late)
+        elif in_guest and is_irq(ev):
+            first = first if first is not None else t
+            irq = True
+    return m
+
+
+def vmlat_vcpu(vm_json, tid):
+    for v in vm_json["vms"]:
+        for c in v["vcpus"]:
+            if c["tid"] == tid:
+                return c
+    return None
+
+
+def status_fields(text):
+    """The "# exit_trace ..." line of vmlat's status, as a dict."""
+    for line in text.splitlines():
+        if line.startswith("# exit_trace "):
+            f = line[2:].split()
+            return dict(zip(f[::2], f[1::2]))
+    return {}
+
+
+PREEMPT = "/sys/kernel/debug/sched/preempt"
+
+
+def preempt_mode():
+    """The current mode of PREEMPT_DYNAMIC ("(voluntary)" is marked)."""
+    for w in rd(PREEMPT).split():
+        if w.startswith("("):
+            return w.strip("()")
+    return None
+
+
+def t_spin_next_to_hog():
+    spin("exit_time")
+
+
+def t_spin_full_preemption():
+    if not os.path.exists(PREEMPT):
+        raise SkipTest("no %s (PREEMPT_DYNAMIC)" % PREEMPT)
+    old = preempt_mode()
+    wr(PREEMPT, "full")
+    try:
+        spin("exit_time_full", full=True)
+    finally:
+        if old:
+            wr(PREEMPT, old)
+
+
+def spin(tag, full=False):
+    events = BASE_EVENTS + irq_events()
+    with tracing_instance(INST, events, 16384):
+        wr(INST + "/trace", "")
+        wr(INST + "/tracing_on", "1")
+        wr(VMLAT + "/reset", "1")
+        p = subprocess.run([os.path.join(HERE, "scenario"), "spin",
+                            SECONDS], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True,
+                           timeout=300)
+        vm_json = json.loads(rd(VMLAT + "/json"))
+        status = rd(VMLAT + "/status")
+        wr(INST + "/tracing_on", "0")
+        if p.returncode == 4:
+            raise SkipTest("scenario: no /dev/kvm")
+        if p.returncode != 0 or "status=ok" not in p.stdout:
+            raise RuntimeError("scenario spin failed (%d): %s" %
+                               (p.returncode, p.stderr.strip()[-300:]))
+        check_no_lost_events(INST)
+        trace = rd(INST + "/trace")
+    if KEEP:
+        wr(os.path.join(KEEP, tag + "_trace.txt"), trace)
+        wr(os.path.join(KEEP, tag + "_vmlat.json"),
+           json.dumps(vm_json, indent=1))
+        wr(os.path.join(KEEP, tag + "_status.txt"), status)
+
+    tid = None
+    for line in p.stdout.splitlines():
+        f = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+        if line.startswith("vcpu "):
+            tid = int(f["vcpu_tid"])
+    c = vmlat_vcpu(vm_json, tid) if tid else None
+    if c is None:
+        tap(False, tag + ".vcpu_known", "tid %s not in vmlat's json" %
+            tid)
+        return
+    m = measure(trace, tid)
+    late_trace = m["trips_irq"] > 0
+    print("# ftrace: %d round trips, %d with a host interrupt before "
+          "kvm_exit, %d switched out before kvm_exit, %d kvm_entry in "
+          "guest mode" % (m["trips"], m["trips_irq"], m["trips_switch"],
+                          m["entry_in_guest"]))
+    print("# ftrace: guest by kvm_exit %d ns, bound %d ns, host time "
+          "before kvm_exit %d ns (%d ns per late trip, max %d ns)" %
+          (m["guest_trace"], m["guest_bound"], m["late_on_cpu"],
+           m["late_on_cpu"] // max(1, m["trips_irq"] + m["trips_switch"]),
+           m["late_max"]))
+    print("# vmlat: guest %d ns, kernel %d ns, preempted %d ns, exits %d, "
+          "unexpected %s, late exits %s (switched %s, %s ns)" %
+          (c["guest_ns"], c["kernel_ns"], c["preempted_ns"], c["exits"],
+           c.get("unexpected"), c.get("late_exits"),
+           c.get("late_switched"), c.get("late_ns")))
+
+    slack = m["late_on_cpu"] // 2 + m["trips"] * RES_NS
+    tap(c["guest_ns"] <= m["guest_bound"] + slack,
+        tag + ".guest_time_ends_at_the_exit",
+        "vmlat guest %d ns, ftrace bound %d + slack %d (late on CPU %d)" %
+        (c["guest_ns"], m["guest_bound"], slack, m["late_on_cpu"]))
+    tap(c.get("unexpected") == 0, tag + ".no_unexpected_events",
+        "vmlat unexpected %s" % c.get("unexpected"))
+    tap(abs(c.get("late_switched", -9) - m["trips_switch"]) <= 1,
+        tag + ".switched_before_kvm_exit_counted",
+        "vmlat %s ftrace %d" % (c.get("late_switched"), m["trips_switch"]))
+    if full:
+        # Full preemption reschedules at preempt_enable(), before a late
+        # kvm_exit: the switch-outs this run is for must have happened.
+        tap(not late_trace or m["trips_switch"] > 0,
+            tag + ".preempted_before_kvm_exit",
+            "ftrace: %d trips with a host interrupt, %d switched out" %
+            (m["trips_irq"], m["trips_switch"]))
+    st = status_fields(status)
+    tap(st.get("exit_trace") == ("late" if late_trace else "prompt"),
+        tag + ".status_says_how_exits_are_traced",
+        "status %s, ftrace: %d trips with a host interrupt inside" %
+        (st or "has no exit_trace line", m["trips_irq"]))
+    tap(st.get("unexpected") is not None and
+        int(st["unexpected"]) >= (c.get("unexpected") or 0),
+        tag + ".status_shows_unexpected", str(st))
+
+
+if __name__ == "__main__":
+    main([t_spin_next_to_hog, t_spin_full_preemption])

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernels that trace kvm_exit late (exit_late.h): learning it, and the
+ * time of a VM exit from the host TSC KVM records right after it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/clocksource.h>
+#include <linux/kvm_host.h>
+#include <linux/math64.h>
+#include <linux/workqueue.h>
+#include <asm/cpufeature.h>
+#include <asm/tsc.h>
+
+#include "exit_late.h"
+#include "kvm_x86.h"
+
+/* Longest exit-to-probe delay converted; beyond, the reading is wrong. */
+#define VMLAT_EXIT_LATE_MAX_S	10
+
+const char *const vmlat_exit_trace_names[VMLAT_NR_EXIT_TRACES] = {
+	[VMLAT_EXIT_TRACE_UNKNOWN]	= "unknown",
+	[VMLAT_EXIT_TRACE_PROMPT]	= "prompt",
+	[VMLAT_EXIT_TRACE_LATE]		= "late",
+};
+
+DEFINE_STATIC_KEY_TRUE(vmlat_exit_trace_unknown);
+DEFINE_STATIC_KEY_FALSE(vmlat_exit_trace_late);
+
+static atomic_t vmlat_exit_trace = ATOMIC_INIT(VMLAT_EXIT_TRACE_UNKNOWN);
+static atomic64_t vmlat_exit_unread = ATOMIC64_INIT(0);
+
+/* TSC cycles to ns (clocks_calc_mult_shift()); mult 0: no TSC rate. */
+static u32 vmlat_tsc_mult, vmlat_tsc_shift;
+static u64 vmlat_tsc_max;
+
+/*
+ * Whether a TSC interval can be taken into vmlat's clock: the TSC ticks
+ * at the rate it was calibrated at, as it does where it is constant by
+ * design, or where the kernel still trusts it as a clocksource (without a
+ * constant TSC, a change of CPU frequency marks it unstable).
+ */
+static bool vmlat_tsc_usable(void)
+{
+	return vmlat_tsc_mult && (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
+				  !check_tsc_unstable());
+}
+
+/* Static keys change under a mutex: not from the probe. */
+static void vmlat_exit_trace_work_fn(struct work_struct *work)
+{
+	if (atomic_read(&vmlat_exit_trace) == VMLAT_EXIT_TRACE_LATE) {
+		static_branch_enable(&vmlat_exit_trace_late);
+		pr_info("kvm_exit comes after the host handled the exit's interrupts: guest time ends at the exit's TSC%s\n",
+			vmlat_tsc_usable() ? "" :
+			" (no usable TSC: at a switch-out before kvm_exit only)");
+	}
+	static_branch_disable(&vmlat_exit_trace_unknown);
+}
+
+static DECLARE_WORK(vmlat_exit_trace_work, vmlat_exit_trace_work_fn);
+
+/**
+ * vmlat_exit_trace_learn() - a kvm_exit probe ran with @irqs_off
+ * @irqs_off:	interrupts were off in the probe
+ *
+ * The first call decides; later ones (until the work has patched the
+ * probe) change nothing.
+ *
+ * Context: kvm_exit tracepoint, preemption off; interrupts as KVM left
+ * them.
+ */
+void vmlat_exit_trace_learn(bool irqs_off)
+{
+	int mode = irqs_off ? VMLAT_EXIT_TRACE_PROMPT : VMLAT_EXIT_TRACE_LATE;
+
+	if (atomic_read(&vmlat_exit_trace) != VMLAT_EXIT_TRACE_UNKNOWN)
+		return;
+	if (atomic_cmpxchg(&vmlat_exit_trace, VMLAT_EXIT_TRACE_UNKNOWN,
+			   mode) == VMLAT_EXIT_TRACE_UNKNOWN)
+		schedule_work(&vmlat_exit_trace_work);
+}
+
+/**
+ * vmlat_exit_time_ns() - when the vCPU's guest last left, in vmlat's time
+ * @vcpu:	the vCPU; current is its thread, on the CPU it exited on
+ * @since_ns:	when its guest time began (the kvm_entry)
+ * @now_ns:	vmlat_now_ns() of the caller, just before
+ *
+ * The host TSC KVM recorded right after the exit, taken back from the
+ * TSC now into vmlat's clock. A reading that is not one (scaled TSC, a
+ * TSC of unknown rate, or a time outside [@since_ns, @now_ns]) is counted
+ * in vmlat_exit_time_unread().
+ *
+ * Context: kvm_exit or sched_switch tracepoint of @vcpu's thread, after a
+ * VM exit and before its kvm_exit.
+ * Return: the time of the exit, or 0 if unknown.
+ */
+u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
+{
+	u64 exit_tsc, d, ns;
+
+	if (!vmlat_tsc_usable() || vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
+		goto unread;
+	d = rdtsc() - exit_tsc;
+	if (d > vmlat_tsc_max)	/* negative too: after now */
+		goto unread;
+	ns = mul_u64_u32_shr(d, vmlat_tsc_mult, vmlat_tsc_shift);
+	if (ns > now_ns - since_ns || now_ns < since_ns)
+		goto unread;
+	return now_ns - ns;
+unread:
+	atomic64_inc(&vmlat_exit_unread);
+	return 0;
+}
+
+/**
+ * vmlat_exit_trace_mode() - how this kernel traces kvm_exit
+ *
+ * Return: enum vmlat_exit_trace, learned at the first kvm_exit.
+ */
+enum vmlat_exit_trace vmlat_exit_trace_mode(void)
+{
+	return atomic_read(&vmlat_exit_trace);
+}
+
+/**
+ * vmlat_exit_time_unread() - exits whose time could not be read
+ *
+ * Return: how many times vmlat_exit_time_ns() found no usable TSC
+ * reading (the guest time then ended at the kvm_exit or the switch-out).
+ */
+u64 vmlat_exit_time_unread(void)
+{
+	return atomic64_read(&vmlat_exit_unread);
+}
+
+/* Context: process context, before any probe is attached. */
+int vmlat_exit_late_init(void)
+{
+	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz) {
+		clocks_calc_mult_shift(&vmlat_tsc_mult, &vmlat_tsc_shift,
+				       tsc_khz, NSEC_PER_MSEC,
+				       VMLAT_EXIT_LATE_MAX_S);
+		vmlat_tsc_max = (u64)tsc_khz * MSEC_PER_SEC *
+				VMLAT_EXIT_LATE_MAX_S;
+	}
+	return 0;
+}
+
+/* Context: process context, once no probe can run. */
+void vmlat_exit_late_exit(void)
+{
+	cancel_work_sync(&vmlat_exit_trace_work);
+}
