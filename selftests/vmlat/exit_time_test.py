@@ -47,7 +47,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
+from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest, rd_json,  # noqa: E402
                          check_no_lost_events, main, rd, tap,
                          tracing_instance, ts_ns, wr)
 
@@ -182,7 +182,7 @@ def spin(tag, full=False):
                             SECONDS], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, universal_newlines=True,
                            timeout=300)
-        vm_json = json.loads(rd(VMLAT + "/json"))
+        vm_json = rd_json()
         status = rd(VMLAT + "/status")
         wr(INST + "/tracing_on", "0")
         if p.returncode == 4:
@@ -221,7 +221,7 @@ def spin(tag, full=False):
            m["late_max"]))
     print("# vmlat: guest %d ns, kernel %d ns, preempted %d ns, exits %d, "
           "unexpected %s, late exits %s (switched %s, %s ns)" %
-          (c["guest_ns"], c["kernel_ns"], c["preempted_ns"], c["exits"],
+          (c["guest_ns"], c["kernel_ns"], c["preempted_ns"], c["exits_total"],
            c.get("unexpected"), c.get("late_exits"),
            c.get("late_switched"), c.get("late_ns")))
 
