@@ -584,8 +584,13 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 	runnable = preempt || prev_state == TASK_RUNNING;
 
 	if (pv) {
-		if (vmlat_exit_traced_late() &&
-		    READ_ONCE(pv->acct.state) == VMLAT_GUEST)
+		/*
+		 * Never in guest mode where kvm_exit is prompt. Not the static
+		 * key: it is set by a work item, which may have to wait for
+		 * this CPU while the vCPU is preempted here.
+		 */
+		if (READ_ONCE(pv->acct.state) == VMLAT_GUEST &&
+		    vmlat_exit_trace_mode() == VMLAT_EXIT_TRACE_LATE)
 			vmlat_switched_in_guest(pv, now);
 		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
 				 VMLAT_EV_OUT_SLEEP, false, now, NULL, 0,
