@@ -14,8 +14,11 @@ fails the kernel on any splat or leak; it runs on the stock kernels too.
               after each write succeeds.
   hypercalls  hostile guests (./sync_guest flood) make calls with wrong
               headers, seq 0, replayed and skipped numbers and garbage
-              times while an honest one syncs: the honest mapping is
-              intact (all 40 exchanges taken, nothing counted against it).
+              times while an honest one syncs, and another honest one's
+              ring 3 makes 50 hostile calls between two of its own
+              (./sync_guest user): both mappings are intact (all 40
+              exchanges taken, nothing counted against them but the
+              ring-3 calls, in "user").
   concurrent  for CONC_SECONDS: knob writers, readers of every file (the
               JSON document must parse), guests making exits and hostile
               hypercalls, and vmlat unloaded and loaded again in a loop
@@ -206,20 +209,31 @@ def vm_of(pid):
     raise RuntimeError("VM %d not in the JSON document" % pid)
 
 
+def honest_ok(sync, exchanges, user=0):
+    return sync is not None and sync["state"] == "ok" and \
+        sync["exchanges"] == exchanges and sync.get("user", 0) == user and \
+        not any(sync[k] for k in ("malformed", "replayed", "unpaired",
+                                  "refused", "limited", "restarts"))
+
+
 def t_hypercalls():
-    calls = 3000
+    calls, ring3 = 3000, 50
     honest = guest("sync_guest", "honest", "40", "20", "0")
+    # An honest syncer whose ring 3 makes 50 hostile calls between two of
+    # its own: seq ~0, 1, its next seq, v1 and v2 headers.
+    user = guest("sync_guest", "user", "40", "20", "0", str(ring3))
     hostile = [guest("sync_guest", "flood", str(calls)) for _ in range(2)]
     for p in hostile:
         finish(p, "sync_guest flood")
     h = finish(honest, "sync_guest honest")
+    u = finish(user, "sync_guest user")
     sync = vm_of(int(h["pid"]))["sync"]
-    ok = sync is not None and sync["state"] == "ok" and \
-        sync["exchanges"] == 40 and \
-        not any(sync[k] for k in ("malformed", "replayed", "unpaired",
-                                  "refused", "limited", "restarts"))
-    tap(ok, "hypercalls", "%d hostile calls from %d guests; honest VM: %s" %
-        (calls * len(hostile), len(hostile), sync))
+    usync = vm_of(int(u["pid"]))["sync"]
+    ok = honest_ok(sync, 40) and \
+        honest_ok(usync, 40, int(u["user_calls"]))
+    tap(ok, "hypercalls", "%d hostile calls at CPL 0 from %d guests, %s at "
+        "CPL 3; honest VM: %s; VM with a hostile ring 3: %s" %
+        (calls * len(hostile), len(hostile), u["user_calls"], sync, usync))
 
 
 class Loop(threading.Thread):
