@@ -285,6 +285,8 @@ def t_concurrent():
 
     def writer(_):
         ks = writable()
+        if not ks:      # vmlat is being loaded or unloaded
+            return
         with gate:
             write_raw(os.path.join(VMLAT, rng.choice(ks)),
                       random_input(rng))
