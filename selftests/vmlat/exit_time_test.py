@@ -230,8 +230,15 @@ def spin(tag, full=False):
         tag + ".guest_time_ends_at_the_exit",
         "vmlat guest %d ns, ftrace bound %d + slack %d (late on CPU %d)" %
         (c["guest_ns"], m["guest_bound"], slack, m["late_on_cpu"]))
-    tap(c.get("unexpected") == 0, tag + ".no_unexpected_events",
-        "vmlat unexpected %s" % c.get("unexpected"))
+    # Until vmlat has seen its first kvm_exit it cannot know that exits are
+    # traced late: a switch-out in guest mode before that (ftrace counts
+    # it, vmlat's late_switched does not) is two events out of order (the
+    # switch-out and the kvm_exit after it), and no others may be.
+    unlearnt = max(0, m["trips_switch"] - c.get("late_switched", 0))
+    tap(c.get("unexpected", -1) <= 2 * unlearnt and
+        c.get("unexpected", -1) >= 0, tag + ".no_unexpected_events",
+        "vmlat unexpected %s, switch-outs before kvm_exit vmlat did not "
+        "count as late %d" % (c.get("unexpected"), unlearnt))
     tap(abs(c.get("late_switched", -9) - m["trips_switch"]) <= 1,
         tag + ".switched_before_kvm_exit_counted",
         "vmlat %s ftrace %d" % (c.get("late_switched"), m["trips_switch"]))
