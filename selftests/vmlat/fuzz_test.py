@@ -257,8 +257,9 @@ class Loop(threading.Thread):
                         not isinstance(e, FileNotFoundError):
                     self.errors.append(repr(e)[:200])
             except OSError as e:
-                # ENODEV/EIO: debugfs removed the file under us.
-                if e.errno not in (errno.ENOENT, errno.ENODEV, errno.EIO):
+                # ENODEV/ENXIO/EIO: debugfs removed the file under us.
+                if e.errno not in (errno.ENOENT, errno.ENODEV, errno.ENXIO,
+                                   errno.EIO):
                     self.errors.append(repr(e)[:200])
             except Exception as e:  # anything else is a failure
                 self.errors.append(repr(e)[:200])
