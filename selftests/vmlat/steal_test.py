@@ -24,18 +24,25 @@ on a runqueue after a wake-up) and of vmlat's figure (from the wake-up call
 on), so a difference can be told apart.
 
 Tolerances (why):
-  - vmlat vs rundelay: 2%% of rundelay + 1 ms per wake-up: vmlat's wait
-    starts at sched_waking, run_delay's at the enqueue (sched_wakeup)
-    that follows it a few microseconds later, under TCG up to tens of
-    them; the window's two ends are read a few milliseconds apart from
-    vmlat's json and from schedstat; 2%% covers both on the 6.1 and 6.12
-    kernels in the test host (seen: < 0.5%%).
-  - guest vs rundelay: 3%% + 40 ms: the guest's /proc/stat counts in
-    USER_HZ (10 ms) ticks, at its own ticks, and KVM publishes run_delay
-    only at the next entry: at each end of the window, up to a tick of
-    /proc/stat and a guest tick of lag; outside the hog's window the
-    guest still waits a little for CPU 1 (its timer interrupts come
-    through QEMU's I/O thread).
+  - vmlat vs rundelay: 1% of rundelay, plus 1 ms per wake-up and 25 us
+    per preemption. The two read the clock at different points of each
+    interval: vmlat's wait starts at sched_waking, run_delay's at the
+    enqueue (sched_wakeup) that follows it, under TCG up to a
+    millisecond later; and run_delay takes the runqueue clock of
+    __schedule()'s start at both ends of an interval, vmlat the
+    sched_switch tracepoint, after the pick of the next task: under TCG
+    each end can differ by some 10 us (seen: vmlat 2.0% below run_delay
+    over 2300 short preemptions with all of QEMU on the CPU, 1.0% above
+    over 500 preemptions and 100 wake-ups with the vCPU thread alone);
+    plus the two reads of each end, a few milliseconds apart.
+  - guest vs rundelay: 1% + 30 ms: the guest's /proc/stat counts in
+    USER_HZ (10 ms) ticks, at its own ticks (4 ms), and KVM publishes
+    run_delay only at the next entry: at each end of the window, a
+    tick of /proc/stat and a guest tick of lag (seen: < 0.6%).
+  - every interval the thread spent runnable off CPU in the ftrace
+    record has its vmlat_preempt or vmlat_wait: exactly, matched within
+    MATCH_NS on the CPU of the switch-in (vmlat's probe runs just before
+    or after ftrace's).
 
 The guest boots once for both windows; one that shows no prompt within
 120 s (a good boot takes 15 to 60) is booted again, three boots at most.
@@ -63,6 +70,8 @@ EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "kvm/kvm_userspace_exit", "vmlat/vmlat_preempt", "vmlat/vmlat_wait"]
 HOG_S = float(os.environ.get("VMLAT_STEAL_HOG_S", "4"))
 VCPU_CPU = 1
+# a vmlat_preempt/vmlat_wait and ftrace's sched_switch of one switch-in
+MATCH_NS = 500 * 1000
 
 # The guest: one line per step on its console; the test says when to go
 # and when to stop on the console's input.
@@ -277,10 +286,14 @@ def components(trace, tid, t0, t1):
                 waking = None   # it was still on its runqueue
             elif st in ("woken", "asleep_woken"):
                 wakeup = t
-    # vmlat's event of a completed preemption or wait comes from the
-    # same switch-in, on that CPU, just after ftrace's
+    # vmlat's event of a completed preemption or wait comes from its
+    # probe on the same switch-in, on that CPU, just before or after
+    # ftrace's (the probes run in the order they were attached)
     for kind, cpu, t in ends:
-        if not any(ec == cpu and t <= et <= t + 10**6 for ec, et in vm_ev):
+        near = [e for e in vm_ev if e[0] == cpu and abs(e[1] - t) <= MATCH_NS]
+        if near:
+            vm_ev.remove(min(near, key=lambda e: abs(e[1] - t)))
+        else:
             c["missed"].append((kind, t))
     return c
 
@@ -369,16 +382,17 @@ def check(name, w):
         "kept runnable by a signal; without a vmlat_preempt/vmlat_wait: "
         "%s" % (c["preempts"], c["wakes"], c["late_wakes"], c["unwoken"],
                 c["missed"][:10]))
-    tol = rdl * 2 // 100 + c["wakes"] * 10**6
+    tol = rdl // 100 + c["wakes"] * 10**6 + c["preempts"] * 25000
     tap(rdl > 10**9 // 2 and abs(vmlat - rdl) <= tol,
         name + ".vmlat_ready_is_run_delay",
         "vmlat %d ns, run_delay %d ns (%+.2f%%), tolerance %d" %
         (vmlat, rdl, 100.0 * (vmlat - rdl) / max(rdl, 1), tol))
-    tol = rdl * 3 // 100 + 40 * 10**6
+    tol = rdl // 100 + 30 * 10**6
     tap(abs(guest - rdl) <= tol, name + ".guest_steal_is_run_delay",
         "guest %d ns, run_delay %d ns (%+.2f%%), tolerance %d" %
         (guest, rdl, 100.0 * (guest - rdl) / max(rdl, 1), tol))
-    tol = vmlat * 3 // 100 + 40 * 10**6
+    tol = vmlat * 2 // 100 + c["wakes"] * 10**6 + c["preempts"] * 25000 + \
+        30 * 10**6
     tap(abs(guest - vmlat) <= tol, name + ".vmlat_ready_is_guest_steal",
         "guest %d ns, vmlat %d ns (%+.2f%%), tolerance %d" %
         (guest, vmlat, 100.0 * (guest - vmlat) / max(vmlat, 1), tol))
