@@ -578,10 +578,29 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 				       struct vmlat_vcpu *nv)
 {
 	u64 now = vmlat_now_ns();
+	unsigned int state = READ_ONCE(prev->__state);
+	enum vmlat_event ev;
 	bool runnable;
 
-	/* As __schedule(): a preempted task stays on the runqueue. */
-	runnable = preempt || prev_state == TASK_RUNNING;
+	/*
+	 * As __schedule(): a preempted task stays on the runqueue, and so
+	 * does one that meant to sleep with a signal pending. __schedule()
+	 * made that one TASK_RUNNING again but passes the tracepoint the
+	 * state it read before (6.1, 6.12): only the task's own state
+	 * tells. A waker makes prev TASK_RUNNING only with this runqueue's
+	 * lock, or once prev is off this CPU; before that, one that found
+	 * it off the runqueue marks it TASK_WAKING: its sched_waking came
+	 * while prev was on CPU, its sched_wakeup comes later, and prev is
+	 * runnable from now on.
+	 */
+	runnable = preempt || prev_state == TASK_RUNNING ||
+		   state == TASK_RUNNING;
+	if (runnable)
+		ev = VMLAT_EV_OUT_RUNNABLE;
+	else if (state == TASK_WAKING)
+		ev = VMLAT_EV_OUT_WOKEN;
+	else
+		ev = VMLAT_EV_OUT_SLEEP;
 
 	if (pv) {
 		/*
@@ -592,8 +611,7 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 		if (READ_ONCE(pv->acct.state) == VMLAT_GUEST &&
 		    vmlat_exit_trace_mode() == VMLAT_EXIT_TRACE_LATE)
 			vmlat_switched_in_guest(pv, now);
-		vmlat_vcpu_event(pv, runnable ? VMLAT_EV_OUT_RUNNABLE :
-				 VMLAT_EV_OUT_SLEEP, false, now, NULL, 0,
+		vmlat_vcpu_event(pv, ev, false, now, NULL, 0,
 				 VMLAT_SLOT_UNDECODED);
 	}
 
@@ -668,15 +686,29 @@ void vmlat_on_sched_waking(struct task_struct *p)
 void vmlat_on_sched_wakeup(struct task_struct *p)
 {
 	struct vmlat_vcpu *vc;
+	u8 state;
 
 	if (!atomic_read(&vmlat_live_vcpus))
 		return;
 	vc = vmlat_vcpu_of(p);
-	if (!vc || READ_ONCE(vc->acct.state) != VMLAT_WAIT)
+	if (!vc)
+		return;
+	state = READ_ONCE(vc->acct.state);
+	if (state != VMLAT_WAIT && state != VMLAT_IDLE &&
+	    state != VMLAT_BLOCKED)
 		return;
 	/*
-	 * Its wait began at sched_waking (the same try_to_wake_up()): what
-	 * ran on its CPU since then is charged, as the wait time counts.
+	 * Its sched_waking came while it was still on its way off CPU (it
+	 * changed nothing then): the wake-up completes here, after the
+	 * switch-out, and the vCPU waits from now on.
+	 */
+	if (state != VMLAT_WAIT)
+		vmlat_vcpu_event(vc, VMLAT_EV_WAKEUP, false, vmlat_now_ns(),
+				 NULL, 0, VMLAT_SLOT_UNDECODED);
+	/*
+	 * Its wait began at sched_waking (the same try_to_wake_up()) or
+	 * just now: what ran on its CPU since then is charged, as the wait
+	 * time counts.
 	 */
 	vmlat_victim_woken(vc, task_cpu(p), READ_ONCE(vc->acct.entered_ns));
 }

@@ -37,21 +37,30 @@ const char *const vmlat_state_names[VMLAT_NR_STATES] = {
 #define W	VMLAT_WAIT
 
 static const u8 vmlat_next[VMLAT_NR_STATES][VMLAT_NR_EVENTS] = {
-	/*            ENTRY    EXIT     USER_EXIT OUT_RUNNABLE OUT_SLEEP        WAKEUP  IN */
+	/*            ENTRY    EXIT     USER_EXIT OUT_RUNNABLE OUT_SLEEP        WAKEUP  IN
+	 *            OUT_WOKEN
+	 */
 	[VMLAT_GUEST] = {
-		T_BAD | G, K,       T_BAD | U, T_BAD | P, T_BAD | T_SLEEP, T_STAY, T_BAD | T_STAY },
+		T_BAD | G, K,       T_BAD | U, T_BAD | P, T_BAD | T_SLEEP, T_STAY, T_BAD | T_STAY,
+		T_BAD | W },
 	[VMLAT_KERNEL] = {
-		G,         T_BAD | K, U,      P,         T_SLEEP,         T_STAY, T_BAD | T_STAY },
+		G,         T_BAD | K, U,      P,         T_SLEEP,         T_STAY, T_BAD | T_STAY,
+		W },
 	[VMLAT_USER] = {
-		G,         T_BAD | K, T_BAD | U, P,      T_SLEEP,         T_STAY, T_BAD | T_STAY },
+		G,         T_BAD | K, T_BAD | U, P,      T_SLEEP,         T_STAY, T_BAD | T_STAY,
+		W },
 	[VMLAT_PREEMPTED] = {
-		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | T_STAY, T_BAD | T_SLEEP, T_STAY, T_RESUME },
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | T_STAY, T_BAD | T_SLEEP, T_STAY, T_RESUME,
+		T_BAD | W },
 	[VMLAT_WAIT] = {
-		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_SLEEP, T_STAY, T_RESUME },
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_SLEEP, T_STAY, T_RESUME,
+		T_BAD | W },
 	[VMLAT_IDLE] = {
-		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_STAY, W,   T_BAD | T_RESUME },
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_STAY, W,   T_BAD | T_RESUME,
+		T_BAD | W },
 	[VMLAT_BLOCKED] = {
-		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_STAY, W,   T_BAD | T_RESUME },
+		T_BAD | G, T_BAD | K, T_BAD | U, T_BAD | P, T_BAD | T_STAY, W,   T_BAD | T_RESUME,
+		T_BAD | W },
 };
 
 #undef G
@@ -165,6 +174,7 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 		a->in_user = true;
 		break;
 	case VMLAT_EV_WAKEUP:
+	case VMLAT_EV_OUT_WOKEN:
 		a->woken_ns = a->since_ns;
 		break;
 	case VMLAT_EV_IN:

@@ -11,7 +11,8 @@
  *   kernel     on CPU in KVM, handling an exit (halt-polling included)
  *   user       on CPU in the VMM: kvm_userspace_exit .. kvm_entry
  *   preempted  switched out while runnable
- *   wait       woken, runnable, not yet on a CPU
+ *   wait       woken, runnable, not yet on a CPU (from the wake-up, or
+ *              from the switch-out if the wake-up came before it)
  *   idle       switched out asleep after a HLT exit (the guest is idle)
  *   blocked    switched out asleep for any other reason
  *
@@ -48,6 +49,7 @@ enum vmlat_event {
 	VMLAT_EV_OUT_SLEEP,	/* sched_switch out, asleep */
 	VMLAT_EV_WAKEUP,	/* sched_waking */
 	VMLAT_EV_IN,		/* sched_switch in */
+	VMLAT_EV_OUT_WOKEN,	/* sched_switch out asleep, already woken */
 	VMLAT_NR_EVENTS
 };
 

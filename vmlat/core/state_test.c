@@ -168,6 +168,31 @@ static const struct scenario scenarios[] = {
 		.unexpected = 1,
 	},
 	{
+		/*
+		 * woken while still going off CPU (its sched_waking came
+		 * before the switch-out): waits 20-45, never asleep
+		 */
+		.desc = "woken before its switch-out",
+		.first = VMLAT_EV_EXIT,
+		.evs = { E(WAKEUP, 18), E(OUT_WOKEN, 20),
+			 ED(IN, 45, WAIT, 25), ED(ENTRY, 47, EXIT, 22) },
+		.nr = 4, .end = 47, .state = VMLAT_GUEST,
+		.time_ns = { [VMLAT_KERNEL] = 22, [VMLAT_WAIT] = 25 },
+	},
+	{
+		/*
+		 * the same wake-up seen only at its enqueue (sched_wakeup,
+		 * after the switch-out): blocked 20-30, waits 30-45
+		 */
+		.desc = "wake-up seen after its switch-out",
+		.first = VMLAT_EV_EXIT,
+		.evs = { E(WAKEUP, 18), E(OUT_SLEEP, 20), E(WAKEUP, 30),
+			 ED(IN, 45, WAIT, 15) },
+		.nr = 4, .end = 50, .state = VMLAT_KERNEL,
+		.time_ns = { [VMLAT_KERNEL] = 25, [VMLAT_BLOCKED] = 10,
+			     [VMLAT_WAIT] = 15 },
+	},
+	{
 		/* timestamps of two CPUs slightly out of order */
 		.desc = "time going backwards across CPUs",
 		.first = VMLAT_EV_EXIT,

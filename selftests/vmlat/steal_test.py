@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""steal_test.py - vmlat's type-1 steal against the guest's own steal time.
+
+A Linux guest (the test host's own kernel, $VMLAT_GUEST_KERNEL, under
+qemu-system-x86_64 -enable-kvm, one vCPU) runs a workload that computes and
+sleeps by turns. Its vCPU thread is pinned alone on CPU 1; the rest of QEMU
+and this test run on CPU 0. While the guest works, a hog runs on CPU 1 for
+HOG_S seconds, and nothing else contends for it. Three figures of the
+time the vCPU was ready but not running, over the same window:
+
+  guest     the guest's own steal time (cpu0's steal in /proc/stat, read
+            by the guest before and after), which KVM feeds from the vCPU
+            thread's run_delay (record_steal_time());
+  rundelay  the vCPU thread's run_delay (/proc/<pid>/task/<tid>/schedstat,
+            the scheduler's own figure, the one KVM publishes), read by
+            this test before and after;
+  vmlat     preempted_ns + wait_ns of that vCPU in vmlat's json ([P3]'s
+            type-1 steal), read with run_delay.
+
+and, from an ftrace record of the vCPU thread's scheduler and KVM events in
+the same window, the components of run_delay (runnable after a preemption,
+on a runqueue after a wake-up) and of vmlat's figure (from the wake-up call
+on), so a difference can be told apart.
+
+Tolerances (why):
+  - vmlat vs rundelay: 1% of rundelay, plus 1 ms per wake-up and 25 us
+    per preemption. The two read the clock at different points of each
+    interval: vmlat's wait starts at sched_waking, run_delay's at the
+    enqueue (sched_wakeup) that follows it, under TCG up to a
+    millisecond later; and run_delay takes the runqueue clock of
+    __schedule()'s start at both ends of an interval, vmlat the
+    sched_switch tracepoint, after the pick of the next task: under TCG
+    each end can differ by some 10 us (seen: vmlat 2.0% below run_delay
+    over 2300 short preemptions with all of QEMU on the CPU, 1.0% above
+    over 500 preemptions and 100 wake-ups with the vCPU thread alone);
+    plus the two reads of each end, a few milliseconds apart.
+  - guest vs rundelay: 1% + 30 ms: the guest's /proc/stat counts in
+    USER_HZ (10 ms) ticks, at its own ticks (4 ms), and KVM publishes
+    run_delay only at the next entry: at each end of the window, a
+    tick of /proc/stat and a guest tick of lag (seen: < 0.6%).
+  - every interval the thread spent runnable off CPU in the ftrace
+    record has its vmlat_preempt or vmlat_wait: exactly, matched within
+    MATCH_NS on the CPU of the switch-in (vmlat's probe runs just before
+    or after ftrace's).
+
+The guest boots once for both windows; one that shows no prompt within
+120 s (a good boot takes 15 to 60) is booted again, three boots at most.
+
+Needs root, kvm_amd, $VMLAT_KO, 2 CPUs. TAP output; exit status 4 when
+everything was skipped.
+"""
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from vmlat_ktest import (TRACING, VMLAT, SkipTest, check_no_lost_events,  # noqa: E402
+                         keep, main, rd, tap, tracing_instance, ts_ns, wr)
+
+INST = TRACING + "/instances/vmlat_steal_test"
+EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
+          "sched/sched_migrate_task", "kvm/kvm_entry", "kvm/kvm_exit",
+          "kvm/kvm_userspace_exit", "vmlat/vmlat_preempt", "vmlat/vmlat_wait"]
+HOG_S = float(os.environ.get("VMLAT_STEAL_HOG_S", "4"))
+VCPU_CPU = 1
+# a vmlat_preempt/vmlat_wait and ftrace's sched_switch of one switch-in
+MATCH_NS = 500 * 1000
+
+# The guest: one line per step on its console; the test says when to go
+# and when to stop on the console's input.
+GUEST_INIT = r"""#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev /tmp
+/bin/busybox mount -t devtmpfs dev /dev
+exec >/dev/ttyS0 2>&1 </dev/ttyS0
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sys /sys
+/bin/busybox stty -echo
+steal() {
+    while read -r name user nice sys idle iow irq sirq steal rest; do
+        [ "$name" = cpu0 ] && echo "$steal" && return
+    done </proc/stat
+}
+work() {
+    while :; do
+        i=0
+        while [ $i -lt 300 ]; do i=$((i + 1)); done
+        /bin/busybox usleep 2000
+    done
+}
+echo "=== ready"
+while read -r cmd; do
+    case $cmd in
+    go)
+        echo "=== s0 $(steal)"
+        work &
+        w=$! ;;
+    stop)
+        kill $w
+        wait $w
+        echo "=== s1 $(steal)" ;;
+    *)
+        break ;;
+    esac
+done
+echo "=== end"
+/bin/busybox poweroff -f
+"""
+
+
+def guest_initramfs(tmp):
+    root = os.path.join(tmp, "root")
+    os.makedirs(os.path.join(root, "bin"))
+    shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
+    wr(os.path.join(root, "init"), GUEST_INIT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    cpio = os.path.join(tmp, "guest.cpio")
+    subprocess.run("cd %s && find . | cpio -o -H newc --quiet > %s" %
+                   (root, cpio), shell=True, check=True)
+    return cpio
+
+
+class Guest:
+    """The guest's QEMU, its console read line by line."""
+
+    def __init__(self, qemu, kernel, cpio):
+        # kernel-irqchip=off: see sync_test.py (boots hang otherwise).
+        self.q = subprocess.Popen(
+            [qemu, "-enable-kvm", "-cpu", "kvm64",
+             "-machine", "kernel-irqchip=off", "-m", "256", "-smp", "1",
+             "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
+             "-append", "console=ttyS0 panic=-1 quiet mitigations=off"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT)
+        self.buf = b""
+        self.out = []
+
+    def expect(self, tag, timeout):
+        """The rest of the first console line starting "=== tag", or None
+        after timeout seconds."""
+        end = time.time() + timeout
+        while True:
+            while b"\n" in self.buf:
+                ln, self.buf = self.buf.split(b"\n", 1)
+                ln = ln.decode(errors="replace").strip("\r")
+                self.out.append(ln)
+                # (after SeaBIOS, the first line starts with escapes)
+                if "=== " + tag in ln:
+                    return ln.split("=== " + tag, 1)[1].strip()
+            left = end - time.time()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.q.stdout], [], [], left)
+            if r:
+                data = os.read(self.q.stdout.fileno(), 4096)
+                if not data:
+                    return None
+                self.buf += data
+
+    def say(self, text):
+        self.q.stdin.write(text.encode() + b"\n")
+        self.q.stdin.flush()
+
+    def stop(self):
+        if self.q.poll() is None:
+            try:
+                self.q.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.q.kill()
+                self.q.wait()
+
+
+def vcpu_of(pid):
+    js = json.loads(rd(VMLAT + "/json"))
+    for vm in js["vms"]:
+        if vm["pid"] == pid and vm["vcpus"]:
+            return vm["vcpus"][0]
+    return None
+
+
+def run_delay(pid, tid):
+    return int(rd("/proc/%d/task/%d/schedstat" % (pid, tid)).split()[1])
+
+
+def sample(pid, tid):
+    """vmlat's vCPU row and run_delay, read together."""
+    t0 = time.monotonic_ns()
+    v = vcpu_of(pid)
+    r = run_delay(pid, tid)
+    t1 = time.monotonic_ns()
+    return {"vcpu": v, "run_delay": r, "t0": t0, "t1": t1}
+
+
+def pin(pid, tid, alone):
+    """The vCPU thread on VCPU_CPU; QEMU's other threads on CPU 0 if
+    @alone, else on VCPU_CPU too."""
+    for t in os.listdir("/proc/%d/task" % pid):
+        os.sched_setaffinity(int(t), {VCPU_CPU} if int(t) == tid or
+                             not alone else {0})
+
+
+def hog():
+    return subprocess.Popen(
+        [sys.executable, "-c", "while True: pass"],
+        preexec_fn=lambda: os.sched_setaffinity(0, {VCPU_CPU}))
+
+
+def components(trace, tid, t0, t1):
+    """The vCPU thread's off-CPU runnable time in the trace between t0 and
+    t1 (CLOCK_MONOTONIC ns), by kind:
+      preempt_ns    switched out runnable .. switched in
+      wake_rq_ns    woken: on a runqueue (sched_wakeup) .. switched in
+      wake_call_ns  woken: sched_waking .. sched_wakeup
+      late_wake_ns  switched out asleep after a sched_waking that came
+                    while it was still on CPU: sched_wakeup .. switched in
+      unwoken_ns    switched out asleep, back on CPU with no wake-up at
+                    all (kept runnable by a pending signal): switch-out ..
+                    switched in
+    and the counts of each."""
+    c = dict.fromkeys(("preempt_ns", "wake_rq_ns", "wake_call_ns",
+                       "late_wake_ns", "unwoken_ns", "preempts", "wakes",
+                       "late_wakes", "unwoken"), 0)
+    st, since, waking, wakeup = "run", None, None, None
+
+    def add(kind, start, end):
+        start, end = max(start, t0), min(end, t1)
+        if end > start:
+            c[kind + "_ns"] += end - start
+
+    c["missed"] = []     # (kind, switch-in time) with no vmlat event
+    ends = []            # (kind, cpu, switch-in time) of each interval
+    vm_ev = []           # (cpu, time) of vmlat_preempt/vmlat_wait
+    for ln in trace.splitlines():
+        if ln.startswith("#"):
+            continue
+        if ": vmlat_preempt: " in ln or ": vmlat_wait: " in ln:
+            head = ln.split(": vmlat_")[0].split()
+            vm_ev.append((head[-3], ts_ns(head[-1])))
+            continue
+        if ": sched_" not in ln:
+            continue
+        head, _, body = ln.partition(": sched_")
+        ev, _, fields = body.partition(": ")
+        t = ts_ns(head.split()[-1])
+        kv = {}
+        for f in fields.replace(" ==> ", " ").split():
+            k, _, v = f.partition("=")
+            kv[k] = v
+        if ev == "switch" and kv.get("prev_pid") == str(tid):
+            if kv["prev_state"].startswith("R"):
+                st = "preempted"
+            else:
+                st = "asleep_woken" if waking is not None else "asleep"
+            since, wakeup = t, None
+        elif ev == "switch" and kv.get("next_pid") == str(tid):
+            n = t0 <= t <= t1
+            if n and st != "run":
+                ends.append((st, head.split()[-3], t))
+            if st == "preempted":
+                add("preempt", since, t)
+                c["preempts"] += n
+            elif st == "woken":
+                add("wake_rq", wakeup or waking, t)
+                add("wake_call", waking, wakeup or waking)
+                c["wakes"] += n
+            elif st == "asleep_woken":
+                add("late_wake", wakeup or since, t)
+                c["late_wakes"] += n
+            elif st == "asleep":
+                add("unwoken", since, t)
+                c["unwoken"] += n
+            st, waking, wakeup = "run", None, None
+        elif ev == "waking" and kv.get("pid") == str(tid):
+            if st == "asleep":
+                st, waking, wakeup = "woken", t, None
+            elif st == "run":
+                waking = t
+        elif ev == "wakeup" and kv.get("pid") == str(tid):
+            if st == "run":
+                waking = None   # it was still on its runqueue
+            elif st in ("woken", "asleep_woken"):
+                wakeup = t
+    # vmlat's event of a completed preemption or wait comes from its
+    # probe on the same switch-in, on that CPU, just before or after
+    # ftrace's (the probes run in the order they were attached)
+    for kind, cpu, t in ends:
+        near = [e for e in vm_ev if e[0] == cpu and abs(e[1] - t) <= MATCH_NS]
+        if near:
+            vm_ev.remove(min(near, key=lambda e: abs(e[1] - t)))
+        else:
+            c["missed"].append((kind, t))
+    return c
+
+
+def window(g, tid, alone):
+    """One window of HOG_S seconds of contention; the three figures."""
+    pin(g.q.pid, tid, alone)
+    time.sleep(0.5)
+    flt = "prev_pid == %d || next_pid == %d" % (tid, tid)
+    with tracing_instance(INST, EVENTS, 8192):
+        wr(INST + "/events/sched/sched_switch/filter", flt)
+        for e in ("sched_waking", "sched_wakeup", "sched_migrate_task"):
+            wr(INST + "/events/sched/%s/filter" % e, "pid == %d" % tid)
+        for e in ("kvm_entry", "kvm_exit", "kvm_userspace_exit"):
+            wr(INST + "/events/kvm/%s/filter" % e, "common_pid == %d" % tid)
+        for e in ("vmlat_preempt", "vmlat_wait"):
+            wr(INST + "/events/vmlat/%s/filter" % e, "vm_pid == %d" % g.q.pid)
+        wr(INST + "/tracing_on", "1")
+        a = sample(g.q.pid, tid)
+        g.say("go")
+        s0 = g.expect("s0", 60)
+        h = hog()
+        time.sleep(HOG_S)
+        h.kill()
+        h.wait()
+        time.sleep(0.5)
+        g.say("stop")
+        s1 = g.expect("s1", 60)
+        b = sample(g.q.pid, tid)
+        wr(INST + "/tracing_on", "0")
+        check_no_lost_events(INST)
+        trace = rd(INST + "/trace")
+    if s0 is None or s1 is None:
+        raise RuntimeError("the guest did not report its steal: %s" %
+                           " | ".join(g.out[-5:]))
+    d = {k: b["vcpu"][k] - a["vcpu"][k] for k in b["vcpu"]
+         if k.endswith("_ns")}
+    return {"vmlat_ready_ns": d["preempted_ns"] + d["wait_ns"],
+            "run_delay_ns": b["run_delay"] - a["run_delay"],
+            # /proc/stat counts in USER_HZ, 100 on x86
+            "guest_steal_ns": (int(s1) - int(s0)) * 10**7,
+            "vmlat": d,
+            "ftrace": components(trace, tid, a["t1"], b["t0"]),
+            "trace": trace}
+
+
+SCENARIOS = [("vcpu_alone", True), ("qemu_on_cpu", False)]
+
+
+def measure(qemu, kernel, cpio):
+    """One guest boot, a window per scenario; None if the boot hung."""
+    g = Guest(qemu, kernel, cpio)
+    res = {}
+    try:
+        if g.expect("ready", 120) is None:
+            g.q.kill()
+            return None
+        tid = None
+        for _ in range(50):
+            v = vcpu_of(g.q.pid)
+            if v:
+                tid = v["tid"]
+                break
+            time.sleep(0.1)
+        if tid is None:
+            raise RuntimeError("vmlat never saw the guest's vCPU")
+        for name, alone in SCENARIOS:
+            res[name] = window(g, tid, alone)
+        g.say("quit")
+        g.expect("end", 30)
+    finally:
+        g.stop()
+        keep("steal_guest_console.txt", "\n".join(g.out) + "\n")
+    return res
+
+
+def check(name, w):
+    trace = w.pop("trace")
+    keep("steal_%s_trace.txt" % name, trace)
+    print("# %s: %s" % (name, json.dumps(w)))
+    vmlat, rdl, guest = (w["vmlat_ready_ns"], w["run_delay_ns"],
+                         w["guest_steal_ns"])
+    c = w["ftrace"]
+    tap(not c["missed"], name + ".every_runnable_interval_counted",
+        "%d preemptions, %d wake-ups, %d woken before the switch-out, %d "
+        "kept runnable by a signal; without a vmlat_preempt/vmlat_wait: "
+        "%s" % (c["preempts"], c["wakes"], c["late_wakes"], c["unwoken"],
+                c["missed"][:10]))
+    tol = rdl // 100 + c["wakes"] * 10**6 + c["preempts"] * 25000
+    tap(rdl > 10**9 // 2 and abs(vmlat - rdl) <= tol,
+        name + ".vmlat_ready_is_run_delay",
+        "vmlat %d ns, run_delay %d ns (%+.2f%%), tolerance %d" %
+        (vmlat, rdl, 100.0 * (vmlat - rdl) / max(rdl, 1), tol))
+    tol = rdl // 100 + 30 * 10**6
+    tap(abs(guest - rdl) <= tol, name + ".guest_steal_is_run_delay",
+        "guest %d ns, run_delay %d ns (%+.2f%%), tolerance %d" %
+        (guest, rdl, 100.0 * (guest - rdl) / max(rdl, 1), tol))
+    tol = vmlat * 2 // 100 + c["wakes"] * 10**6 + c["preempts"] * 25000 + \
+        30 * 10**6
+    tap(abs(guest - vmlat) <= tol, name + ".vmlat_ready_is_guest_steal",
+        "guest %d ns, vmlat %d ns (%+.2f%%), tolerance %d" %
+        (guest, vmlat, 100.0 * (guest - vmlat) / max(vmlat, 1), tol))
+
+
+def t_guest_steal():
+    kernel = os.environ.get("VMLAT_GUEST_KERNEL", "")
+    qemu = shutil.which("qemu-system-x86_64")
+    if not (os.path.isfile(kernel) and qemu):
+        raise SkipTest("needs $VMLAT_GUEST_KERNEL and qemu-system-x86_64")
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    os.sched_setaffinity(0, {0})
+    tmp = tempfile.mkdtemp(prefix="vmlat_steal_test.")
+    try:
+        cpio = guest_initramfs(tmp)
+        for attempt in range(1, 4):
+            m = measure(qemu, kernel, cpio)
+            if m is not None:
+                break
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if m is None:
+        tap(False, "guest_steal.boots", "three boots hung")
+        return
+    print("# boot %d" % attempt)
+    keep("steal_figures.json", json.dumps(
+        {k: {kk: vv for kk, vv in v.items() if kk != "trace"}
+         for k, v in m.items()}, indent=1))
+    for name, _ in SCENARIOS:
+        check(name, m[name])
+
+
+if __name__ == "__main__":
+    main([t_guest_steal])
