@@ -13,12 +13,14 @@ fails the kernel on any splat or leak; it runs on the stock kernels too.
               value the file's own grammar allows. Reading every file
               after each write succeeds.
   hypercalls  hostile guests (./sync_guest flood) make calls with wrong
-              headers, seq 0, replayed and skipped numbers and garbage
-              times while an honest one syncs, and another honest one's
-              ring 3 makes 50 hostile calls between two of its own
+              headers, seq 0, replayed and skipped numbers, garbage times
+              and random 64-bit registers (3 in 8 calls; one in 3 of
+              those with another hypercall number) while an honest one
+              syncs, and another honest one's ring 3 makes 50 hostile
+              calls between two of its own, every fourth all random
               (./sync_guest user): both mappings are intact (all 40
               exchanges taken, nothing counted against them but the
-              ring-3 calls, in "user").
+              ring-3 calls, in "user"). The seeds are printed.
   concurrent  for CONC_SECONDS: knob writers, readers of every file (the
               JSON document must parse), guests making exits and hostile
               hypercalls, and vmlat unloaded and loaded again in a loop
@@ -223,17 +225,20 @@ def t_hypercalls():
     # its own: seq ~0, 1, its next seq, v1 and v2 headers.
     user = guest("sync_guest", "user", "40", "20", "0", str(ring3))
     hostile = [guest("sync_guest", "flood", str(calls)) for _ in range(2)]
-    for p in hostile:
-        finish(p, "sync_guest flood")
+    floods = [finish(p, "sync_guest flood") for p in hostile]
     h = finish(honest, "sync_guest honest")
     u = finish(user, "sync_guest user")
     sync = vm_of(int(h["pid"]))["sync"]
     usync = vm_of(int(u["pid"]))["sync"]
     ok = honest_ok(sync, 40) and \
         honest_ok(usync, 40, int(u["user_calls"]))
-    tap(ok, "hypercalls", "%d hostile calls at CPL 0 from %d guests, %s at "
-        "CPL 3; honest VM: %s; VM with a hostile ring 3: %s" %
-        (calls * len(hostile), len(hostile), u["user_calls"], sync, usync))
+    rnd = sum(int(f["random"]) + int(f["other_nr"]) for f in floods)
+    tap(ok, "hypercalls", "%d hostile calls at CPL 0 from %d guests (%d of "
+        "them random, seeds %s), %s at CPL 3 (seed %s); honest VM: %s; VM "
+        "with a hostile ring 3: %s" %
+        (calls * len(hostile), len(hostile), rnd,
+         ",".join(f["seed"] for f in floods), u["user_calls"], u["seed"],
+         sync, usync))
 
 
 class Loop(threading.Thread):

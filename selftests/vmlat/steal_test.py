@@ -40,9 +40,11 @@ Tolerances (why):
     run_delay only at the next entry: at each end of the window, a
     tick of /proc/stat and a guest tick of lag (seen: < 0.6%).
   - every interval the thread spent runnable off CPU in the ftrace
-    record has its vmlat_preempt or vmlat_wait: exactly, matched within
-    MATCH_NS on the CPU of the switch-in (vmlat's probe runs just before
-    or after ftrace's).
+    record has its vmlat_preempt or vmlat_wait: exactly, the event next
+    to ftrace's sched_switch of the switch-in on that CPU, with no other
+    sched_switch between (vmlat's probe runs just before or after
+    ftrace's, in one __schedule(); under TCG the two may be hundreds of
+    microseconds apart).
 
 The guest boots once for both windows; one that shows no prompt within
 120 s (a good boot takes 15 to 60) is booted again, three boots at most.
@@ -70,8 +72,6 @@ EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "kvm/kvm_userspace_exit", "vmlat/vmlat_preempt", "vmlat/vmlat_wait"]
 HOG_S = float(os.environ.get("VMLAT_STEAL_HOG_S", "4"))
 VCPU_CPU = 1
-# a vmlat_preempt/vmlat_wait and ftrace's sched_switch of one switch-in
-MATCH_NS = 500 * 1000
 
 # The guest: one line per step on its console; the test says when to go
 # and when to stop on the console's input.
@@ -234,14 +234,17 @@ def components(trace, tid, t0, t1):
             c[kind + "_ns"] += end - start
 
     c["missed"] = []     # (kind, switch-in time) with no vmlat event
-    ends = []            # (kind, cpu, switch-in time) of each interval
-    vm_ev = []           # (cpu, time) of vmlat_preempt/vmlat_wait
+    # per CPU, in its order: [what, time, kind] of its sched_switches
+    # ("switch", or "end" of an interval) and vmlat_preempt/vmlat_wait
+    # events ("vmlat")
+    percpu = {}
     for ln in trace.splitlines():
         if ln.startswith("#"):
             continue
         if ": vmlat_preempt: " in ln or ": vmlat_wait: " in ln:
             head = ln.split(": vmlat_")[0].split()
-            vm_ev.append((head[-3], ts_ns(head[-1])))
+            percpu.setdefault(head[-3], []).append(
+                ["vmlat", ts_ns(head[-1]), None])
             continue
         if ": sched_" not in ln:
             continue
@@ -252,6 +255,9 @@ def components(trace, tid, t0, t1):
         for f in fields.replace(" ==> ", " ").split():
             k, _, v = f.partition("=")
             kv[k] = v
+        if ev == "switch":
+            percpu.setdefault(head.split()[-3], []).append(
+                ["switch", t, None])
         if ev == "switch" and kv.get("prev_pid") == str(tid):
             if kv["prev_state"].startswith("R"):
                 st = "preempted"
@@ -261,7 +267,7 @@ def components(trace, tid, t0, t1):
         elif ev == "switch" and kv.get("next_pid") == str(tid):
             n = t0 <= t <= t1
             if n and st != "run":
-                ends.append((st, head.split()[-3], t))
+                percpu[head.split()[-3]][-1][0::2] = ["end", st]
             if st == "preempted":
                 add("preempt", since, t)
                 c["preempts"] += n
@@ -288,13 +294,18 @@ def components(trace, tid, t0, t1):
                 wakeup = t
     # vmlat's event of a completed preemption or wait comes from its
     # probe on the same switch-in, on that CPU, just before or after
-    # ftrace's (the probes run in the order they were attached)
-    for kind, cpu, t in ends:
-        near = [e for e in vm_ev if e[0] == cpu and abs(e[1] - t) <= MATCH_NS]
-        if near:
-            vm_ev.remove(min(near, key=lambda e: abs(e[1] - t)))
-        else:
-            c["missed"].append((kind, t))
+    # ftrace's (the probes run in the order they were attached): next to
+    # it in the CPU's order
+    for seq in percpu.values():
+        for i, (what, t, kind) in enumerate(seq):
+            if what != "end":
+                continue
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(seq) and seq[j][0] == "vmlat":
+                    seq[j][0] = "matched"
+                    break
+            else:
+                c["missed"].append((kind, t))
     return c
 
 

@@ -14,15 +14,21 @@
  *   sync_guest user N PERIOD_MS OFFSET_NS K
  *	as honest, and between two honest calls (at CPL 0) K calls from
  *	CPL 3: seq ~0, 1 and the next honest seq in turn, version 2 and 1
- *	headers, g2 garbage. KVM's answer to each (-KVM_EPERM: it saw
- *	CPL 3) and RBX after it are counted.
+ *	headers, g2 garbage, and every fourth call all random (header,
+ *	seq, times). KVM's answer to each (-KVM_EPERM: it saw CPL 3) and
+ *	RBX after it are counted.
  *   sync_guest clockpair
  *	the host's TSC and CLOCK_MONOTONIC read together (the pair of 20
  *	whose clock reads are closest around the TSC read), no guest
  *   sync_guest flood N
  *	N calls as fast as the guest can make them: malformed headers and
  *	seq 0, replayed and skipped numbers, well-formed calls with garbage
- *	times.
+ *	times, and random 64-bit registers: all of them, all but a valid
+ *	header, and all with another hypercall number (never vmlat's, nor
+ *	one of KVM's own). "calls" counts those with vmlat's number.
+ *
+ * Random values come from random() seeded with $SYNC_SEED, else the time
+ * and pid; the seed is printed.
  *
  * The guest (a C function of this program, run by the KVM selftests'
  * library in 64-bit mode) loops on VMMCALL; OUT to port 0x11, where this
@@ -30,6 +36,7 @@
  * set here. Prints one line: what was sent and measured.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +52,8 @@
 /* KVM's returns in RAX (include/uapi/linux/kvm_para.h) */
 #define SYNC_KVM_ENOSYS	((uint64_t)-1000)
 #define SYNC_KVM_EPERM	((uint64_t)-1)
+
+static unsigned int sync_seed;
 
 /*
  * The guest: VMMCALL with the registers the host set at the OUT before it,
@@ -69,9 +78,9 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* A call; @rax and @rbx: what came back. */
+/* A call; @nr: 0 for vmlat's; @rax and @rbx: what came back. */
 struct call {
-	uint64_t hdr, g1, prev_g2, seq;
+	uint64_t nr, hdr, g1, prev_g2, seq;
 	uint64_t rax, rbx;
 };
 
@@ -83,7 +92,7 @@ static int make_call(int fd, struct kvm_run *run, struct call *c)
 
 	if (ioctl(fd, KVM_GET_REGS, &regs) < 0)
 		return -errno;
-	regs.rax = VMLAT_HC_NR;
+	regs.rax = c->nr ? c->nr : VMLAT_HC_NR;
 	regs.rbx = c->hdr;
 	regs.rcx = c->g1;
 	regs.rdx = c->prev_g2;
@@ -108,6 +117,18 @@ static int make_call(int fd, struct kvm_run *run, struct call *c)
 	c->rax = regs.rax;
 	c->rbx = regs.rbx;
 	return 0;
+}
+
+/* 64 random bits: random() gives 31 */
+static uint64_t rand64(void)
+{
+	return (uint64_t)random() << 62 ^ (uint64_t)random() << 31 ^
+	       (uint64_t)random();
+}
+
+static bool hdr_valid(uint64_t hdr)
+{
+	return hdr == VMLAT_HC_HDR || hdr == VMLAT_HC_HDR_V1;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -152,7 +173,7 @@ static int user_calls(int fd, struct kvm_run *run,
 {
 	struct kvm_sregs sregs = *sregs0;
 	struct kvm_regs regs;
-	struct call c;
+	struct call c = {};
 	long i;
 	int err;
 
@@ -173,6 +194,12 @@ static int user_calls(int fd, struct kvm_run *run,
 		c.seq = seqs[i % 3] ? seqs[i % 3] : next_seq;
 		c.g1 = mono_ns();
 		c.prev_g2 = (uint64_t)rand() << 20;
+		if (i % 4 == 3) {
+			c.hdr = rand64();
+			c.seq = rand64();
+			c.g1 = rand64();
+			c.prev_g2 = rand64();
+		}
 		err = make_call(fd, run, &c);
 		if (err)
 			return err;
@@ -219,14 +246,14 @@ static int honest(int fd, struct kvm_run *run, long n, long period_ms,
 	}
 	/* The last call only brought the g2 of exchange n. */
 	qsort(rtt, n, sizeof(*rtt), cmp_u64);
-	printf("sync_guest mode=honest pid=%d exchanges=%ld offset_ns=%llu rtt_min_ns=%llu rtt_p50_ns=%llu rtt_max_ns=%llu last_g2=%llu version=%llu replies=%ld replies_mapped=%ld rbx_kept=%ld enosys=%ld user_calls=%ld user_eperm=%ld user_rbx_kept=%ld\n",
+	printf("sync_guest mode=honest pid=%d exchanges=%ld offset_ns=%llu rtt_min_ns=%llu rtt_p50_ns=%llu rtt_max_ns=%llu last_g2=%llu version=%llu replies=%ld replies_mapped=%ld rbx_kept=%ld enosys=%ld user_calls=%ld user_eperm=%ld user_rbx_kept=%ld seed=%u\n",
 	       (int)getpid(), n, (unsigned long long)off,
 	       (unsigned long long)rtt[0], (unsigned long long)rtt[n / 2],
 	       (unsigned long long)rtt[n - 1],
 	       (unsigned long long)c.prev_g2,
 	       (unsigned long long)(hdr & 0xffff), an.replies,
 	       an.replies_mapped, an.rbx_kept, an.enosys, an.user_calls,
-	       an.user_eperm, an.user_rbx_kept);
+	       an.user_eperm, an.user_rbx_kept, sync_seed);
 out:
 	free(rtt);
 	return err;
@@ -235,15 +262,16 @@ out:
 static int flood(int fd, struct kvm_run *run, long n)
 {
 	uint64_t seq = 10, t0 = mono_ns();
-	long i, malformed = 0;
+	long i, malformed = 0, random_calls = 0, other_nr = 0;
 	struct call c;
 	int err;
 
 	for (i = 0; i < n; i++) {
+		c.nr = 0;
 		c.hdr = VMLAT_HC_HDR;
 		c.g1 = (uint64_t)rand() << 20;
 		c.prev_g2 = (uint64_t)rand() << 20;
-		switch (i % 5) {
+		switch (i % 8) {
 		case 0:		/* wrong magic or version */
 			c.hdr = VMLAT_HC_HDR ^ (1ULL << (i % 64));
 			c.seq = ++seq;
@@ -260,16 +288,34 @@ static int flood(int fd, struct kvm_run *run, long n)
 			seq += 7;
 			c.seq = seq;
 			break;
-		default:	/* next number, garbage times */
+		case 4:		/* next number, garbage times */
 			c.seq = ++seq;
+			break;
+		case 5:		/* all random */
+		case 6:		/* all random but a valid header */
+		case 7:		/* all random, another hypercall */
+			c.hdr = i % 8 == 5 ? rand64() :
+				random() & 1 ? VMLAT_HC_HDR : VMLAT_HC_HDR_V1;
+			c.seq = rand64();
+			c.g1 = rand64();
+			c.prev_g2 = rand64();
+			if (i % 8 == 7) {
+				/* KVM's own are small numbers, vmlat's 32-bit */
+				c.nr = rand64() | 1ULL << 40;
+				other_nr++;
+			} else {
+				random_calls++;
+				malformed += !hdr_valid(c.hdr) || !c.seq;
+			}
 			break;
 		}
 		err = make_call(fd, run, &c);
 		if (err)
 			return err;
 	}
-	printf("sync_guest mode=flood pid=%d calls=%ld malformed=%ld duration_ms=%llu\n",
-	       (int)getpid(), n, malformed,
+	printf("sync_guest mode=flood pid=%d calls=%ld malformed=%ld random=%ld other_nr=%ld seed=%u duration_ms=%llu\n",
+	       (int)getpid(), n - other_nr, malformed, random_calls, other_nr,
+	       sync_seed,
 	       (unsigned long long)((mono_ns() - t0) / 1000000 + 1));
 	return 0;
 }
@@ -305,8 +351,12 @@ int main(int argc, char **argv)
 	struct kvm_run *run;
 	struct kvm_regs regs;
 	long k_user = 0;
+	const char *seed_env = getenv("SYNC_SEED");
 	int fd, err;
 
+	sync_seed = seed_env ? strtoul(seed_env, NULL, 0) :
+		    (unsigned int)(time(NULL) ^ getpid());
+	srandom(sync_seed);
 	if (argc == 2 && !strcmp(argv[1], "clockpair"))
 		return clockpair();
 	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "honest")) {

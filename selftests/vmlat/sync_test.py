@@ -25,7 +25,9 @@
            statistics, and the honest mapping is as in "honest" (every
            exchange taken, no restart, no replay).
   flood    a hostile guest (./sync_guest flood) makes 3000 calls as fast
-           as it can (malformed, seq 0, replayed, skipping, garbage times)
+           as it can (malformed, seq 0, replayed, skipping, garbage times,
+           random registers; those with another hypercall number are not
+           vmlat's and not counted)
            next to an honest one: every call is counted, the malformed
            exactly, the rate limit holds (calls over it are ignored and
            counted), and the honest VM's mapping is as in "honest".
