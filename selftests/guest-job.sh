@@ -47,8 +47,10 @@ for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh \
 	name=$(basename "$t"); name=${name%.sh}; name=${name%.py}
 	wanted "$name" || continue
 	echo "--- $name"
+	t0=$(date +%s)
 	VMLAT_KO=$VMLAT_KO timeout -k 10 "$TEST_TIMEOUT" "$t" >"$OUT/$name.tap" 2>&1
 	echo "exit status $?" >>"$OUT/$name.log"
+	echo "took $(($(date +%s) - t0)) s" >>"$OUT/$name.log"
 done
 
 # 2. Upstream KVM selftests with vmlat loaded: they must still pass, and
