@@ -35,11 +35,12 @@ and wake-ups) in the ftrace record:
   - vmlat vs rundelay: vmlat counts a wake-up from its call
     (sched_waking), run_delay from the enqueue (sched_wakeup) that
     follows: vmlat - rundelay should be the record's sched_waking ..
-    sched_wakeup time, within 1% + 40 us * n. run_delay takes the
+    sched_wakeup time, within 1% + 50 us * n. run_delay takes the
     runqueue clock of __schedule()'s start at both ends of an interval,
     vmlat the sched_switch tracepoint, after the pick of the next task:
-    under TCG each end can differ by tens of microseconds (seen: 14 and
-    34 us per interval, vmlat 0.4% above and 2.7% below).
+    under TCG each end can differ by tens of microseconds, more on a
+    slower machine (seen: 14 to 34 us per interval, vmlat 0.5% above
+    and 3.4% below).
   - guest vs rundelay: 1% + 30 ms: the guest's /proc/stat counts in
     USER_HZ (10 ms) ticks, at its own ticks (4 ms), and KVM publishes
     run_delay only at the next entry: at each end of the window, a
@@ -408,7 +409,7 @@ def check(name, w):
         (vmlat, ft, 100.0 * (vmlat - ft) / max(ft, 1), tol))
     # vmlat's waits begin at the wake-up call, run_delay's at the enqueue
     want = rdl + c["wake_call_ns"]
-    tol_rdl = rdl // 100 + n * 40000
+    tol_rdl = rdl // 100 + n * 50000
     tap(rdl > 10**9 // 2 and abs(vmlat - want) <= tol_rdl,
         name + ".vmlat_ready_is_run_delay",
         "vmlat %d ns, run_delay %d ns + %d ns of wake-up calls (%+.2f%%), "
