@@ -21,9 +21,17 @@ echo "test host: $(uname -r), $(nproc) CPUs"
 # Only leaks of objects allocated from now on are of interest.
 [ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
 
-# KVM with nested SVM, as every test expects it.
-if ! modprobe kvm_amd nested=1; then
-	echo "modprobe kvm_amd nested=1 failed"
+# KVM with nested virtualisation, as every test expects it: kvm_amd on
+# the QEMU test host (SVM), kvm_intel on the bochs one (VMX).
+if grep -qw vmx /proc/cpuinfo; then
+	VENDOR=kvm_intel
+	KVM_TESTS="vmx_close_while_nested_test vmx_tsc_adjust_test userspace_io_test kvm_clock_test"
+else
+	VENDOR=kvm_amd
+	KVM_TESTS="svm_vmcall_test svm_int_ctl_test userspace_io_test kvm_clock_test"
+fi
+if ! modprobe $VENDOR nested=1; then
+	echo "modprobe $VENDOR nested=1 failed"
 fi
 
 wanted() {	# wanted PART: is PART in VMLAT_ONLY (or is it unset)?
@@ -60,7 +68,7 @@ n=0
 if ! wanted kvm_selftests; then
 	:
 elif echo "TAP version 13" >"$f" && insmod "$VMLAT_KO"; then
-	for t in svm_vmcall_test svm_int_ctl_test userspace_io_test kvm_clock_test; do
+	for t in $KVM_TESTS; do
 		n=$((n + 1))
 		echo "--- $t"
 		before=$(hits kvm:kvm_exit)

@@ -188,8 +188,20 @@ int vmlat_vm_create_vcpus(struct vmlat_vm **vmp, unsigned int nr_vcpus,
 	kvm_vm_elf_load(vm->vm, program_invocation_name);
 	close_leaked_elf_fds(fd);
 	for (i = 0; i < nr_vcpus; i++) {
+		struct kvm_regs regs;
+
 		vm->vcpus[i] = vm_vcpu_add(vm->vm, i, guest_code);
 		vcpu_args_set(vm->vcpus[i], 1, arg);
+		/*
+		 * IF=1. Harmless here: with no irqchip nothing can interrupt
+		 * the guest. Needed on the bochs (VMX) test host: bochs takes
+		 * no external-interrupt VM exit while the guest has IF=0 (real
+		 * VT-x does), so a guest spinning with IF=0 would keep the
+		 * host's only CPU for ever.
+		 */
+		vcpu_regs_get(vm->vcpus[i], &regs);
+		regs.rflags |= 0x200;
+		vcpu_regs_set(vm->vcpus[i], &regs);
 	}
 	vm->vcpu = vm->vcpus[0];
 	vm->nr_vcpus = nr_vcpus;

@@ -3,15 +3,27 @@
 #
 # boot.sh <kernel-dir> <outdir> <job-script> [timeout_s (default 1200)]
 #
-# Boots a test host (QEMU TCG with emulated AMD SVM, so that kvm-amd loads
-# and runs real guests inside) from a kernel dir made by kernel.sh, runs
+# Boots a test host from a kernel dir made by kernel.sh, runs
 # `sh <job-script>` in it (see stage2.sh) and waits for it to power off.
-# The build machine's root is the test host's (read-only, under a tmpfs
-# overlay) and <outdir> is shared read-write at the same path, so paths are
-# identical inside and outside. Results in <outdir>: console.log (serial
-# console and QEMU's messages), job.log, job.done (job exit status),
-# dmesg.txt. Extra kernel command line arguments: <kernel-dir>/cmdline (if
-# present) and env VMLAT_CMDLINE, in that order.
+# Two kinds, by env VMLAT_TESTHOST (this is the one place that knows how
+# each boots):
+#
+#   qemu (default)  QEMU TCG with emulated AMD SVM, so that kvm-amd loads
+#	and runs real guests inside. The build machine's root is the test
+#	host's (read-only, under a tmpfs overlay) and <outdir> is shared
+#	read-write at the same path, so paths are identical inside and out.
+#   bochs  Bochs with an emulated Intel VT-x CPU (EPT, VPID, unrestricted
+#	guest), so that kvm-intel loads. Bochs has no 9p: the test host
+#	runs on a root image (rootimg.sh) holding the job script, stage 2,
+#	the kernel's modules, <outdir> and the paths in env
+#	VMLAT_ROOT_PATHS (what the job uses), all at the same paths as
+#	here; <outdir> is copied back out of the image after power-off.
+#	The kernel boots from an ISO (isolinux).
+#
+# Results in <outdir>: console.log (serial console and the emulator's
+# messages), job.log, job.done (job exit status), dmesg.txt. Extra kernel
+# command line arguments: <kernel-dir>/cmdline (if present) and env
+# VMLAT_CMDLINE, in that order.
 #
 # Exit status: 0 if the job ran to its end (job.done exists, whatever the
 # job's own status), 124 if QEMU was killed by the timeout, 1 otherwise
@@ -63,12 +75,90 @@ run_qemu() {
 		</dev/null >"$out/console.log" 2>&1
 }
 
+# Bochs' CPU: Skylake-X has VMX with EPT, VPID and unrestricted guest.
+# ips: emulated instructions per emulated second; with clock sync=none the
+# test host's time follows the instructions it ran (reproducible), and
+# 100M is about what bochs runs per real second here, so its clock keeps
+# roughly with the wall clock.
+BOCHS_CPU="model=corei7_skylake_x, count=1, ips=100000000"
+BOCHS_MEGS=1024
+
+# A boot ISO for bochs (no -kernel there): isolinux, vmlinuz, initrd.gz.
+make_iso() {
+	local kdir=$1 dir=$2 cmdline=$3
+	mkdir -p "$dir/iso/isolinux"
+	cp "$kdir/vmlinuz" "$kdir/initrd.gz" "$dir/iso/"
+	cp /usr/lib/ISOLINUX/isolinux.bin /usr/lib/syslinux/modules/bios/ldlinux.c32 \
+		"$dir/iso/isolinux/"
+	printf 'DEFAULT t\nPROMPT 0\nLABEL t\n  KERNEL /vmlinuz\n  APPEND initrd=/initrd.gz %s\n' \
+		"$cmdline" >"$dir/iso/isolinux/isolinux.cfg"
+	xorriso -as mkisofs -quiet -o "$dir/boot.iso" -b isolinux/isolinux.bin \
+		-c isolinux/boot.cat -no-emul-boot -boot-load-size 4 \
+		-boot-info-table "$dir/iso" 2>/dev/null
+}
+
+run_bochs() {
+	local kdir=$1 out=$2 timeout_s=$3 cmdline=$4 job=$5 stage2=$6 tmp rc=0
+	local -a paths
+	need_cmd bochs xorriso mke2fs debugfs script
+	[[ -f /usr/lib/ISOLINUX/isolinux.bin ]] || die "no isolinux (install isolinux syslinux-common)"
+	tmp=$(mktemp -d)
+	make_iso "$kdir" "$tmp" "$cmdline testhost.root=disk"
+	read -ra paths <<<"${VMLAT_ROOT_PATHS:-}"
+	"$TESTHOST_DIR/rootimg.sh" "$tmp/root.img" 512 "${stage2%/*}" "$job" \
+		"$out" "$kdir/lib/modules" "$kdir/release" "${paths[@]}"
+	# term display (no window), no sound; standard input answers the
+	# debugger's first prompt with "c" and stays open while it runs.
+	cat >"$tmp/bochsrc" <<-EOF
+		cpu: $BOCHS_CPU
+		megs: $BOCHS_MEGS
+		romimage: file=/usr/share/bochs/BIOS-bochs-latest
+		vgaromimage: file=/usr/share/vgabios/vgabios.bin
+		ata0-master: type=cdrom, path=$tmp/boot.iso, status=inserted
+		ata0-slave: type=disk, path=$tmp/root.img, mode=flat
+		boot: cdrom
+		com1: enabled=1, mode=file, dev=$tmp/serial.txt
+		clock: sync=none
+		display_library: term
+		plugin_ctrl: speaker=0
+		sound: waveoutdrv=dummy, waveindrv=dummy, midioutdrv=dummy
+		log: $tmp/bochs.log
+		panic: action=fatal
+		error: action=report
+	EOF
+	mkfifo "$tmp/stdin"
+	# The term display needs a terminal: script(1) gives it one. bochs
+	# does not always end on SIGTERM: SIGKILL.
+	TERM=xterm timeout -s KILL "$timeout_s" script -qfec \
+		"bochs -q -f $tmp/bochsrc" /dev/null <"$tmp/stdin" >/dev/null 2>&1 &
+	local pid=$!
+	exec 8>"$tmp/stdin"
+	echo c >&8
+	wait "$pid" || rc=$?
+	exec 8>&-
+	cat "$tmp/serial.txt" >"$out/console.log" 2>/dev/null || true
+	grep -E '>>PANIC<<|\[(CPU0|SIM) *\] .*(panic|shutdown)' "$tmp/bochs.log" \
+		>>"$out/console.log" 2>/dev/null || true
+	# what the job wrote to <outdir> inside the image
+	if debugfs -R "rdump $out $tmp" "$tmp/root.img" >/dev/null 2>&1 &&
+		[[ -d $tmp/${out##*/} ]]; then
+		cp -a "$tmp/${out##*/}/." "$out/"
+	fi
+	rm -rf "$tmp"
+	return "$rc"
+}
+
 main() {
-	local kdir out job timeout_s stage2 cmdline rc=0 start
+	local kdir out job timeout_s stage2 cmdline rc=0 start kind
 	[[ $# -eq 3 || $# -eq 4 ]] || usage
 	timeout_s=${4:-1200}
 	[[ $timeout_s =~ ^[0-9]+$ && $timeout_s -ge 30 ]] || usage
-	need_cmd qemu-system-x86_64 timeout
+	kind=${VMLAT_TESTHOST:-qemu}
+	case $kind in
+	qemu) need_cmd qemu-system-x86_64 timeout ;;
+	bochs) need_cmd bochs timeout ;;
+	*) die "VMLAT_TESTHOST=$kind: qemu or bochs" ;;
+	esac
 	kdir=$(realpath "$1")
 	mkdir -p "$2"
 	out=$(realpath "$2")
@@ -96,9 +186,13 @@ main() {
 	fi
 	cmdline+=${VMLAT_CMDLINE:+ $VMLAT_CMDLINE}
 
-	log "booting $(<"$kdir/release") for $job (timeout ${timeout_s}s)"
+	log "booting $(<"$kdir/release") under $kind for $job (timeout ${timeout_s}s)"
 	start=$SECONDS
-	run_qemu "$kdir" "$out" "$timeout_s" "$cmdline" || rc=$?
+	if [[ $kind == bochs ]]; then
+		run_bochs "$kdir" "$out" "$timeout_s" "$cmdline" "$job" "$stage2" || rc=$?
+	else
+		run_qemu "$kdir" "$out" "$timeout_s" "$cmdline" || rc=$?
+	fi
 	if [[ -f $out/job.done ]]; then
 		log "done in $((SECONDS - start))s, job status $(<"$out/job.done")"
 		return 0

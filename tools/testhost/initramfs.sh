@@ -21,7 +21,10 @@ shopt -s inherit_errexit
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # What the stage-1 init mounts; modprobe adds their dependencies in order.
+# QEMU: the build machine's root over virtio-9p, under an overlay.
 ROOT_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
+# bochs: a root image on its emulated PIIX IDE disk (ext2, served by ext4).
+DISK_MODULES=(ata_piix sd_mod ext4)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 
 usage() {
@@ -34,7 +37,8 @@ usage() {
 # the first occurrence of a module preserves that order across the lists.
 module_files() {
 	local kdir=$1 release=$2 m out
-	for m in "${ROOT_MODULES[@]}"; do
+	shift 2
+	for m in "$@"; do
 		# -C /dev/null: the build machine's modprobe.d must not leak in.
 		if ! out=$(modprobe -C /dev/null -d "$kdir" -S "$release" \
 			--show-depends "$m" 2>&1); then
@@ -96,14 +100,22 @@ build_image() {
 	# The kernel opens /dev/console for init before anything is mounted.
 	mknod -m 600 "$stage/dev/console" c 5 1 || die "mknod failed (run as root)"
 	mknod -m 666 "$stage/dev/null" c 1 3
+	# "$@": the 9p root's modules, "--", the disk root's
+	local list=$stage/modules.list
 	: >"$stage/modules.list"
+	: >"$stage/modules-disk.list"
 	for f in "$@"; do
+		if [[ $f == -- ]]; then
+			list=$stage/modules-disk.list
+			continue
+		fi
 		name=$(basename "$f")
 		name=${name%.xz}
 		name=${name%.zst}
 		name=${name%.gz}
-		copy_module "$f" "$stage/lib/modules/$name"
-		printf '%s\n' "$name" >>"$stage/modules.list"
+		[[ -f $stage/lib/modules/$name ]] ||
+			copy_module "$f" "$stage/lib/modules/$name"
+		printf '%s\n' "$name" >>"$list"
 	done
 	# Fixed timestamps: the same inputs give the same image.
 	find "$stage" -exec touch -h -d @0 {} +
@@ -116,7 +128,7 @@ build_image() {
 }
 
 main() {
-	local force=0 kdir release key mods
+	local force=0 kdir release key mods dmods
 	if [[ ${1-} == -f ]]; then
 		force=1
 		shift
@@ -128,15 +140,16 @@ main() {
 	need_cmd modprobe cpio gzip xz ldd
 	check_busybox
 
-	mapfile -t mods < <(module_files "$kdir" "$release")
-	key=$(initrd_key "$kdir" "$release" "${mods[@]}")
+	mapfile -t mods < <(module_files "$kdir" "$release" "${ROOT_MODULES[@]}")
+	mapfile -t dmods < <(module_files "$kdir" "$release" "${DISK_MODULES[@]}")
+	key=$(initrd_key "$kdir" "$release" "${mods[@]}" "${dmods[@]}")
 	if ((!force)) && [[ -f $kdir/initrd.gz && -f $kdir/initrd.key &&
 		$(<"$kdir/initrd.key") == "$key" ]]; then
 		log "reusing $kdir/initrd.gz"
 		return 0
 	fi
-	log "building $kdir/initrd.gz; modules: ${mods[*]##*/}"
-	build_image "$kdir" "$kdir/initrd.gz" "${mods[@]}"
+	log "building $kdir/initrd.gz; modules: ${mods[*]##*/}; disk root: ${dmods[*]##*/}"
+	build_image "$kdir" "$kdir/initrd.gz" "${mods[@]}" -- "${dmods[@]}"
 	printf '%s\n' "$key" >"$kdir/initrd.key"
 }
 

@@ -13,6 +13,8 @@ TESTHOST_DIR=${BASH_SOURCE[0]%/*}
 [[ $TESTHOST_DIR != "${BASH_SOURCE[0]}" ]] || TESTHOST_DIR=.
 TESTHOST_DIR=$(cd "$TESTHOST_DIR" && pwd -P)
 TH_PROG=${TH_PROG:-${0##*/}}
+# What stage2.sh writes to the kernel log as the job starts.
+TESTHOST_JOB_MARK="testhost: starting the job"
 
 log() {
 	printf '%s: %s\n' "$TH_PROG" "$*" >&2

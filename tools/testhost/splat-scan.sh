@@ -1,7 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# splat-scan.sh <file>...
+# splat-scan.sh [--from-job] <file>...
+#
+# --from-job: only what follows the line stage2.sh logs to the kernel as
+# the job starts (TESTHOST_JOB_MARK), in each file: boot is not scanned
+# (bochs' CPU models make stock kernels WARN at boot, see
+# ../../Documentation/vmlat.rst). A file without the line is scanned whole.
 #
 # Prints every kernel "splat" line found in the given logs (console.log,
 # dmesg.txt...) as <file>:<line>: <text>, with the frames that follow each
@@ -50,18 +55,32 @@ BENIGN_PATTERNS=(
 )
 
 usage() {
-	echo "usage: $0 <file>..." >&2
+	echo "usage: $0 [--from-job] <file>..." >&2
 	exit 2
 }
 
 # After "Call Trace:", keep printing while lines look like stack frames
 # ("func+0x1a/0x30", "<TASK>", "</IRQ>"...).
 scan() {
-	local re benign
+	local from=$1 re benign
+	shift
 	re=$(IFS='|'; printf '%s' "${SPLAT_PATTERNS[*]}")
 	benign=$(IFS='|'; printf '%s' "${BENIGN_PATTERNS[*]}")
-	awk -v re="$re" -v benign="$benign" '
-		FNR == 1 { ctx = 0 }
+	awk -v re="$re" -v benign="$benign" -v from="$from" '
+		FNR == 1 {
+			ctx = 0
+			skip = 0
+			if (from != "") {
+				cmd = "grep -qF \"" from "\" \"" FILENAME "\""
+				skip = system(cmd) == 0
+				close(cmd)
+			}
+		}
+		skip {
+			if (index($0, from))
+				skip = 0
+			next
+		}
 		$0 ~ re && $0 !~ benign {
 			print FILENAME ":" FNR ": " $0
 			found = 1
@@ -79,12 +98,16 @@ scan() {
 }
 
 main() {
-	local f
+	local f from=
+	if [[ ${1-} == --from-job ]]; then
+		from=$TESTHOST_JOB_MARK
+		shift
+	fi
 	[[ $# -ge 1 ]] || usage
 	for f in "$@"; do
 		[[ -r $f ]] || { log "cannot read $f"; exit 2; }
 	done
-	scan "$@"
+	scan "$from" "$@"
 }
 
 main "$@"

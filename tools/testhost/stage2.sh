@@ -82,6 +82,7 @@ run_job() {
 	local job=$1 kdir=$2 timeout_s=$3 rc=0 start=$SECONDS
 	log "running $job (timeout ${timeout_s}s) on $(</proc/sys/kernel/osrelease)," \
 		"uptime $(uptime_s)s"
+	echo "$TESTHOST_JOB_MARK" >/dev/kmsg
 	(
 		cd "$out"
 		exec env -i PATH="$PATH" HOME=/root TERM=dumb LC_ALL=C \
