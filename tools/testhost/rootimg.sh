@@ -51,9 +51,12 @@ stage_path() {
 	[[ -e $stage$f || -L $stage$f ]] && return 0
 	# from /: coreutils 9.1's --parents fails on absolute sources elsewhere
 	(cd / && cp -a --parents "${f#/}" "$stage/")
+	# every hop: /usr/bin/awk -> /etc/alternatives/awk -> /usr/bin/mawk
 	if [[ -L $f ]]; then
-		t=$(readlink -f "$f")
-		[[ -e $t ]] && stage_path "$t" "$stage"
+		t=$(readlink "$f")
+		[[ $t == /* ]] || t=${f%/*}/$t
+		t=$(realpath -s "$t")
+		[[ -e $t || -L $t ]] && stage_path "$t" "$stage"
 	fi
 	return 0
 }
@@ -94,7 +97,9 @@ main() {
 	while read -r f; do
 		stage_path "$f" "$stage"
 	done < <(library_closure "$stage")
-	for f in /etc/ld.so.cache /etc/passwd /etc/group /etc/nsswitch.conf; do
+	# alternatives (no package lists them) and a few files of /etc
+	for f in /usr/bin/awk /etc/ld.so.cache /etc/passwd /etc/group \
+		/etc/nsswitch.conf; do
 		[[ -e $f ]] && stage_path "$f" "$stage"
 	done
 	for f in "$@"; do
