@@ -70,7 +70,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, VMLAT, SkipTest, check_no_lost_events,  # noqa: E402
-                         keep, main, rd, tap, tracing_instance, ts_ns, wr)
+                         keep, linux_guest_argv, linux_guest_initramfs,
+                         main, rd, tap, tracing_instance, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_steal_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -120,28 +121,12 @@ echo "=== end"
 """
 
 
-def guest_initramfs(tmp):
-    root = os.path.join(tmp, "root")
-    os.makedirs(os.path.join(root, "bin"))
-    shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
-    wr(os.path.join(root, "init"), GUEST_INIT)
-    os.chmod(os.path.join(root, "init"), 0o755)
-    cpio = os.path.join(tmp, "guest.cpio")
-    subprocess.run("cd %s && find . | cpio -o -H newc --quiet > %s" %
-                   (root, cpio), shell=True, check=True)
-    return cpio
-
-
 class Guest:
     """The guest's QEMU, its console read line by line."""
 
     def __init__(self, qemu, kernel, cpio):
-        # kernel-irqchip=off: see sync_test.py (boots hang otherwise).
         self.q = subprocess.Popen(
-            [qemu, "-enable-kvm", "-cpu", "kvm64",
-             "-machine", "kernel-irqchip=off", "-m", "256", "-smp", "1",
-             "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
-             "-append", "console=ttyS0 panic=-1 quiet mitigations=off"],
+            linux_guest_argv(qemu, kernel, cpio),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT)
         self.buf = b""
@@ -438,7 +423,7 @@ def t_guest_steal():
     os.sched_setaffinity(0, {0})
     tmp = tempfile.mkdtemp(prefix="vmlat_steal_test.")
     try:
-        cpio = guest_initramfs(tmp)
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT)
         for attempt in range(1, 4):
             m = measure(qemu, kernel, cpio)
             if m is not None:

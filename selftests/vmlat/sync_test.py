@@ -66,7 +66,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
+from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep,  # noqa: E402
+                         linux_guest_argv, linux_guest_initramfs, main, rd,
                          rd_json, tap, tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_sync_test"
@@ -259,31 +260,9 @@ echo "=== end"
 """
 
 
-def guest_initramfs(ko, tmp):
-    """A cpio with busybox, vmlat_guest.ko and an init that loads it."""
-    root = os.path.join(tmp, "root")
-    os.makedirs(os.path.join(root, "bin"))
-    shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
-    shutil.copy(ko, os.path.join(root, "vmlat_guest.ko"))
-    wr(os.path.join(root, "init"), GUEST_INIT)
-    os.chmod(os.path.join(root, "init"), 0o755)
-    cpio = os.path.join(tmp, "guest.cpio")
-    subprocess.run("cd %s && find . | cpio -o -H newc --quiet > %s" %
-                   (root, cpio), shell=True, check=True)
-    return cpio
-
-
 def clockpair():
     p = start("clockpair")
     return finish(p)
-
-
-def qemu_argv(qemu, kernel, cpio, params):
-    return [qemu, "-enable-kvm", "-cpu", "kvm64", "-machine",
-            "kernel-irqchip=off", "-m", "256", "-smp", "1",
-            "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
-            "-append", "console=ttyS0 panic=-1 quiet mitigations=off " +
-            params]
 
 
 def guest_status(out):
@@ -326,7 +305,7 @@ def boot_guest(qemu, kernel, cpio):
     p0 = clockpair()
     p1 = None
     q = subprocess.Popen(
-        qemu_argv(qemu, kernel, cpio,
+        linux_guest_argv(qemu, kernel, cpio,
                   "vmlat_clock=tsc vmlat_secs=8 vmlat_rate=100"),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         universal_newlines=True)
@@ -365,7 +344,7 @@ def t_linux_guest():
     qemu, kernel, ko = linux_guest_env()
     tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
     try:
-        cpio = guest_initramfs(ko, tmp)
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
         # A boot that hangs all the same is booted again, four at most.
         for attempt in range(1, 5):
             got = boot_guest(qemu, kernel, cpio)
@@ -432,11 +411,11 @@ def t_linux_guest_without_vmlat():
     out = ""
     subprocess.run(["rmmod", "vmlat"], check=True)
     try:
-        cpio = guest_initramfs(ko, tmp)
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
         for attempt in range(1, 5):
             try:
                 out = subprocess.run(
-                    qemu_argv(qemu, kernel, cpio, "vmlat_secs=3"),
+                    linux_guest_argv(qemu, kernel, cpio, "vmlat_secs=3"),
                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                     universal_newlines=True, timeout=150).stdout
             except subprocess.TimeoutExpired:

@@ -8,6 +8,7 @@ selftests/vmlat/Makefile.
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -80,6 +81,33 @@ def keep(name, text):
     failure."""
     if KEEP:
         wr(os.path.join(KEEP, name), text)
+
+
+def linux_guest_initramfs(tmp, init, files=()):
+    """A cpio in @tmp for a Linux test guest: busybox, @init as /init and
+    each path of @files at the root; its path."""
+    root = os.path.join(tmp, "root")
+    os.makedirs(os.path.join(root, "bin"))
+    shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
+    for f in files:
+        shutil.copy(f, root)
+    wr(os.path.join(root, "init"), init)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    cpio = os.path.join(tmp, "guest.cpio")
+    subprocess.run("cd %s && find . | cpio -o -H newc --quiet > %s" %
+                   (root, cpio), shell=True, check=True)
+    return cpio
+
+
+def linux_guest_argv(qemu, kernel, cpio, params=""):
+    """QEMU's command line for a Linux test guest on the test host's KVM:
+    one vCPU, the console on standard input and output. In-kernel irqchip
+    off: with it, some boots hang (see sync_test.py, boot_guest())."""
+    return [qemu, "-enable-kvm", "-cpu", "kvm64", "-machine",
+            "kernel-irqchip=off", "-m", "256", "-smp", "1",
+            "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
+            "-append", ("console=ttyS0 panic=-1 quiet mitigations=off " +
+                        params).rstrip()]
 
 
 def ts_ns(field):
