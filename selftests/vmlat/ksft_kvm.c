@@ -438,3 +438,8 @@ int vmlat_guest_run_until(struct vmlat_guest_progress *pr, uint64_t max_ms,
 	vmlat_vm_destroy(vm);
 	return ret;
 }
+
+bool vmlat_host_is_intel(void)
+{
+	return is_intel_cpu();
+}

@@ -10,6 +10,7 @@
 #define VMLAT_KSFT_KVM_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The guest writes its loop counter (N, N-1, ..., 1) to this port. */
@@ -62,5 +63,11 @@ int vmlat_vm_user_page(struct vmlat_vm *vm, uint64_t gva);
 int vmlat_vm_vcpu_fd_n(const struct vmlat_vm *vm, unsigned int i);
 struct kvm_run *vmlat_vm_kvm_run_n(const struct vmlat_vm *vm, unsigned int i);
 void vmlat_vm_destroy(struct vmlat_vm *vm);
+
+/*
+ * Is the host CPU an Intel (VMX) one? Its guests' hypercall is VMCALL, an
+ * AMD's VMMCALL: KVM turns the other one into a #UD exit and patches it.
+ */
+bool vmlat_host_is_intel(void);
 
 #endif /* VMLAT_KSFT_KVM_H */

@@ -13,8 +13,9 @@
  *                                      wake-up has to wait for the CPU
  *   scenario [-c CPU] idle SECONDS     a mostly halting guest (2 I/O exits,
  *                                      HLT, sleep 5 ms, re-enter), no hog
- *   scenario [-c CPU] exits N          exactly N I/O, N CPUID, N VMMCALL and
- *                                      N HLT exits, then stop
+ *   scenario [-c CPU] exits N          exactly N I/O, N CPUID, N hypercall
+ *                                      (VMMCALL, VMCALL) and N HLT exits,
+ *                                      16 nested page faults, then stop
  *   scenario [-c CPU] -n NAME hog SECONDS
  *                                      the hog scenario with NAME (any
  *                                      bytes) as the name of both the VM
@@ -31,8 +32,9 @@
  *                                      spinning there for 200 ms: the vCPU
  *                                      is preempted once, that long
  *
- * CPU defaults to 1 (the test host has CPUs 0 and 1; CPU 0 stays free for
- * the shell, the tracer and the main threads). SECONDS may be fractional.
+ * CPU defaults to 1 (the QEMU test host has CPUs 0 and 1; CPU 0 stays free
+ * for the shell, the tracer and the main threads), 0 where there is only
+ * one (the bochs test host). SECONDS may be fractional.
  * Every vCPU thread is named "vcpu0" and pinned to CPU; each VM has one
  * vCPU and lives in its own process, whose main thread is named after the
  * scenario ("vm-hog", "vm-a", ...). The guests are C functions run by the
@@ -144,14 +146,46 @@ static void guest_idle_loop(void)
 }
 
 /*
- * @n OUTs (exit to userspace), @n CPUIDs and @n VMMCALLs (both handled in
- * the host kernel), @n HLTs (exit to userspace; the host stops after the
- * @n-th). A VMMCALL must return -KVM_ENOSYS, else the guest reports RAX on
- * the failure port forever.
+ * guest_exits' argument: N, and which hypercall instruction the CPU has
+ * (KVM would turn the other one into a #UD exit and patch it).
  */
-static void guest_exits(uint32_t n)
+#define SCENARIO_EXITS_VMCALL	(1u << 31)	/* VMCALL (Intel), else VMMCALL */
+#define SCENARIO_EXITS_N_MAX	(SCENARIO_EXITS_VMCALL - 1)
+/*
+ * Pages the guest touches once each: the first touch of a guest page is a
+ * nested page fault (SVM NPF, VMX EPT_VIOLATION). Page aligned, nothing
+ * else in them, and never touched by the guest before: one fault each, plus
+ * at most the page-table pages the guest's walk touches first.
+ */
+#define SCENARIO_EXITS_PAGES	16
+static uint8_t scenario_pages[SCENARIO_EXITS_PAGES][4096]
+	__attribute__((aligned(4096)));
+
+static long guest_hypercall(uint32_t arg)
 {
-	uint32_t i, eax, ecx;
+	long ret = SCENARIO_HC_NR;
+
+	if (arg & SCENARIO_EXITS_VMCALL)
+		__asm__ __volatile__("vmcall" : "+a"(ret)
+				     : "b"(0), "c"(0), "d"(0), "S"(0)
+				     : "memory");
+	else
+		__asm__ __volatile__("vmmcall" : "+a"(ret)
+				     : "b"(0), "c"(0), "d"(0), "S"(0)
+				     : "memory");
+	return ret;
+}
+
+/*
+ * @n OUTs (exit to userspace), @n CPUIDs and @n hypercalls (both handled in
+ * the host kernel), one write to each of SCENARIO_EXITS_PAGES fresh pages
+ * (nested page faults), @n HLTs (exit to userspace; the host stops after
+ * the @n-th). A hypercall must return -KVM_ENOSYS, else the guest reports
+ * RAX on the failure port forever. @arg: @n | SCENARIO_EXITS_VMCALL.
+ */
+static void guest_exits(uint32_t arg)
+{
+	uint32_t i, eax, ecx, n = arg & SCENARIO_EXITS_N_MAX;
 	long ret;
 
 	for (i = 0; i < n; i++)
@@ -163,10 +197,7 @@ static void guest_exits(uint32_t n)
 				     : : "rbx", "rdx", "memory");
 	}
 	for (i = 0; i < n; i++) {
-		ret = SCENARIO_HC_NR;
-		__asm__ __volatile__("vmmcall" : "+a"(ret)
-				     : "b"(0), "c"(0), "d"(0), "S"(0)
-				     : "memory");
+		ret = guest_hypercall(arg);
 		if (ret != SCENARIO_ENOSYS)
 			for (;;)
 				__asm__ __volatile__("outl %%eax, %[p]"
@@ -174,6 +205,8 @@ static void guest_exits(uint32_t n)
 						       [p] "i"(SCENARIO_PORT_FAIL)
 						     : "memory");
 	}
+	for (i = 0; i < SCENARIO_EXITS_PAGES; i++)
+		*(volatile uint8_t *)scenario_pages[i] = 1;
 	for (i = 0; i < n; i++)
 		GUEST_HLT();
 	for (;;)
@@ -639,18 +672,20 @@ static int scenario_exits(int cpu, uint32_t n)
 	struct vcpu_job job = {
 		.vm_comm = "vm-exits",
 		.guest = guest_exits,
-		.arg = n,
+		.arg = n | (vmlat_host_is_intel() ? SCENARIO_EXITS_VMCALL : 0),
 		.cpu = cpu,
 		.deadline_ms = vmlat_now_ms() + SCENARIO_MAX_MS,
 		.max_hlt = n,
 	};
-	static const struct {
+	const struct {
 		const char *name, *svm, *vmx;
+		uint32_t count;
 	} expect[] = {
-		{ "IOIO", "io", "IO_INSTRUCTION" },
-		{ "CPUID", "cpuid", "CPUID" },
-		{ "VMMCALL", "hypercall", "VMCALL" },
-		{ "HLT", "hlt", "HLT" },
+		{ "IOIO", "io", "IO_INSTRUCTION", n },
+		{ "CPUID", "cpuid", "CPUID", n },
+		{ "VMMCALL", "hypercall", "VMCALL", n },
+		{ "HLT", "hlt", "HLT", n },
+		{ "NPF", "npf", "EPT_VIOLATION", SCENARIO_EXITS_PAGES },
 	};
 	size_t i;
 	int ret;
@@ -668,7 +703,7 @@ static int scenario_exits(int cpu, uint32_t n)
 	for (i = 0; i < ARRAY_SIZE(expect); i++)
 		say("expect vm_pid=%d vcpu_tid=%d exit=%s svm=%s vmx=%s count=%u",
 		    (int)getpid(), (int)job.tid, expect[i].name,
-		    expect[i].svm, expect[i].vmx, n);
+		    expect[i].svm, expect[i].vmx, expect[i].count);
 	say("expect vm_pid=%d vcpu_tid=%d userspace=KVM_EXIT_IO count=%u",
 	    (int)getpid(), (int)job.tid, n);
 	say("expect vm_pid=%d vcpu_tid=%d userspace=KVM_EXIT_HLT count=%u",
@@ -692,7 +727,10 @@ int main(int argc, char **argv)
 	const char *prog = argv[0];
 	char *end;
 	double secs;
-	int cpu = 1, ret;
+	long nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	/* CPU 1 by default (the test host's CPU 0 runs the tests), CPU 0 on a
+	 * test host with one CPU (bochs). */
+	int cpu = nr_cpus > 1 ? 1 : 0, ret;
 	uint64_t ms;
 
 	if (argc >= 3 && !strcmp(argv[1], "-c")) {

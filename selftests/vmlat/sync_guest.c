@@ -31,7 +31,7 @@
  * and pid; the seed is printed.
  *
  * The guest (a C function of this program, run by the KVM selftests'
- * library in 64-bit mode) loops on VMMCALL; OUT to port 0x11, where this
+ * library in 64-bit mode) loops on VMMCALL (VMCALL on Intel); OUT to port 0x11, where this
  * program sets the registers of the next call: what vmlat sees is what is
  * set here. Prints one line: what was sent and measured.
  */
@@ -56,19 +56,24 @@
 static unsigned int sync_seed;
 
 /*
- * The guest: VMMCALL with the registers the host set at the OUT before it,
- * for ever. One asm statement, so that no compiled code runs between the
- * OUT exit and the next VMMCALL and no register the host sets is touched;
- * KVM's return value in RAX is overwritten by the host before the next call.
+ * The guest: the hypercall with the registers the host set at the OUT
+ * before it, for ever. One asm statement, so that no compiled code runs
+ * between the OUT exit and the next call and no register the host sets is
+ * touched; KVM's return value in RAX is overwritten by the host before the
+ * next call. VMMCALL on AMD, VMCALL on Intel (the other one would be a
+ * #UD exit that KVM patches into this one).
  */
-static void sync_guest_code(void)
-{
-	__asm__ __volatile__("1:	vmmcall\n"
-			     "	outb	%%al, %[port]\n"
-			     "	jmp	1b\n"
-			     : : [port] "i"(SYNC_PORT)
-			     : "rax", "rbx", "rcx", "rdx", "rsi", "memory");
+#define SYNC_GUEST_CODE(name, insn)					\
+static void name(void)							\
+{									\
+	__asm__ __volatile__("1:	" insn "\n"				\
+			     "	outb	%%al, %[port]\n"		\
+			     "	jmp	1b\n"				\
+			     : : [port] "i"(SYNC_PORT)			\
+			     : "rax", "rbx", "rcx", "rdx", "rsi", "memory"); \
 }
+SYNC_GUEST_CODE(sync_guest_vmmcall, "vmmcall")
+SYNC_GUEST_CODE(sync_guest_vmcall, "vmcall")
 
 static uint64_t mono_ns(void)
 {
@@ -84,7 +89,7 @@ struct call {
 	uint64_t rax, rbx;
 };
 
-/* Make one call: KVM_RUN until the guest's OUT after its VMMCALL. */
+/* Make one call: KVM_RUN until the guest's OUT after its hypercall. */
 static int make_call(int fd, struct kvm_run *run, struct call *c)
 {
 	struct kvm_regs regs;
@@ -350,6 +355,7 @@ int main(int argc, char **argv)
 	struct vmlat_vm *vm;
 	struct kvm_run *run;
 	struct kvm_regs regs;
+	void (*code)(void);
 	long k_user = 0;
 	const char *seed_env = getenv("SYNC_SEED");
 	int fd, err;
@@ -376,7 +382,8 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	err = vmlat_vm_create(&vm, sync_guest_code, 0, &st);
+	code = vmlat_host_is_intel() ? sync_guest_vmcall : sync_guest_vmmcall;
+	err = vmlat_vm_create(&vm, code, 0, &st);
 	if (err) {
 		fprintf(stderr, "sync_guest: %s\n", st.error);
 		return err == -ENOENT ? 4 : 1;
@@ -385,8 +392,8 @@ int main(int argc, char **argv)
 	run = vmlat_vm_kvm_run(vm);
 	/* Ring 3 runs the guest's loop: its code and stack pages are user. */
 	if (k_user && (ioctl(fd, KVM_GET_REGS, &regs) < 0 ||
-		       vmlat_vm_user_page(vm, (uint64_t)sync_guest_code) ||
-		       vmlat_vm_user_page(vm, (uint64_t)sync_guest_code + 63) ||
+		       vmlat_vm_user_page(vm, (uint64_t)code) ||
+		       vmlat_vm_user_page(vm, (uint64_t)code + 63) ||
 		       vmlat_vm_user_page(vm, regs.rsp - 8))) {
 		fprintf(stderr, "sync_guest: cannot map the guest for ring 3\n");
 		err = -EFAULT;

@@ -52,7 +52,7 @@
            the host: the guest module says host_vmlat no, and made its
            calls all the same.
 
-Needs root, kvm_amd, $VMLAT_KO; run from the directory holding sync_guest.
+Needs root, kvm_amd or kvm_intel, $VMLAT_KO; run from the directory holding sync_guest.
 TAP output; exit status 4 when everything was skipped.
 """
 import glob
@@ -130,9 +130,11 @@ def check_honest(tag, vm, w):
         (s["bound_ns"], w["rtt_min_ns"], w["rtt_max_ns"], w["rtt_p50_ns"]))
     tap(s["at_guest_ns"] == w["last_g2"], tag + ".bounds_at_last_exchange",
         "%d vs %d" % (s["at_guest_ns"], w["last_g2"]))
-    vmm = sum(e["count"] for e in vm["exits"] if e["name"] == "VMMCALL")
+    # the hypercall's exit: VMMCALL on SVM, VMCALL on VMX
+    vmm = sum(e["count"] for e in vm["exits"]
+              if e["name"] in ("VMMCALL", "VMCALL"))
     tap(s["exits"] == n + 1 and vmm == user, tag + ".sync_exits_apart",
-        "sync exits %d, VMMCALL in exits %d (calls from CPL 3: %d)" %
+        "sync exits %d, hypercalls in exits %d (calls from CPL 3: %d)" %
         (s["exits"], vmm, user))
     if w["version"] == 1:
         tap(w["rbx_kept"] == n + 1 and w["replies"] == 0,
