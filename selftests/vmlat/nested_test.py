@@ -9,10 +9,12 @@ and vmlat's vmlat_nested_exit; vmlat is reset just before. The oracle is
 vmlat_oracle.Nested, which reads the level of each entry from KVM's
 nested events, not from is_guest_mode() as vmlat does.
 
-  l1-hypervisor  ./nested_l1: a guest that is a minimal L1 hypervisor and
-                 runs an L2 doing 400 VMMCALL and 200 HLT (L1 intercepts
-                 them: reflected), 400 port I/O and 400 CPUID (L0 handles
-                 them). Exact: L2 exits per reason handled by L0 and
+  l1-hypervisor  ./nested_l1: a guest that is a minimal L1 hypervisor (SVM
+                 on AMD, VMX on Intel) and runs an L2 doing 400
+                 hypercalls (VMMCALL, VMCALL) and 200 HLT (L1 intercepts
+                 them: reflected), 400 port I/O (L0 handles them) and 400
+                 CPUID (L0 handles them on SVM; on VMX every CPUID exits
+                 and is reflected). Exact: L2 exits per reason handled by L0 and
                  reflected to L1 equal the oracle's, and the workload's own
                  numbers; L1->L2 switches equal ftrace's kvm_nested_vmenter
                  count, reflected exits its kvm_nested_vmexit_inject count,
@@ -30,11 +32,13 @@ nested events, not from is_guest_mode() as vmlat does.
                  counts the oracle's wake-ups and sums their latencies
                  within tolerance; nothing nested is reported.
   upstream       the upstream KVM selftests svm_vmcall_test and
-                 svm_int_ctl_test ($KVM_SELFTESTS) pass with vmlat loaded,
-                 and vmlat shows their L2 activity as the oracle does.
+                 svm_int_ctl_test (VMX: vmx_close_while_nested_test and
+                 vmx_tsc_adjust_test) from $KVM_SELFTESTS pass with vmlat
+                 loaded, and vmlat shows their L2 activity as the oracle
+                 does.
 
 The heuristic's agreement is printed in each result's comment.
-Needs root, kvm_amd nested=1, $VMLAT_KO; run from the directory holding
+Needs root, kvm_amd or kvm_intel with nested=1, $VMLAT_KO; run from the directory holding
 nested_l1 and vmlat_oracle.py. TAP output; exit status 4 when everything
 was skipped.
 """
@@ -57,7 +61,19 @@ EVENTS = ["kvm/kvm_entry", "kvm/kvm_exit", "kvm/kvm_nested_vmenter",
           "vmlat/vmlat_nested_exit"]
 SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
 PAUSE_NS = 10 * 10**6
-SVM_CODE = {"VMMCALL": 0x81, "HLT": 0x78, "IOIO": 0x7b, "CPUID": 0x72}
+# The L2 exits of nested_l1 by ISA: (vmlat's name, code).
+L2_EXITS = {"svm": {"hypercall": ("VMMCALL", 0x81), "hlt": ("HLT", 0x78),
+                    "io": ("IOIO", 0x7b), "cpuid": ("CPUID", 0x72)},
+            "vmx": {"hypercall": ("VMCALL", 18), "hlt": ("HLT", 12),
+                    "io": ("IO_INSTRUCTION", 30), "cpuid": ("CPUID", 10)}}
+UPSTREAM = {"svm": ("svm_vmcall_test", "svm_int_ctl_test"),
+            "vmx": ("vmx_close_while_nested_test", "vmx_tsc_adjust_test")}
+
+
+def host_isa():
+    with open("/proc/cpuinfo") as f:
+        flags = f.read().split()
+    return "vmx" if "vmx" in flags else "svm"
 
 
 def traced(name, argv):
@@ -167,6 +183,7 @@ def t_l1_hypervisor():
     if rc != 0 or "nested_l1 pid=" not in out:
         raise RuntimeError("nested_l1 failed (%d): %s" % (rc, err[-300:]))
     w = dict(kv.split("=", 1) for kv in out.split() if "=" in kv)
+    isa = w.pop("isa")
     w = {k: int(v) for k, v in w.items()}
     vm = vm_of(js, pid)
     if vm is None:
@@ -178,13 +195,17 @@ def t_l1_hypervisor():
 
     # The workload's own numbers: what L2 did, what L1 and L0 saw.
     mine, _ = per_reason(vm, o)
-    want = {"VMMCALL": (0, w["vmmcall"] + 1), "HLT": (0, w["hlt"]),
-            "IOIO": (w["io"], 0), "CPUID": (w["cpuid"], 0)}
-    for name, exp in sorted(want.items()):
-        got = mine.get(("svm", SVM_CODE[name]), (0, 0))
+    # CPUID: reflected on VMX (L1 cannot leave it to L0), L0's on SVM.
+    cpuid_l1 = w["cpuid"] if isa == "vmx" else 0
+    want = {"hypercall": (0, w["hypercall"] + 1), "hlt": (0, w["hlt"]),
+            "io": (w["io"], 0), "cpuid": (w["cpuid"] - cpuid_l1, cpuid_l1)}
+    for what, exp in sorted(want.items()):
+        name, code = L2_EXITS[isa][what]
+        got = mine.get((isa, code), (0, 0))
         tap(got == exp, "l1.%s_l0_and_reflected" % name.lower(),
             "vmlat %s workload %s" % (got, exp))
-    tap(w["l1_vmmcall"] == w["vmmcall"] + 1 and w["l1_hlt"] == w["hlt"] and
+    tap(w["l1_hypercall"] == w["hypercall"] + 1 and
+        w["l1_hlt"] == w["hlt"] and w["l1_cpuid"] == cpuid_l1 and
         w["l0_io"] == w["io"], "l1.workload_saw_its_exits", out.strip())
 
     # Times, within the analyzer's tolerances.
@@ -268,7 +289,7 @@ def t_upstream():
     ks = os.environ.get("KVM_SELFTESTS")
     if not ks or not os.path.isdir(ks):
         raise SkipTest("no $KVM_SELFTESTS")
-    for t in ("svm_vmcall_test", "svm_int_ctl_test"):
+    for t in UPSTREAM[host_isa()]:
         rc, out, err, pid, trace, js = traced(t, [os.path.join(ks, t)])
         if rc == 4:
             tap(True, t, "SKIP %s" % (err.strip().splitlines()[-1:] or ""))
