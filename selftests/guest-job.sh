@@ -8,7 +8,8 @@
 #
 # Env: VMLAT_OUT, VMLAT_KO, VMLAT_KUNIT_KO, SELFTESTS_BIN, KVM_SELFTESTS;
 #      VMLAT_ONLY (optional): run only these parts, a space-separated list
-#      of test names (hooks_test, sync_test...), kvm_selftests and kunit.
+#      of test names (hooks_test, sync_test...), kvm_selftests and kunit;
+#      a Python test as NAME:CASE,CASE runs only those cases of it.
 set -u
 
 OUT=$VMLAT_OUT
@@ -36,8 +37,31 @@ fi
 
 wanted() {	# wanted PART: is PART in VMLAT_ONLY (or is it unset)?
 	[ -z "${VMLAT_ONLY:-}" ] && return 0
-	case " $VMLAT_ONLY " in *" $1 "*) return 0 ;; esac
+	case " $VMLAT_ONLY " in *" $1 "*|*" $1:"*) return 0 ;; esac
 	return 1
+}
+
+# cases_of PART: the cases of a Python test VMLAT_ONLY names as
+# "PART:case,case" (run_suite's $VMLAT_TESTS), space-separated; empty: all.
+cases_of() {
+	for w_ in ${VMLAT_ONLY:-}; do
+		case $w_ in "$1":*) echo "${w_#*:}" | tr , ' ' ;; esac
+	done
+}
+
+# run_logged FILE CMD...: CMD's output (stdout and stderr) into FILE; with
+# VMLAT_LIVE=1 onto standard output too, as it comes (bochs: the job's
+# output is the only live view of a slow test host). CMD's exit status.
+run_logged() {
+	f_=$1
+	shift
+	if [ "${VMLAT_LIVE:-}" = 1 ]; then
+		{ "$@" 2>&1; echo $? >"$f_.rc"; } | tee "$f_"
+		rc_=$(cat "$f_.rc")
+		rm -f "$f_.rc"
+		return "$rc_"
+	fi
+	"$@" >"$f_" 2>&1
 }
 
 tap_one() {	# tap_one FILE NUM STATUS NAME [DIRECTIVE]
@@ -56,7 +80,8 @@ for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh \
 	wanted "$name" || continue
 	echo "--- $name"
 	t0=$(date +%s)
-	VMLAT_KO=$VMLAT_KO timeout -k 10 "$TEST_TIMEOUT" "$t" >"$OUT/$name.tap" 2>&1
+	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of "$name") \
+		run_logged "$OUT/$name.tap" timeout -k 10 "$TEST_TIMEOUT" "$t"
 	echo "exit status $?" >>"$OUT/$name.log"
 	echo "took $(($(date +%s) - t0)) s" >>"$OUT/$name.log"
 done
@@ -72,7 +97,7 @@ elif echo "TAP version 13" >"$f" && insmod "$VMLAT_KO"; then
 		n=$((n + 1))
 		echo "--- $t"
 		before=$(hits kvm:kvm_exit)
-		timeout -k 10 "$TEST_TIMEOUT" "$KVM_SELFTESTS/$t" >"$OUT/$t.log" 2>&1
+		run_logged "$OUT/$t.log" timeout -k 10 "$TEST_TIMEOUT" "$KVM_SELFTESTS/$t"
 		rc=$?
 		after=$(hits kvm:kvm_exit)
 		if [ $rc -eq 4 ]; then
