@@ -573,22 +573,21 @@ TEST_F_TIMEOUT(vmlat, load_races_kvm_load, 300)
 	struct vendor_load vl = { self->vendor, self->nested };
 	char when[80], before[16], after[16];
 	int status, ret, offset_ms;
-	unsigned int round, rounds = RACE_ROUNDS;
-	const char *env;
+	unsigned long long rounds;
+	unsigned int round;
 	pid_t pid;
 
 	RETURN_IF_SETUP_SKIPPED();
 	if (!vmlat_module_loaded("kvm"))
 		SKIP(return, "kvm is not a loaded module (built in?): cannot reload it");
-	env = getenv("VMLAT_RACE_ROUNDS");
-	if (env)
-		rounds = strtoul(env, NULL, 10);
+	ASSERT_EQ(0, vmlat_env_ull("VMLAT_RACE_ROUNDS", RACE_ROUNDS, &rounds))
+		TH_LOG("VMLAT_RACE_ROUNDS is not a number");
 	ASSERT_TRUE(rounds >= 1 && rounds <= RACE_ROUNDS)
-		TH_LOG("VMLAT_RACE_ROUNDS=%s: 1 to %u", env, RACE_ROUNDS);
+		TH_LOG("VMLAT_RACE_ROUNDS=%llu: 1 to %u", rounds, RACE_ROUNDS);
 	for (round = 0; round < rounds; round++) {
 		/* vmlat's start minus modprobe's, in ms; with fewer rounds,
 		 * spread over the same span */
-		offset_ms = ((int)(round * RACE_ROUNDS / rounds) -
+		offset_ms = ((int)(round * RACE_ROUNDS / (unsigned int)rounds) -
 			     (int)RACE_ROUNDS / 2) * RACE_STEP_MS;
 		snprintf(when, sizeof(when), "round %u (insmod vmlat %+d ms after modprobe)",
 			 round, offset_ms);
@@ -663,8 +662,8 @@ static void guest_child(struct vmlat_guest_progress *pr)
 TEST_F_TIMEOUT(vmlat, rmmod_while_guest_runs, 180)
 {
 	struct vmlat_hook_status hooks[VMLAT_NR_HOOKS * 2];
-	uint64_t start_ms, now, seen, elapsed_ms, min_ms;
-	const char *env;
+	uint64_t start_ms, now, seen, elapsed_ms;
+	unsigned long long min_ms;
 	int status = 0, nr;
 	pid_t pid;
 
@@ -713,10 +712,12 @@ TEST_F_TIMEOUT(vmlat, rmmod_while_guest_runs, 180)
 	 * it. Bochs runs a guest making exits hundreds of times slower than
 	 * real time: there the job asks for less.
 	 */
-	env = getenv("VMLAT_GUEST_RUN_MIN_MS");
-	min_ms = env ? strtoull(env, NULL, 10) : GUEST_RUN_MIN_MS;
+	ASSERT_EQ(0, vmlat_env_ull("VMLAT_GUEST_RUN_MIN_MS", GUEST_RUN_MIN_MS,
+				   &min_ms))
+		TH_LOG("VMLAT_GUEST_RUN_MIN_MS is not a number");
 	ASSERT_GE(GUEST_RUN_MIN_MS, min_ms)
-		TH_LOG("VMLAT_GUEST_RUN_MIN_MS=%s: at most %u", env, GUEST_RUN_MIN_MS);
+		TH_LOG("VMLAT_GUEST_RUN_MIN_MS=%llu: at most %u", min_ms,
+		       GUEST_RUN_MIN_MS);
 	elapsed_ms = vmlat_now_ms() - start_ms;
 	if (elapsed_ms < min_ms)
 		usleep((min_ms - elapsed_ms) * 1000);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -119,4 +120,29 @@ int vmlat_errorf(char *buf, size_t size, int err, const char *fmt, ...)
 	vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	return err;
+}
+
+/**
+ * vmlat_env_ull() - a decimal number from the environment (a test's knob)
+ * @name:	the variable
+ * @dflt:	the number when it is unset
+ * @val:	the number
+ *
+ * Return: 0, or -EINVAL if @name is set but is not a decimal number.
+ */
+int vmlat_env_ull(const char *name, unsigned long long dflt,
+		  unsigned long long *val)
+{
+	const char *s = getenv(name);
+	char *end;
+
+	if (!s) {
+		*val = dflt;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*val = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
 }

@@ -34,6 +34,7 @@
  * loads vmlat and unloads it. Skips without /dev/kvm, debugfs or VMLAT_KO.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -494,9 +495,9 @@ static void *churn_thread(void *arg)
 
 TEST_F_TIMEOUT(records, churn, 1800)
 {
-	const char *env = getenv("VMLAT_CHURN_CYCLES");
-	int cycles = env ? atoi(env) : CHURN_CYCLES;
-	pid_t *tid_of = calloc(cycles, sizeof(*tid_of));
+	unsigned long long env_cycles;
+	pid_t *tid_of;
+	int cycles;
 	const struct jvm *mine[MAX_VMS];
 	long vmalloc_before, vmalloc_after;
 	struct churn_thread t;
@@ -508,8 +509,14 @@ TEST_F_TIMEOUT(records, churn, 1800)
 	int i, c, n, threads = 0;
 
 	RETURN_IF_SETUP_SKIPPED();
-	ASSERT_NE(NULL, tid_of);
+	ASSERT_EQ(0, vmlat_env_ull("VMLAT_CHURN_CYCLES", CHURN_CYCLES,
+				   &env_cycles))
+		TH_LOG("VMLAT_CHURN_CYCLES is not a number");
+	ASSERT_GE((unsigned long long)INT_MAX, env_cycles);
+	cycles = (int)env_cycles;
 	ASSERT_LT(LAST_CHECKED, cycles);
+	tid_of = calloc(cycles, sizeof(*tid_of));
+	ASSERT_NE(NULL, tid_of);
 	vmalloc_before = vmlat_vmalloc_bytes();
 	ASSERT_LT(0, vmalloc_before) TH_LOG("no vmlat memory in /proc/vmallocinfo");
 	pthread_attr_init(&attr);
