@@ -86,6 +86,16 @@ def knobs_default():
     wr(VMLAT + "/reset", "1")
 
 
+def exit_reports():
+    """Crossings of a 1 us exit threshold: ./scenario exits 10 under it,
+    then the threshold off, and 0.3 s for vmlat's deferred report and
+    snapshot work."""
+    wr(VMLAT + "/threshold_exit_us", "1")
+    scenario("exits", "10")
+    wr(VMLAT + "/threshold_exit_us", "0")
+    time.sleep(0.3)
+
+
 def reports():
     """The reports file: (header counters, list of rows as dicts)."""
     text = rd(VMLAT + "/reports")
@@ -344,10 +354,7 @@ def test_freeze():
     wr(TRACING + "/tracing_on", "1")
     wr(VMLAT + "/snapshot", "freeze")
     try:
-        wr(VMLAT + "/threshold_exit_us", "1")
-        scenario("exits", "10")
-        wr(VMLAT + "/threshold_exit_us", "0")
-        time.sleep(0.3)
+        exit_reports()
         on = rd(TRACING + "/tracing_on").strip()
         (n, taken, _), _ = reports()
     finally:
@@ -366,10 +373,7 @@ def test_unallocated():
     wr(TRACING + "/tracing_on", "1")
     dmesg(clear=True)
     try:
-        wr(VMLAT + "/threshold_exit_us", "1")
-        scenario("exits", "10")
-        wr(VMLAT + "/threshold_exit_us", "0")
-        time.sleep(0.3)
+        exit_reports()
         on = rd(TRACING + "/tracing_on").strip()
         trace = rd(TRACING + "/trace")
         (n, taken, _), rows = reports()
