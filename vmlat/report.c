@@ -79,6 +79,7 @@ static struct vmlat_report vmlat_pending;
 static u64 vmlat_snaps_taken;
 static u64 vmlat_snaps_limited;
 static u64 vmlat_snaps_failed;
+static u64 vmlat_report_gen;		/* bumped by every reset */
 
 static void vmlat_snap_workfn(struct work_struct *work);
 static DECLARE_WORK(vmlat_snap_work, vmlat_snap_workfn);
@@ -156,6 +157,7 @@ static void vmlat_snap_workfn(struct work_struct *work)
 	unsigned long flags;
 	struct vmlat_report *slot;
 	bool done = true;
+	u64 gen;
 
 	raw_spin_lock_irqsave(&vmlat_ring_lock, flags);
 	if (!vmlat_snap_pending) {	/* reset meanwhile */
@@ -163,6 +165,7 @@ static void vmlat_snap_workfn(struct work_struct *work)
 		return;
 	}
 	r = vmlat_pending;
+	gen = vmlat_report_gen;
 	raw_spin_unlock_irqrestore(&vmlat_ring_lock, flags);
 
 	/* First the event, so that a swapped buffer holds it too. */
@@ -179,6 +182,15 @@ static void vmlat_snap_workfn(struct work_struct *work)
 	}
 
 	raw_spin_lock_irqsave(&vmlat_ring_lock, flags);
+	if (gen != vmlat_report_gen) {
+		/*
+		 * Reset while the snapshot was taken: it forgot this report,
+		 * and a pending flag or time set now would rate-limit reports
+		 * made after it.
+		 */
+		raw_spin_unlock_irqrestore(&vmlat_ring_lock, flags);
+		return;
+	}
 	slot = &vmlat_ring[(r.seq - 1) % VMLAT_REPORTS];
 	if (slot->seq == r.seq)
 		slot->snap = done ? VMLAT_SNAP_TAKEN : VMLAT_SNAP_FAILED;
@@ -206,6 +218,7 @@ void vmlat_report_reset(void)
 	vmlat_snaps_taken = 0;
 	vmlat_snaps_limited = 0;
 	vmlat_snaps_failed = 0;
+	vmlat_report_gen++;
 	raw_spin_unlock_irq(&vmlat_ring_lock);
 }
 
