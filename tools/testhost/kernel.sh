@@ -66,13 +66,18 @@ download_deb() {
 	((ok))
 }
 
+# What a complete stock kernel dir's .complete holds.
+stock_key() {
+	printf '%s %s, headers unpacked\n' "$(image_pkg "$1")" "$2"
+}
+
 # True if the image package is already unpacked or its .deb is at hand
 # (downloading it if needed).
 image_at_hand() {
 	local abi=$1 version=$2 pkg marker
 	pkg=$(image_pkg "$abi")
 	marker=$KERNELS_DIR/$abi/.complete
-	[[ -f $marker && $(<"$marker") == "$pkg $version" ]] && return 0
+	[[ -f $marker && $(<"$marker") == "$(stock_key "$abi" "$version")" ]] && return 0
 	[[ -s $(deb_path "$pkg" "$version") ]] && return 0
 	download_deb "$pkg" "$version"
 }
@@ -105,12 +110,54 @@ release_of_tree() {
 	basename "${dirs[0]}"
 }
 
-# Unpacks the image package into $dir (atomically: a half-written dir is
-# never left under the final name).
+# The packages external modules are built against: linux-headers-<release>
+# and what it depends on of its own kind (-common, linux-kbuild-*).
+headers_pkgs() {
+	local top=linux-headers-$1
+	printf '%s\n' "$top"
+	apt-cache depends "$top" 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-(headers|kbuild)-/ { print $2 }'
+}
+
+# Downloads (into the cache) and unpacks the headers packages of $release
+# into $root, then points the arch Makefile's absolute include of the
+# -common tree at $final (where $root ends up). Never installed: the
+# linux-headers package depends on the kernel image, and installing that
+# would put a kernel, initramfs hooks and their dependencies on this
+# machine. The packages' own symlinks (scripts, tools) are relative.
+unpack_headers() {
+	local release=$1 root=$2 final=$3 attempt pkg version ok pkgs mk
+	for attempt in 1 2; do
+		ok=1
+		pkgs=$(headers_pkgs "$release")
+		[[ $(wc -l <<<"$pkgs") -ge 3 ]] || ok=0
+		for pkg in $pkgs; do
+			((ok)) || break
+			version=$(candidate_version "$pkg") &&
+				{ [[ -s $(deb_path "$pkg" "$version") ]] ||
+					download_deb "$pkg" "$version"; } || ok=0
+		done
+		((ok)) && break
+		((attempt == 1)) || die "cannot get the headers packages of $release"
+		log "cannot get the headers of $release from the apt lists; running apt-get update"
+		apt-get update >&2
+	done
+	mkdir -p "$root"
+	for pkg in $pkgs; do
+		version=$(candidate_version "$pkg")
+		dpkg-deb -x "$(deb_path "$pkg" "$version")" "$root"
+	done
+	mk=$root/usr/src/linux-headers-$release/Makefile
+	[[ -f $mk ]] || die "no usr/src/linux-headers-$release/Makefile in the headers packages"
+	sed -i "s|^include /usr/src/|include $final/usr/src/|" "$mk"
+}
+
+# Unpacks the image package, and the headers packages under headers/, into
+# $dir (atomically: a half-written dir is never left under the final name).
 unpack_stock() {
 	local abi=$1 version=$2 dir=$3 pkg key deb tmp release
 	pkg=$(image_pkg "$abi")
-	key="$pkg $version"
+	key=$(stock_key "$abi" "$version")
 	if [[ -f $dir/.complete && $(<"$dir/.complete") == "$key" ]]; then
 		log "reusing $dir ($key)"
 		return 0
@@ -124,7 +171,8 @@ unpack_stock() {
 	[[ -f $tmp/boot/vmlinuz-$release ]] || die "no boot/vmlinuz-$release in $deb"
 	ln -s "boot/vmlinuz-$release" "$tmp/vmlinuz"
 	printf '%s\n' "$release" >"$tmp/release"
-	printf '%s\n' "/usr/src/linux-headers-$release" >"$tmp/kdir"
+	unpack_headers "$release" "$tmp/headers" "$dir/headers"
+	printf '%s\n' "$dir/headers/usr/src/linux-headers-$release" >"$tmp/kdir"
 	# The package ships no modules.dep; modprobe (stage 1 list, and
 	# `modprobe kvm_amd` inside the test host) needs it.
 	depmod -b "$tmp" "$release"
@@ -133,19 +181,9 @@ unpack_stock() {
 	mv "$tmp" "$dir"
 }
 
-# Headers to build external modules against. Installed system-wide because
-# that is where Debian's kbuild scripts expect them.
-ensure_headers() {
-	local release=$1
-	[[ -f /usr/src/linux-headers-$release/Makefile ]] && return 0
-	log "installing linux-headers-$release"
-	apt-get install -y "linux-headers-$release" >&2
-}
-
 prepare_stock_locked() {
 	local abi=$1 version=$2 dir=$3
 	unpack_stock "$abi" "$version" "$dir"
-	ensure_headers "$(<"$dir/release")"
 	"$TESTHOST_DIR/initramfs.sh" "$dir" >&2
 }
 
