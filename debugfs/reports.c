@@ -3,16 +3,14 @@
  * The latency knobs and the "reports" file (report.h does the work):
  *   threshold_preempt_us, threshold_wait_us, threshold_exit_us (0: off,
  *   up to 10 s), snapshot (swap|freeze|event), snapshot_interval_ms
- *   (1 ms .. 1 h): 0600; a bad value is refused with -EINVAL and a
- *   message saying what is allowed, and changes nothing (swap on a kernel
- *   without trace snapshots: -EOPNOTSUPP and a message).
+ *   (1 ms .. 1 h): 0600, the same knobs as the module parameters of those
+ *   names (knobs.c checks and sets them both).
  *   reports: the latest reports, oldest first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/err.h>
-#include <linux/kstrtox.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -21,6 +19,7 @@
 #include "compat.h"
 #include "debugfs.h"
 #include "exit_codes.h"
+#include "knobs.h"
 #include "report.h"
 
 static const char *const vmlat_snap_names[] = {
@@ -74,9 +73,9 @@ static int reports_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(reports);
 
 /*
- * Reads a knob value written from userspace into @buf, and returns it
- * without the blanks (and newline) around it, NUL-terminated; or an
- * ERR_PTR(): -EINVAL (empty or too long) or -EFAULT.
+ * Reads a knob value written from userspace into @buf, NUL-terminated
+ * (knobs.c trims it); or an ERR_PTR(): -EINVAL (empty or too long) or
+ * -EFAULT.
  */
 static char *knob_read(const char __user *ubuf, size_t count, char *buf,
 		       size_t size)
@@ -86,29 +85,39 @@ static char *knob_read(const char __user *ubuf, size_t count, char *buf,
 	if (copy_from_user(buf, ubuf, count))
 		return ERR_PTR(-EFAULT);
 	buf[count] = '\0';
-	return strim(buf);
+	return buf;
+}
+
+/*
+ * Write @ubuf to a knob with @set; a value that is empty or too long for
+ * any knob goes to @set as "" (refused there, with its message).
+ */
+static ssize_t knob_write(const char __user *ubuf, size_t count,
+			  int (*set)(long arg, const char *val), long arg)
+{
+	char buf[32], *val;
+	int err;
+
+	val = knob_read(ubuf, count, buf, sizeof(buf));
+	if (IS_ERR(val)) {
+		if (PTR_ERR(val) == -EFAULT)
+			return -EFAULT;
+		val = "";
+	}
+	err = set(arg, val);
+	return err ?: count;
+}
+
+static int set_threshold(long kind, const char *val)
+{
+	return vmlat_knob_threshold(kind, val);
 }
 
 static ssize_t threshold_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	int kind = (long)file_inode(file)->i_private;
-	char buf[32], *val;
-	u64 us;
-	int err;
-
-	val = knob_read(ubuf, count, buf, sizeof(buf));
-	err = PTR_ERR_OR_ZERO(val);
-	if (!err)
-		err = kstrtou64(val, 10, &us);
-	if (err || us > VMLAT_THRESHOLD_MAX_US) {
-		pr_warn_ratelimited("threshold_%s_us: write a number of microseconds from 0 (off) to %llu\n",
-				    vmlat_hist_kind_names[kind],
-				    VMLAT_THRESHOLD_MAX_US);
-		return err == -EFAULT ? err : -EINVAL;
-	}
-	err = vmlat_report_set_threshold(kind, us);
-	return err ?: count;
+	return knob_write(ubuf, count, set_threshold,
+			  (long)file_inode(file)->i_private);
 }
 
 static int threshold_show(struct seq_file *m, void *unused)
@@ -121,24 +130,15 @@ static int threshold_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_STORE_ATTRIBUTE(threshold);
 
+static int set_snapshot(long unused, const char *val)
+{
+	return vmlat_knob_snapshot(val);
+}
+
 static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	char buf[16], *val;
-	int err, mode;
-
-	val = knob_read(ubuf, count, buf, sizeof(buf));
-	err = PTR_ERR_OR_ZERO(val);
-	mode = err ? -EINVAL : match_string(vmlat_snap_mode_names,
-					    VMLAT_NR_SNAP_MODES, val);
-	if (mode < 0) {
-		pr_warn_ratelimited("snapshot: write swap (swap the main trace buffer), freeze (stop it) or event (only emit vmlat:vmlat_threshold)\n");
-		return err == -EFAULT ? err : -EINVAL;
-	}
-	err = vmlat_report_set_snap_mode(mode);
-	if (err == -EOPNOTSUPP)
-		pr_warn_ratelimited("snapshot: this kernel has no trace snapshots (CONFIG_TRACER_SNAPSHOT): write freeze or event\n");
-	return err ?: count;
+	return knob_write(ubuf, count, set_snapshot, 0);
 }
 
 static int snapshot_show(struct seq_file *m, void *unused)
@@ -149,26 +149,15 @@ static int snapshot_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_STORE_ATTRIBUTE(snapshot);
 
+static int set_interval(long unused, const char *val)
+{
+	return vmlat_knob_interval(val);
+}
+
 static ssize_t interval_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	char buf[32], *val;
-	u64 ms;
-	int err;
-
-	val = knob_read(ubuf, count, buf, sizeof(buf));
-	err = PTR_ERR_OR_ZERO(val);
-	if (!err)
-		err = kstrtou64(val, 10, &ms);
-	/* The range is the setter's to check. */
-	if (!err)
-		err = vmlat_report_set_interval_ms(ms);
-	if (err && err != -EFAULT) {
-		pr_warn_ratelimited("snapshot_interval_ms: write a number of milliseconds from 1 to %llu\n",
-				    VMLAT_INTERVAL_MAX_MS);
-		return -EINVAL;
-	}
-	return err ?: count;
+	return knob_write(ubuf, count, set_interval, 0);
 }
 
 static int interval_show(struct seq_file *m, void *unused)

@@ -11,14 +11,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
-#include <linux/kstrtox.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "compat.h"
 #include "debugfs.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "knobs.h"
 #include "vmlat.h"
 #include "view.h"
 
@@ -869,16 +870,17 @@ DEFINE_SHOW_ATTRIBUTE(json);
 static ssize_t reset_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	unsigned int val;
+	char buf[16];
 	int err;
 
-	err = kstrtouint_from_user(ubuf, count, 0, &val);
-	if (err || val != 1) {
-		pr_warn_ratelimited("reset: write 1 to zero the statistics\n");
-		return -EINVAL;
-	}
-	vmlat_reset();
-	return count;
+	if (!count || count >= sizeof(buf))
+		buf[0] = '\0';		/* refused, with the knob's message */
+	else if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	else
+		buf[count] = '\0';
+	err = vmlat_knob_reset(buf);
+	return err ?: count;
 }
 
 /* Reading says how to use it: "cat" of every file reads cleanly. */

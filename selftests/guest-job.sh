@@ -78,6 +78,7 @@ for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh \
 	[ -x "$t" ] || continue
 	name=$(basename "$t"); name=${name%.sh}; name=${name%.py}
 	wanted "$name" || continue
+	[ "$name" = lockdown_test ] && continue	# last, see below
 	echo "--- $name"
 	t0=$(date +%s)
 	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of "$name") \
@@ -138,5 +139,17 @@ if [ -w $KMEMLEAK ]; then
 	sleep 5
 	echo scan >$KMEMLEAK
 	cat $KMEMLEAK >"$OUT/kmemleak.txt"
+fi
+
+# lockdown_test raises the kernel's lockdown, which stays until reboot and
+# refuses unsigned modules and most of debugfs (kmemleak too): last.
+t=$SELFTESTS_BIN/lockdown_test.py
+if [ -x "$t" ] && wanted lockdown_test; then
+	echo "--- lockdown_test"
+	t0=$(date +%s)
+	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of lockdown_test) \
+		run_logged "$OUT/lockdown_test.tap" timeout -k 10 "$TEST_TIMEOUT" "$t"
+	echo "exit status $?" >>"$OUT/lockdown_test.log"
+	echo "took $(($(date +%s) - t0)) s" >>"$OUT/lockdown_test.log"
 fi
 exit 0

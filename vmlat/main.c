@@ -18,6 +18,7 @@
 #include "charge.h"
 #include "debugfs.h"
 #include "exit_late.h"
+#include "knobs.h"
 #include "records.h"
 #include "report.h"
 #include "vmlat.h"
@@ -27,7 +28,9 @@
  * Every probe calls into the tables, so they come before the hooks and
  * are freed only once no probe can run; the reports' and exit_late's
  * deferred work is waited for once the hooks are gone; debugfs readers
- * come last and go first.
+ * come last and go first, but for the module parameters: they can be
+ * written before vmlat_init() and after vmlat_exit() (knobs.c), and say
+ * here when a reset may touch the tables.
  */
 static const struct vmlat_part {
 	const char *name;
@@ -40,6 +43,7 @@ static const struct vmlat_part {
 	{ "reports",	NULL,			vmlat_report_exit },
 	{ "hooks",	vmlat_hooks_init,	vmlat_hooks_exit },
 	{ "debugfs",	vmlat_debugfs_init,	vmlat_debugfs_exit },
+	{ "knobs",	vmlat_knobs_init,	vmlat_knobs_exit },
 };
 
 /* Stop the parts before @n, last first. */

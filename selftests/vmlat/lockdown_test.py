@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""lockdown_test.py - vmlat's knobs as module parameters, and vmlat under
+the kernel's lockdown (integrity).
+
+Debugfs under lockdown serves only files that nobody may write (mode
+within 0444): vmlat's statistics stay readable, its 0600 knobs are
+refused, and the module parameters in /sys/module/vmlat/parameters/ set
+the knobs instead.
+
+  load-args:   modprobe-style arguments at load: the knobs read what was
+               given (in sysfs and in debugfs, the same knobs); a bad one
+               makes the load fail with EINVAL and the knob's message.
+  params:      every parameter refuses bad values with EINVAL and a
+               message, unchanged, and takes a good one, which the debugfs
+               file of the same name then reads; reset=1 forgets the
+               reports (their count goes to 0).
+  unload-race: parameters written in a loop while vmlat is loaded and
+               unloaded 20 times: each write succeeds or finds no
+               parameter (ENOENT) or a module going away (ENODEV), and the
+               host stays up (no splat: selftests/run scans the log).
+  lockdown:    the kernel's lockdown raised to integrity at run time (as
+               Secure Boot does at boot; it cannot be lowered again, so
+               this case comes last and guest-job.sh runs this test last);
+               the lockdown file then says [integrity].
+  lockdown-debugfs: each knob file in debugfs is refused (EPERM, and the
+               kernel's "debugfs access is restricted"), each statistics
+               file reads.
+  lockdown-params: the parameters still refuse bad values and take good
+               ones.
+  lockdown-reports: threshold_exit_us=1, snapshot=event and an interval of
+               1 ms set by parameter: ./scenario exits makes reports, and
+               ftrace (an instance with vmlat:vmlat_threshold on) records
+               exactly as many events as the reports file counts snapshots.
+  lockdown-unsigned: on a kernel that checks module signatures, an unsigned
+               vmlat is then refused with EPERM and the kernel's "unsigned
+               module loading is restricted" (the test's vmlat is
+               unsigned; signed modules are the way in, see
+               Documentation/vmlat.rst).
+
+Needs root, KVM, $VMLAT_KO; run from the directory holding scenario.
+TAP output; exit status 4 when everything was skipped.
+"""
+import errno
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
+                         tap, wr)
+
+PARAMS = "/sys/module/vmlat/parameters"
+LOCKDOWN = "/sys/kernel/security/lockdown"
+INST = TRACING + "/instances/vmlat_lockdown_test"
+KO = os.environ.get("VMLAT_KO", "")
+
+BAD = {
+    "threshold_preempt_us": ["\n", "abc", "-1", "10000001"],
+    "threshold_wait_us": ["0x", "99999999999999999999999"],
+    "threshold_exit_us": ["one", "1.5"],
+    "snapshot": ["\n", "bogus", "swap freeze"],
+    "snapshot_interval_ms": ["0", "3600001", "ms"],
+    "reset": ["0", "2", "yes"],
+}
+MESSAGE = {
+    "threshold_preempt_us": "threshold_preempt_us: write a number",
+    "threshold_wait_us": "threshold_wait_us: write a number",
+    "threshold_exit_us": "threshold_exit_us: write a number",
+    "snapshot": "snapshot: write swap",
+    "snapshot_interval_ms": "snapshot_interval_ms: write a number",
+    "reset": "reset: write 1",
+}
+GOOD = {"threshold_preempt_us": "5000", "threshold_wait_us": "10000000",
+        "threshold_exit_us": "0", "snapshot": "event",
+        "snapshot_interval_ms": "3600000"}
+DEFAULT = {"threshold_preempt_us": "0", "threshold_wait_us": "0",
+           "threshold_exit_us": "0", "snapshot": "swap",
+           "snapshot_interval_ms": "1000"}
+
+
+def raw_write(path, text):
+    """Write @text to @path in one write(); 0 or the errno."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return e.errno
+    try:
+        os.write(fd, text.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def dmesg(clear=False):
+    if clear:
+        subprocess.run(["dmesg", "-C"], check=False)
+        return ""
+    return subprocess.run(["dmesg"], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout
+
+
+def insmod(*args):
+    """insmod $VMLAT_KO ARGS: (exit status, stderr)."""
+    p = subprocess.run(["insmod", KO] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return p.returncode, p.stderr.strip()
+
+
+def rmmod():
+    return subprocess.run(["rmmod", "vmlat"], stderr=subprocess.PIPE,
+                          universal_newlines=True).returncode
+
+
+def defaults():
+    for k, v in DEFAULT.items():
+        wr(PARAMS + "/" + k, v)
+    wr(PARAMS + "/reset", "1")
+
+
+def report_counts():
+    """The reports file's header: (reports, snapshots taken)."""
+    head = rd(VMLAT + "/reports").splitlines()[0].split()
+    return int(head[2]), int(head[head.index("taken") + 1].rstrip(","))
+
+
+def scenario(*args):
+    p = subprocess.run([os.path.join(HERE, "scenario")] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=300)
+    if p.returncode == 4:
+        raise SkipTest(p.stderr.strip().splitlines()[-1:] or "skip")
+    if p.returncode != 0 or "status=ok" not in p.stdout:
+        raise RuntimeError("scenario %s failed (%d): %s" %
+                           (" ".join(args), p.returncode,
+                            p.stderr.strip()[-300:]))
+
+
+def knob_refusals(prefix):
+    """Bad values to each parameter: EINVAL, the message, unchanged; then
+    a good value, read back by the parameter and by the debugfs file of
+    the same name (read only where debugfs serves it: @prefix "params")."""
+    for knob, bads in sorted(BAD.items()):
+        path = PARAMS + "/" + knob
+        before = rd(path) if knob != "reset" else None
+        dmesg(clear=True)
+        errs = [raw_write(path, b) for b in bads]
+        after = rd(path) if knob != "reset" else None
+        log = dmesg()
+        tap(all(e == errno.EINVAL for e in errs), "%s.%s.einval" % (prefix, knob),
+            "errnos %s for %r" % (errs, bads))
+        if knob != "reset":
+            tap(after == before, "%s.%s.unchanged" % (prefix, knob),
+                "%r -> %r" % (before, after))
+        tap(MESSAGE[knob] in log, "%s.%s.message" % (prefix, knob),
+            "kernel log: %r" % log.strip()[-200:])
+        if knob == "reset":
+            continue
+        e = raw_write(path, GOOD[knob])
+        got = rd(path).strip()
+        same = rd(VMLAT + "/" + knob).strip() if prefix == "params" else got
+        tap(e == 0 and got == GOOD[knob] and same == got,
+            "%s.%s.accepts" % (prefix, knob),
+            "errno %d, parameter reads %r, debugfs %r" % (e, got, same))
+
+
+# ---- parameters -------------------------------------------------------------
+
+def test_load_args():
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed")
+    try:
+        rc, err = insmod("threshold_exit_us=7", "snapshot=event",
+                         "snapshot_interval_ms=250")
+        got = {k: rd(PARAMS + "/" + k).strip() if rc == 0 else None
+               for k in ("threshold_exit_us", "snapshot",
+                         "snapshot_interval_ms", "threshold_wait_us")}
+        dbg = {k: rd(VMLAT + "/" + k).strip() if rc == 0 else None
+               for k in got}
+        want = {"threshold_exit_us": "7", "snapshot": "event",
+                "snapshot_interval_ms": "250", "threshold_wait_us": "0"}
+        if rc == 0:
+            keep("lockdown_test_parameters.txt", subprocess.run(
+                "grep . %s/*" % PARAMS, shell=True, stdout=subprocess.PIPE,
+                universal_newlines=True).stdout)
+        tap(rc == 0 and got == want and dbg == want, "load-args.given",
+            "insmod %d %s; parameters %s; debugfs %s" % (rc, err, got, dbg))
+        bad = {}
+        for arg, msg in (("threshold_exit_us=abc", MESSAGE["threshold_exit_us"]),
+                         ("snapshot=bogus", MESSAGE["snapshot"]),
+                         ("snapshot_interval_ms=0",
+                          MESSAGE["snapshot_interval_ms"])):
+            rmmod()
+            dmesg(clear=True)
+            rc2, err2 = insmod(arg)
+            log = dmesg()
+            bad[arg] = (rc2, os.path.isdir("/sys/module/vmlat"),
+                        msg in log, err2[-80:])
+        tap(all(rc2 != 0 and not loaded and said
+                for rc2, loaded, said, _ in bad.values()),
+            "load-args.bad_refused",
+            "; ".join("%s: insmod %d, loaded %s, message %s (%s)" %
+                      ((a,) + v) for a, v in bad.items()))
+    finally:
+        if not os.path.isdir("/sys/module/vmlat"):
+            insmod()
+    defaults()
+
+
+def test_params():
+    defaults()
+    knob_refusals("params")
+    defaults()
+    wr(PARAMS + "/threshold_exit_us", "1")
+    scenario("exits", "2")
+    wr(PARAMS + "/threshold_exit_us", "0")
+    n_before, _ = report_counts()
+    e = raw_write(PARAMS + "/reset", "1")
+    n_after, _ = report_counts()
+    tap(n_before > 0 and e == 0 and n_after == 0, "params.reset",
+        "%d reports, reset errno %d, then %d" % (n_before, e, n_after))
+    defaults()
+
+
+def test_unload_race():
+    stop = threading.Event()
+    errs = {}
+    writes = [0]
+
+    def writer():
+        vals = [("reset", "1"), ("threshold_exit_us", "3"),
+                ("threshold_exit_us", "0"), ("snapshot", "freeze"),
+                ("snapshot", "swap"), ("snapshot_interval_ms", "5")]
+        i = 0
+        while not stop.is_set():
+            k, v = vals[i % len(vals)]
+            i += 1
+            e = raw_write(PARAMS + "/" + k, v)
+            writes[0] += e == 0
+            errs[e] = errs.get(e, 0) + 1
+
+    t = threading.Thread(target=writer)
+    t.start()
+    cycles = 0
+    try:
+        for _ in range(20):
+            if rmmod() or insmod()[0]:
+                break
+            cycles += 1
+    finally:
+        stop.set()
+        t.join()
+        if not os.path.isdir("/sys/module/vmlat"):
+            insmod()
+    wrong = {e: n for e, n in errs.items()
+             if e not in (0, errno.ENOENT, errno.ENODEV)}
+    tap(cycles == 20 and writes[0] > 0 and not wrong, "unload-race",
+        "%d of 20 unload/load cycles; %d writes taken; errnos %s" %
+        (cycles, writes[0], dict(sorted(errs.items()))))
+    defaults()
+
+
+# ---- lockdown ---------------------------------------------------------------
+
+def lockdown_level():
+    """The lockdown file's level in [brackets], or None without one."""
+    if not os.path.exists(LOCKDOWN):
+        subprocess.run(["mount", "-t", "securityfs", "securityfs",
+                        "/sys/kernel/security"], stderr=subprocess.DEVNULL)
+    if not os.path.exists(LOCKDOWN):
+        return None
+    text = rd(LOCKDOWN)
+    return text[text.index("[") + 1:text.index("]")] if "[" in text else None
+
+
+def need_lockdown():
+    if lockdown_level() != "integrity":
+        raise SkipTest("the kernel is not locked down (see the lockdown case)")
+
+
+def test_lockdown():
+    level = lockdown_level()
+    if level is None:
+        raise SkipTest("no %s (kernel without the lockdown LSM)" % LOCKDOWN)
+    if level == "none":
+        wr(LOCKDOWN, "integrity")
+    level = lockdown_level()
+    tap(level == "integrity", "lockdown", "%s reads %r" %
+        (LOCKDOWN, rd(LOCKDOWN).strip()))
+
+
+def test_lockdown_debugfs():
+    need_lockdown()
+    knobs, stats = [], []
+    for name in sorted(os.listdir(VMLAT)):
+        mode = os.stat(os.path.join(VMLAT, name)).st_mode & 0o7777
+        (knobs if mode & ~0o444 else stats).append(name)
+    dmesg(clear=True)
+    refused = {k: raw_write(os.path.join(VMLAT, k), "0") for k in knobs}
+    log = dmesg()
+    tap(len(knobs) >= 6 and all(e == errno.EPERM for e in refused.values())
+        and "debugfs access is restricted" in log,
+        "lockdown-debugfs.knobs_refused",
+        "errnos %s; kernel log: %r" % (refused, log.strip()[-160:]))
+    failed = {}
+    for s in stats:
+        try:
+            if not rd(os.path.join(VMLAT, s)):
+                failed[s] = "empty"
+        except OSError as e:
+            failed[s] = errno.errorcode.get(e.errno, e.errno)
+    tap(len(stats) >= 10 and not failed, "lockdown-debugfs.stats_readable",
+        "%d files; failed: %s" % (len(stats), failed))
+
+
+def test_lockdown_params():
+    need_lockdown()
+    defaults()
+    knob_refusals("lockdown-params")
+    defaults()
+
+
+def test_lockdown_reports():
+    need_lockdown()
+    defaults()
+    if os.path.isdir(INST):
+        os.rmdir(INST)
+    os.mkdir(INST)
+    try:
+        wr(INST + "/events/vmlat/vmlat_threshold/enable", "1")
+        wr(PARAMS + "/snapshot", "event")
+        wr(PARAMS + "/snapshot_interval_ms", "1")
+        wr(PARAMS + "/threshold_exit_us", "1")
+        scenario("exits", "2")
+        wr(PARAMS + "/threshold_exit_us", "0")
+        # The counts around the trace alike: no snapshot work ran between.
+        for _ in range(20):
+            time.sleep(0.3)
+            n, taken = report_counts()
+            trace = rd(INST + "/trace")
+            reports = rd(VMLAT + "/reports")
+            if report_counts() == (n, taken):
+                break
+    finally:
+        wr(INST + "/events/vmlat/vmlat_threshold/enable", "0")
+        os.rmdir(INST)
+        defaults()
+    keep("lockdown_test_reports.txt", reports)
+    events = trace.count("vmlat_threshold:")
+    tap(n > 0 and taken > 0 and events == taken, "lockdown-reports",
+        "%d reports, %d snapshots (events) taken; ftrace recorded %d "
+        "vmlat_threshold events" % (n, taken, events))
+
+
+def test_lockdown_unsigned():
+    need_lockdown()
+    if not os.path.exists("/sys/module/module/parameters/sig_enforce"):
+        raise SkipTest("this kernel does not check module signatures")
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed under lockdown")
+    dmesg(clear=True)
+    rc, err = insmod()
+    log = dmesg()
+    loaded = os.path.isdir("/sys/module/vmlat")
+    tap(rc != 0 and not loaded and
+        "unsigned module loading is restricted" in log,
+        "lockdown-unsigned", "insmod %d (%s), loaded %s; kernel log: %r" %
+        (rc, err[-80:], loaded, log.strip()[-160:]))
+
+
+if __name__ == "__main__":
+    main([test_load_args, test_params, test_unload_race, test_lockdown,
+          test_lockdown_debugfs, test_lockdown_params, test_lockdown_reports,
+          test_lockdown_unsigned])
