@@ -4,13 +4,15 @@
 #   make demo               boot a KVM test host and show vmlat at work
 #   make check              the full test suite, on every supported kernel
 #   make unit               the pure-logic unit tests, in userspace (ASan/UBSan)
+#   make deb                build/vmlat-dkms_<version>_all.deb (DKMS package)
+#   make install            install vmlat.ko for KDIR's kernel (without DKMS)
 #
 # Without KDIR, tools/kdir.sh picks the running kernel's build dir or the
 # newest installed Debian headers, and says which.
 
 FIND_KDIR = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$($(CURDIR)/tools/kdir.sh) || exit 1
 
-.PHONY: all modules clean demo check unit
+.PHONY: all modules clean demo check unit deb install
 
 all: modules
 
@@ -29,3 +31,10 @@ check:
 
 unit:
 	$(MAKE) -C selftests/unit run
+
+deb:
+	tools/mkdeb build
+
+# Into /lib/modules/<release>/updates, then depmod: modprobe vmlat works.
+install: modules
+	@$(FIND_KDIR); $(MAKE) -C "$$kdir" M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install

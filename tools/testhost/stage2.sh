@@ -53,6 +53,11 @@ mount_pseudo_fs() {
 	bb mount -t sysfs sysfs /sys
 	# devtmpfs creates /dev/kvm by itself when kvm loads: no udev needed.
 	bb mount -t devtmpfs devtmpfs /dev
+	# What udev would add: bash's <(...) (dkms uses it) needs /dev/fd.
+	bb ln -sfn /proc/self/fd /dev/fd
+	bb ln -sfn /proc/self/fd/0 /dev/stdin
+	bb ln -sfn /proc/self/fd/1 /dev/stdout
+	bb ln -sfn /proc/self/fd/2 /dev/stderr
 	bb mkdir -p /dev/pts /dev/shm
 	# Nice to have (ptys, POSIX shm); a minimal debug kernel may lack them.
 	bb mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts ||
