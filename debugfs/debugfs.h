@@ -19,5 +19,7 @@ void vmlat_debugfs_reports_create(struct dentry *dir);
 
 void vmlat_seq_comm(struct seq_file *m, const char *comm);
 void vmlat_seq_json_str(struct seq_file *m, const char *comm);
+const char *vmlat_knob_from_user(const char __user *ubuf, size_t count,
+				 char *buf, size_t size);
 
 #endif /* _VMLAT_DEBUGFS_H */

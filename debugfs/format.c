@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the printers of /sys/kernel/debug/vmlat/ share: task names in
- * tables and in JSON (escape.h), and columns described once (format.h)
- * for both.
+ * What the files of /sys/kernel/debug/vmlat/ share: task names in
+ * tables and in JSON (escape.h), columns described once (format.h) for
+ * both, and the reading of a value written to a knob (knobs.c checks it).
  */
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/err.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "debugfs.h"
 #include "escape.h"
@@ -121,4 +123,26 @@ void vmlat_cols_add(const struct vmlat_col *cols, unsigned int n, void *sum,
 
 	for (i = 0; i < n; i++)
 		*(u64 *)((char *)sum + cols[i].off) += col_u64(&cols[i], row);
+}
+
+/**
+ * vmlat_knob_from_user() - a value written to a knob file
+ * @ubuf:	the user's buffer
+ * @count:	its length
+ * @buf:	where to copy it
+ * @size:	@buf's size
+ *
+ * Return: @buf holding the value, NUL-terminated; "" for an empty value
+ * or one too long for @buf (the knob refuses it, with its message); or
+ * ERR_PTR(-EFAULT).
+ */
+const char *vmlat_knob_from_user(const char __user *ubuf, size_t count,
+				 char *buf, size_t size)
+{
+	if (!count || count >= size)
+		return "";
+	if (copy_from_user(buf, ubuf, count))
+		return ERR_PTR(-EFAULT);
+	buf[count] = '\0';
+	return buf;
 }

@@ -14,7 +14,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 
 #include "compat.h"
 #include "debugfs.h"
@@ -72,52 +71,15 @@ static int reports_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(reports);
 
-/*
- * Reads a knob value written from userspace into @buf, NUL-terminated
- * (knobs.c trims it); or an ERR_PTR(): -EINVAL (empty or too long) or
- * -EFAULT.
- */
-static char *knob_read(const char __user *ubuf, size_t count, char *buf,
-		       size_t size)
-{
-	if (!count || count >= size)
-		return ERR_PTR(-EINVAL);
-	if (copy_from_user(buf, ubuf, count))
-		return ERR_PTR(-EFAULT);
-	buf[count] = '\0';
-	return buf;
-}
-
-/*
- * Write @ubuf to a knob with @set; a value that is empty or too long for
- * any knob goes to @set as "" (refused there, with its message).
- */
-static ssize_t knob_write(const char __user *ubuf, size_t count,
-			  int (*set)(long arg, const char *val), long arg)
-{
-	char buf[32], *val;
-	int err;
-
-	val = knob_read(ubuf, count, buf, sizeof(buf));
-	if (IS_ERR(val)) {
-		if (PTR_ERR(val) == -EFAULT)
-			return -EFAULT;
-		val = "";
-	}
-	err = set(arg, val);
-	return err ?: count;
-}
-
-static int set_threshold(long kind, const char *val)
-{
-	return vmlat_knob_threshold(kind, val);
-}
-
 static ssize_t threshold_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	return knob_write(ubuf, count, set_threshold,
-			  (long)file_inode(file)->i_private);
+	int kind = (long)file_inode(file)->i_private;
+	char buf[32];
+	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
+	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_threshold(kind, val);
+
+	return err ?: count;
 }
 
 static int threshold_show(struct seq_file *m, void *unused)
@@ -130,15 +92,14 @@ static int threshold_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_STORE_ATTRIBUTE(threshold);
 
-static int set_snapshot(long unused, const char *val)
-{
-	return vmlat_knob_snapshot(val);
-}
-
 static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	return knob_write(ubuf, count, set_snapshot, 0);
+	char buf[32];
+	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
+	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_snapshot(val);
+
+	return err ?: count;
 }
 
 static int snapshot_show(struct seq_file *m, void *unused)
@@ -149,15 +110,14 @@ static int snapshot_show(struct seq_file *m, void *unused)
 
 DEFINE_SHOW_STORE_ATTRIBUTE(snapshot);
 
-static int set_interval(long unused, const char *val)
-{
-	return vmlat_knob_interval(val);
-}
-
 static ssize_t interval_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	return knob_write(ubuf, count, set_interval, 0);
+	char buf[32];
+	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
+	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_interval(val);
+
+	return err ?: count;
 }
 
 static int interval_show(struct seq_file *m, void *unused)

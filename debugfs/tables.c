@@ -13,7 +13,6 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "compat.h"
 #include "debugfs.h"
@@ -871,15 +870,9 @@ static ssize_t reset_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
 	char buf[16];
-	int err;
+	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
+	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_reset(val);
 
-	if (!count || count >= sizeof(buf))
-		buf[0] = '\0';		/* refused, with the knob's message */
-	else if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	else
-		buf[count] = '\0';
-	err = vmlat_knob_reset(buf);
 	return err ?: count;
 }
 

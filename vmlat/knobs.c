@@ -46,21 +46,22 @@ static char *knob_trim(const char *val, char *buf, size_t size)
 	return strim(buf);
 }
 
-/* Run @set with the knobs live (or loading); -ENODEV once unloading. */
-static int knob_apply(int (*set)(long arg, u64 v), long arg, u64 v)
+/*
+ * Take knobs_mutex for a change: 0, or -ENODEV (not taken) once vmlat is
+ * unloading. knobs_end() releases it.
+ */
+static int knobs_begin(void)
 {
-	int err = -ENODEV;
-
 	mutex_lock(&knobs_mutex);
 	if (knobs_state != KNOBS_GONE)
-		err = set(arg, v);
+		return 0;
 	mutex_unlock(&knobs_mutex);
-	return err;
+	return -ENODEV;
 }
 
-static int set_threshold(long kind, u64 us)
+static void knobs_end(void)
 {
-	return vmlat_report_set_threshold(kind, us);
+	mutex_unlock(&knobs_mutex);
 }
 
 /**
@@ -75,6 +76,7 @@ int vmlat_knob_threshold(enum vmlat_hist_kind kind, const char *val)
 {
 	char buf[32], *s = knob_trim(val, buf, sizeof(buf));
 	u64 us;
+	int err;
 
 	if (!s || kstrtou64(s, 10, &us) || us > VMLAT_THRESHOLD_MAX_US) {
 		pr_warn_ratelimited("threshold_%s_us: write a number of microseconds from 0 (off) to %llu\n",
@@ -82,12 +84,12 @@ int vmlat_knob_threshold(enum vmlat_hist_kind kind, const char *val)
 				    VMLAT_THRESHOLD_MAX_US);
 		return -EINVAL;
 	}
-	return knob_apply(set_threshold, kind, us);
-}
-
-static int set_snapshot(long mode, u64 unused)
-{
-	return vmlat_report_set_snap_mode(mode);
+	err = knobs_begin();
+	if (!err) {
+		err = vmlat_report_set_threshold(kind, us);
+		knobs_end();
+	}
+	return err;
 }
 
 /**
@@ -109,15 +111,14 @@ int vmlat_knob_snapshot(const char *val)
 		pr_warn_ratelimited("snapshot: write swap (swap the main trace buffer), freeze (stop it) or event (only emit vmlat:vmlat_threshold)\n");
 		return -EINVAL;
 	}
-	err = knob_apply(set_snapshot, mode, 0);
+	err = knobs_begin();
+	if (!err) {
+		err = vmlat_report_set_snap_mode(mode);
+		knobs_end();
+	}
 	if (err == -EOPNOTSUPP)
 		pr_warn_ratelimited("snapshot: this kernel has no trace snapshots (CONFIG_TRACER_SNAPSHOT): write freeze or event\n");
 	return err;
-}
-
-static int set_interval(long unused, u64 ms)
-{
-	return vmlat_report_set_interval_ms(ms);
 }
 
 /**
@@ -134,20 +135,17 @@ int vmlat_knob_interval(const char *val)
 	int err = -EINVAL;
 
 	/* The range is the setter's to check. */
-	if (s && !kstrtou64(s, 10, &ms))
-		err = knob_apply(set_interval, 0, ms);
+	if (s && !kstrtou64(s, 10, &ms)) {
+		err = knobs_begin();
+		if (!err) {
+			err = vmlat_report_set_interval_ms(ms);
+			knobs_end();
+		}
+	}
 	if (err == -EINVAL)
 		pr_warn_ratelimited("snapshot_interval_ms: write a number of milliseconds from 1 to %llu\n",
 				    VMLAT_INTERVAL_MAX_MS);
 	return err;
-}
-
-static int set_reset(long unused, u64 unused2)
-{
-	/* Loading: nothing recorded yet, and the tables may not exist. */
-	if (knobs_state == KNOBS_LIVE)
-		vmlat_reset();
-	return 0;
 }
 
 /**
@@ -160,12 +158,20 @@ static int set_reset(long unused, u64 unused2)
 int vmlat_knob_reset(const char *val)
 {
 	char buf[16], *s = knob_trim(val, buf, sizeof(buf));
+	int err;
 
 	if (!s || strcmp(s, "1")) {
 		pr_warn_ratelimited("reset: write 1 to zero the statistics\n");
 		return -EINVAL;
 	}
-	return knob_apply(set_reset, 0, 0);
+	err = knobs_begin();
+	if (!err) {
+		/* Loading: nothing recorded yet, the tables may not exist. */
+		if (knobs_state == KNOBS_LIVE)
+			vmlat_reset();
+		knobs_end();
+	}
+	return err;
 }
 
 int vmlat_knobs_init(void)
