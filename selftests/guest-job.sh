@@ -64,6 +64,17 @@ run_logged() {
 	"$@" >"$f_" 2>&1
 }
 
+# One of vmlat's selftests, under the timeout: its TAP into NAME.tap, its
+# exit status and duration into NAME.log.
+run_test() {	# run_test NAME PATH
+	echo "--- $1"
+	t0_=$(date +%s)
+	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of "$1") \
+		run_logged "$OUT/$1.tap" timeout -k 10 "$TEST_TIMEOUT" "$2"
+	echo "exit status $?" >>"$OUT/$1.log"
+	echo "took $(($(date +%s) - t0_)) s" >>"$OUT/$1.log"
+}
+
 tap_one() {	# tap_one FILE NUM STATUS NAME [DIRECTIVE]
 	echo "${3} ${2} ${4}${5:+ # $5}" >>"$1"
 }
@@ -79,12 +90,7 @@ for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh \
 	name=$(basename "$t"); name=${name%.sh}; name=${name%.py}
 	wanted "$name" || continue
 	[ "$name" = lockdown_test ] && continue	# last, see below
-	echo "--- $name"
-	t0=$(date +%s)
-	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of "$name") \
-		run_logged "$OUT/$name.tap" timeout -k 10 "$TEST_TIMEOUT" "$t"
-	echo "exit status $?" >>"$OUT/$name.log"
-	echo "took $(($(date +%s) - t0)) s" >>"$OUT/$name.log"
+	run_test "$name" "$t"
 done
 
 # 2. Upstream KVM selftests with vmlat loaded: they must still pass, and
@@ -145,11 +151,6 @@ fi
 # refuses unsigned modules and most of debugfs (kmemleak too): last.
 t=$SELFTESTS_BIN/lockdown_test.py
 if [ -x "$t" ] && wanted lockdown_test; then
-	echo "--- lockdown_test"
-	t0=$(date +%s)
-	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of lockdown_test) \
-		run_logged "$OUT/lockdown_test.tap" timeout -k 10 "$TEST_TIMEOUT" "$t"
-	echo "exit status $?" >>"$OUT/lockdown_test.log"
-	echo "took $(($(date +%s) - t0)) s" >>"$OUT/lockdown_test.log"
+	run_test lockdown_test "$t"
 fi
 exit 0

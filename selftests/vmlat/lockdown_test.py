@@ -50,60 +50,14 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
-                         tap, wr)
+from vmlat_ktest import (KNOB_BAD, KNOB_MESSAGE, TRACING, VMLAT,  # noqa: E402
+                         SkipTest, check_knobs, dmesg, keep, knobs_default,
+                         main, raw_write, rd, reports, scenario, tap, wr)
 
 PARAMS = "/sys/module/vmlat/parameters"
 LOCKDOWN = "/sys/kernel/security/lockdown"
 INST = TRACING + "/instances/vmlat_lockdown_test"
 KO = os.environ.get("VMLAT_KO", "")
-
-BAD = {
-    "threshold_preempt_us": ["\n", "abc", "-1", "10000001"],
-    "threshold_wait_us": ["0x", "99999999999999999999999"],
-    "threshold_exit_us": ["one", "1.5"],
-    "snapshot": ["\n", "bogus", "swap freeze"],
-    "snapshot_interval_ms": ["0", "3600001", "ms"],
-    "reset": ["0", "2", "yes"],
-}
-MESSAGE = {
-    "threshold_preempt_us": "threshold_preempt_us: write a number",
-    "threshold_wait_us": "threshold_wait_us: write a number",
-    "threshold_exit_us": "threshold_exit_us: write a number",
-    "snapshot": "snapshot: write swap",
-    "snapshot_interval_ms": "snapshot_interval_ms: write a number",
-    "reset": "reset: write 1",
-}
-GOOD = {"threshold_preempt_us": "5000", "threshold_wait_us": "10000000",
-        "threshold_exit_us": "0", "snapshot": "event",
-        "snapshot_interval_ms": "3600000"}
-DEFAULT = {"threshold_preempt_us": "0", "threshold_wait_us": "0",
-           "threshold_exit_us": "0", "snapshot": "swap",
-           "snapshot_interval_ms": "1000"}
-
-
-def raw_write(path, text):
-    """Write @text to @path in one write(); 0 or the errno."""
-    try:
-        fd = os.open(path, os.O_WRONLY)
-    except OSError as e:
-        return e.errno
-    try:
-        os.write(fd, text.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
-
-
-def dmesg(clear=False):
-    if clear:
-        subprocess.run(["dmesg", "-C"], check=False)
-        return ""
-    return subprocess.run(["dmesg"], stdout=subprocess.PIPE,
-                          universal_newlines=True).stdout
-
 
 def insmod(*args):
     """insmod $VMLAT_KO ARGS: (exit status, stderr)."""
@@ -115,58 +69,6 @@ def insmod(*args):
 def rmmod():
     return subprocess.run(["rmmod", "vmlat"], stderr=subprocess.PIPE,
                           universal_newlines=True).returncode
-
-
-def defaults():
-    for k, v in DEFAULT.items():
-        wr(PARAMS + "/" + k, v)
-    wr(PARAMS + "/reset", "1")
-
-
-def report_counts():
-    """The reports file's header: (reports, snapshots taken)."""
-    head = rd(VMLAT + "/reports").splitlines()[0].split()
-    return int(head[2]), int(head[head.index("taken") + 1].rstrip(","))
-
-
-def scenario(*args):
-    p = subprocess.run([os.path.join(HERE, "scenario")] + list(args),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, timeout=300)
-    if p.returncode == 4:
-        raise SkipTest(p.stderr.strip().splitlines()[-1:] or "skip")
-    if p.returncode != 0 or "status=ok" not in p.stdout:
-        raise RuntimeError("scenario %s failed (%d): %s" %
-                           (" ".join(args), p.returncode,
-                            p.stderr.strip()[-300:]))
-
-
-def knob_refusals(prefix):
-    """Bad values to each parameter: EINVAL, the message, unchanged; then
-    a good value, read back by the parameter and by the debugfs file of
-    the same name (read only where debugfs serves it: @prefix "params")."""
-    for knob, bads in sorted(BAD.items()):
-        path = PARAMS + "/" + knob
-        before = rd(path) if knob != "reset" else None
-        dmesg(clear=True)
-        errs = [raw_write(path, b) for b in bads]
-        after = rd(path) if knob != "reset" else None
-        log = dmesg()
-        tap(all(e == errno.EINVAL for e in errs), "%s.%s.einval" % (prefix, knob),
-            "errnos %s for %r" % (errs, bads))
-        if knob != "reset":
-            tap(after == before, "%s.%s.unchanged" % (prefix, knob),
-                "%r -> %r" % (before, after))
-        tap(MESSAGE[knob] in log, "%s.%s.message" % (prefix, knob),
-            "kernel log: %r" % log.strip()[-200:])
-        if knob == "reset":
-            continue
-        e = raw_write(path, GOOD[knob])
-        got = rd(path).strip()
-        same = rd(VMLAT + "/" + knob).strip() if prefix == "params" else got
-        tap(e == 0 and got == GOOD[knob] and same == got,
-            "%s.%s.accepts" % (prefix, knob),
-            "errno %d, parameter reads %r, debugfs %r" % (e, got, same))
 
 
 # ---- parameters -------------------------------------------------------------
@@ -191,10 +93,10 @@ def test_load_args():
         tap(rc == 0 and got == want and dbg == want, "load-args.given",
             "insmod %d %s; parameters %s; debugfs %s" % (rc, err, got, dbg))
         bad = {}
-        for arg, msg in (("threshold_exit_us=abc", MESSAGE["threshold_exit_us"]),
-                         ("snapshot=bogus", MESSAGE["snapshot"]),
-                         ("snapshot_interval_ms=0",
-                          MESSAGE["snapshot_interval_ms"])):
+        for knob, value in (("threshold_exit_us", "abc"),
+                            ("snapshot", "bogus"),
+                            ("snapshot_interval_ms", "0")):
+            arg, msg = "%s=%s" % (knob, value), KNOB_MESSAGE[knob]
             rmmod()
             dmesg(clear=True)
             rc2, err2 = insmod(arg)
@@ -209,22 +111,22 @@ def test_load_args():
     finally:
         if not os.path.isdir("/sys/module/vmlat"):
             insmod()
-    defaults()
+    knobs_default(PARAMS)
 
 
 def test_params():
-    defaults()
-    knob_refusals("params")
-    defaults()
+    knobs_default(PARAMS)
+    check_knobs("params", PARAMS, KNOB_BAD, twin=VMLAT)
+    knobs_default(PARAMS)
     wr(PARAMS + "/threshold_exit_us", "1")
     scenario("exits", "2")
     wr(PARAMS + "/threshold_exit_us", "0")
-    n_before, _ = report_counts()
+    (n_before, _, _), _ = reports()
     e = raw_write(PARAMS + "/reset", "1")
-    n_after, _ = report_counts()
+    (n_after, _, _), _ = reports()
     tap(n_before > 0 and e == 0 and n_after == 0, "params.reset",
         "%d reports, reset errno %d, then %d" % (n_before, e, n_after))
-    defaults()
+    knobs_default(PARAMS)
 
 
 def test_unload_race():
@@ -262,7 +164,7 @@ def test_unload_race():
     tap(cycles == 20 and writes[0] > 0 and not wrong, "unload-race",
         "%d of 20 unload/load cycles; %d writes taken; errnos %s" %
         (cycles, writes[0], dict(sorted(errs.items()))))
-    defaults()
+    knobs_default(PARAMS)
 
 
 # ---- lockdown ---------------------------------------------------------------
@@ -320,14 +222,14 @@ def test_lockdown_debugfs():
 
 def test_lockdown_params():
     need_lockdown()
-    defaults()
-    knob_refusals("lockdown-params")
-    defaults()
+    knobs_default(PARAMS)
+    check_knobs("lockdown-params", PARAMS, KNOB_BAD)
+    knobs_default(PARAMS)
 
 
 def test_lockdown_reports():
     need_lockdown()
-    defaults()
+    knobs_default(PARAMS)
     if os.path.isdir(INST):
         os.rmdir(INST)
     os.mkdir(INST)
@@ -341,16 +243,16 @@ def test_lockdown_reports():
         # The counts around the trace alike: no snapshot work ran between.
         for _ in range(20):
             time.sleep(0.3)
-            n, taken = report_counts()
+            (n, taken, _), _ = reports()
             trace = rd(INST + "/trace")
-            reports = rd(VMLAT + "/reports")
-            if report_counts() == (n, taken):
+            text = rd(VMLAT + "/reports")
+            if reports()[0][:2] == (n, taken):
                 break
     finally:
         wr(INST + "/events/vmlat/vmlat_threshold/enable", "0")
         os.rmdir(INST)
-        defaults()
-    keep("lockdown_test_reports.txt", reports)
+        knobs_default(PARAMS)
+    keep("lockdown_test_reports.txt", text)
     events = trace.count("vmlat_threshold:")
     tap(n > 0 and taken > 0 and events == taken, "lockdown-reports",
         "%d reports, %d snapshots (events) taken; ftrace recorded %d "

@@ -41,49 +41,22 @@ TAP output; exit status 4 when everything was skipped.
 import errno
 import os
 import re
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep, main, rd,  # noqa: E402
-                         rd_json, tap, ts_ns, wr)
+from vmlat_ktest import (KNOB_GOOD, TRACING, VMLAT, SkipTest,  # noqa: E402
+                         check_knobs, dmesg, keep, knobs_default, main,
+                         raw_write, rd, rd_json, reports, scenario, tap,
+                         ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_trace_test"
 INST2 = TRACING + "/instances/vmlat_trace_test_snap"
 
 
-def scenario(*args):
-    """Run ./scenario ARGS; return its records as (tag, dict) pairs."""
-    p = subprocess.run([os.path.join(HERE, "scenario")] + list(args),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, timeout=300)
-    if p.returncode == 4:
-        raise SkipTest(p.stderr.strip().splitlines()[-1:] or "skip")
-    if p.returncode != 0 or "status=ok" not in p.stdout:
-        raise RuntimeError("scenario %s failed (%d): %s" %
-                           (" ".join(args), p.returncode,
-                            p.stderr.strip()[-300:]))
-    recs = []
-    for line in p.stdout.splitlines():
-        f = line.split()
-        if f:
-            recs.append((f[0], dict(kv.split("=", 1) for kv in f[1:]
-                                    if "=" in kv)))
-    return recs
-
-
 def rec(recs, tag):
     return [d for t, d in recs if t == tag]
-
-
-def knobs_default():
-    for k in ("preempt", "wait", "exit"):
-        wr(VMLAT + "/threshold_%s_us" % k, "0")
-    wr(VMLAT + "/snapshot", "swap")
-    wr(VMLAT + "/snapshot_interval_ms", "1000")
-    wr(VMLAT + "/reset", "1")
 
 
 def exit_reports():
@@ -96,31 +69,11 @@ def exit_reports():
     time.sleep(0.3)
 
 
-def reports():
-    """The reports file: (header counters, list of rows as dicts)."""
-    text = rd(VMLAT + "/reports")
-    lines = text.splitlines()
-    m = re.match(r"# reports (\d+) .* snapshots taken (\d+), "
-                 r"rate-limited (\d+)(?:, failed (\d+))?", lines[0])
-    cols = lines[1][2:].split()
-    rows = [dict(zip(cols, ln.split())) for ln in lines[2:] if ln.strip()]
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3))), rows
-
-
 def snaps_failed():
     """The reports file's count of snapshots that failed (None: no such
     count)."""
     m = re.search(r", failed (\d+)$", rd(VMLAT + "/reports").splitlines()[0])
     return int(m.group(1)) if m else None
-
-
-def dmesg(clear=False):
-    """The kernel log (emptied first with @clear)."""
-    if clear:
-        subprocess.run(["dmesg", "-C"], check=False)
-        return ""
-    return subprocess.run(["dmesg"], stdout=subprocess.PIPE,
-                          universal_newlines=True).stdout
 
 
 def new_instance():
@@ -452,57 +405,9 @@ def test_alloc_fails():
 
 # ---- invalid knob values ----------------------------------------------------
 
-BAD = {
-    "threshold_preempt_us": ["\n", "abc", "-1", "1.5", "12x", "10000001",
-                             "99999999999999999999999"],
-    "threshold_wait_us": ["-5", "0x", "20000000"],
-    "threshold_exit_us": ["one", "10000001"],
-    "snapshot": ["\n", "bogus", "swap freeze", "off"],
-    "snapshot_interval_ms": ["0", "-1", "3600001", "ms"],
-}
-MESSAGE = {
-    "threshold_preempt_us": "threshold_preempt_us: write a number",
-    "threshold_wait_us": "threshold_wait_us: write a number",
-    "threshold_exit_us": "threshold_exit_us: write a number",
-    "snapshot": "snapshot: write swap",
-    "snapshot_interval_ms": "snapshot_interval_ms: write a number",
-}
-GOOD = {"threshold_preempt_us": "5000", "threshold_wait_us": "10000000",
-        "threshold_exit_us": "0", "snapshot": "event",
-        "snapshot_interval_ms": "3600000"}
-
-
-def raw_write(path, text):
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-        return 0
-    except OSError as e:
-        return e.errno
-    finally:
-        os.close(fd)
-
-
 def test_knobs():
     knobs_default()
-    for knob, bads in sorted(BAD.items()):
-        path = VMLAT + "/" + knob
-        before = rd(path)
-        subprocess.run(["dmesg", "-C"], check=False)
-        errs = [raw_write(path, b) for b in bads]
-        after = rd(path)
-        log = subprocess.run(["dmesg"], stdout=subprocess.PIPE,
-                             universal_newlines=True).stdout
-        tap(all(e == errno.EINVAL for e in errs), "knobs.%s.einval" % knob,
-            "errnos %s for %s" % (errs, bads))
-        tap(after == before, "knobs.%s.unchanged" % knob,
-            "%r -> %r" % (before, after))
-        tap(MESSAGE[knob] in log, "knobs.%s.message" % knob,
-            "kernel log: %r" % log.strip()[-200:])
-        # A good value is taken, so the refusals above meant something.
-        e = raw_write(path, GOOD[knob])
-        tap(e == 0 and rd(path).strip() == GOOD[knob], "knobs.%s.accepts" % knob,
-            "errno %d, reads %r" % (e, rd(path).strip()))
+    check_knobs("knobs", VMLAT, KNOB_GOOD)
     knobs_default()
 
 

@@ -6,8 +6,10 @@ the load/unload of vmlat around a suite. Installed next to the tests by
 selftests/vmlat/Makefile.
 """
 import contextlib
+import errno
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -144,6 +146,134 @@ def check_no_lost_events(inst):
                     and int(v) != 0:
                 raise RuntimeError("ftrace lost events on %s: %s" %
                                    (cpu, line))
+
+
+def dmesg(clear=False):
+    """The kernel log (emptied first with @clear)."""
+    if clear:
+        subprocess.run(["dmesg", "-C"], check=False)
+        return ""
+    return subprocess.run(["dmesg"], stdout=subprocess.PIPE,
+                          universal_newlines=True).stdout
+
+
+def raw_write(path, text):
+    """Write @text to @path in one write(): 0 or the errno (of the open
+    or of the write)."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return e.errno
+    try:
+        os.write(fd, text.encode())
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def scenario(*args):
+    """Run ./scenario ARGS (next to the tests); return its records as
+    (tag, dict) pairs. Exit status 4 skips the test."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run([os.path.join(here, "scenario")] + list(args),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=300)
+    if p.returncode == 4:
+        raise SkipTest(p.stderr.strip().splitlines()[-1:] or "skip")
+    if p.returncode != 0 or "status=ok" not in p.stdout:
+        raise RuntimeError("scenario %s failed (%d): %s" %
+                           (" ".join(args), p.returncode,
+                            p.stderr.strip()[-300:]))
+    recs = []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if f:
+            recs.append((f[0], dict(kv.split("=", 1) for kv in f[1:]
+                                    if "=" in kv)))
+    return recs
+
+
+def reports():
+    """The reports file: ((reports, snapshots taken, rate-limited), list
+    of rows as dicts)."""
+    lines = rd(VMLAT + "/reports").splitlines()
+    m = re.match(r"# reports (\d+) .* snapshots taken (\d+), "
+                 r"rate-limited (\d+)(?:, failed (\d+))?", lines[0])
+    cols = lines[1][2:].split()
+    rows = [dict(zip(cols, ln.split())) for ln in lines[2:] if ln.strip()]
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))), rows
+
+
+# The knobs (debugfs files, and module parameters of the same names):
+# values each must refuse with EINVAL, the message it then logs, a value it
+# takes, and its value after load.
+KNOB_BAD = {
+    "threshold_preempt_us": ["\n", "abc", "-1", "1.5", "12x", "10000001",
+                             "99999999999999999999999"],
+    "threshold_wait_us": ["-5", "0x", "20000000"],
+    "threshold_exit_us": ["one", "10000001"],
+    "snapshot": ["\n", "bogus", "swap freeze", "off"],
+    "snapshot_interval_ms": ["0", "-1", "3600001", "ms"],
+    "reset": ["0", "2", "yes"],
+}
+KNOB_MESSAGE = {
+    "threshold_preempt_us": "threshold_preempt_us: write a number",
+    "threshold_wait_us": "threshold_wait_us: write a number",
+    "threshold_exit_us": "threshold_exit_us: write a number",
+    "snapshot": "snapshot: write swap",
+    "snapshot_interval_ms": "snapshot_interval_ms: write a number",
+    "reset": "reset: write 1",
+}
+KNOB_GOOD = {"threshold_preempt_us": "5000", "threshold_wait_us": "10000000",
+             "threshold_exit_us": "0", "snapshot": "event",
+             "snapshot_interval_ms": "3600000"}
+KNOB_DEFAULT = {"threshold_preempt_us": "0", "threshold_wait_us": "0",
+                "threshold_exit_us": "0", "snapshot": "swap",
+                "snapshot_interval_ms": "1000"}
+
+
+def knobs_default(where=VMLAT):
+    """Every knob in directory @where back to its value after load, and a
+    reset."""
+    for k, v in KNOB_DEFAULT.items():
+        wr(where + "/" + k, v)
+    wr(where + "/reset", "1")
+
+
+def check_knobs(prefix, where, knobs, twin=None):
+    """Each of @knobs in directory @where refuses its KNOB_BAD values with
+    EINVAL and its message, and reads as before; then takes its KNOB_GOOD
+    value (reset has none, and is not read), which the file of the same
+    name in @twin (if given) reads too. Results PREFIX.KNOB.*."""
+    for knob in sorted(knobs):
+        path = where + "/" + knob
+        readable = knob in KNOB_GOOD
+        before = rd(path) if readable else None
+        dmesg(clear=True)
+        errs = [raw_write(path, b) for b in KNOB_BAD[knob]]
+        after = rd(path) if readable else None
+        log = dmesg()
+        tap(all(e == errno.EINVAL for e in errs),
+            "%s.%s.einval" % (prefix, knob),
+            "errnos %s for %r" % (errs, KNOB_BAD[knob]))
+        if readable:
+            tap(after == before, "%s.%s.unchanged" % (prefix, knob),
+                "%r -> %r" % (before, after))
+        tap(KNOB_MESSAGE[knob] in log, "%s.%s.message" % (prefix, knob),
+            "kernel log: %r" % log.strip()[-200:])
+        if not readable:
+            continue
+        # A good value is taken, so the refusals above meant something.
+        e = raw_write(path, KNOB_GOOD[knob])
+        got = rd(path).strip()
+        same = rd(twin + "/" + knob).strip() if twin else got
+        tap(e == 0 and got == KNOB_GOOD[knob] and same == got,
+            "%s.%s.accepts" % (prefix, knob),
+            "errno %d, reads %r%s" % (e, got,
+                                     ", %s reads %r" % (twin, same)
+                                     if twin else ""))
 
 
 def run_suite(tests, needs_tracefs=True):

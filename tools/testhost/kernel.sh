@@ -126,26 +126,27 @@ headers_pkgs() {
 # would put a kernel, initramfs hooks and their dependencies on this
 # machine. The packages' own symlinks (scripts, tools) are relative.
 unpack_headers() {
-	local release=$1 root=$2 final=$3 attempt pkg version ok pkgs mk
+	local release=$1 root=$2 final=$3 attempt pkg version pkgs mk deb
+	local -a debs
 	for attempt in 1 2; do
-		ok=1
+		debs=()
 		pkgs=$(headers_pkgs "$release")
-		[[ $(wc -l <<<"$pkgs") -ge 3 ]] || ok=0
-		for pkg in $pkgs; do
-			((ok)) || break
-			version=$(candidate_version "$pkg") &&
-				{ [[ -s $(deb_path "$pkg" "$version") ]] ||
-					download_deb "$pkg" "$version"; } || ok=0
-		done
-		((ok)) && break
+		if [[ $(wc -l <<<"$pkgs") -ge 3 ]]; then
+			for pkg in $pkgs; do
+				version=$(candidate_version "$pkg") || break
+				deb=$(deb_path "$pkg" "$version")
+				[[ -s $deb ]] || download_deb "$pkg" "$version" || break
+				debs+=("$deb")
+			done
+		fi
+		[[ ${#debs[@]} -ge 3 && ${#debs[@]} -eq $(wc -l <<<"$pkgs") ]] && break
 		((attempt == 1)) || die "cannot get the headers packages of $release"
 		log "cannot get the headers of $release from the apt lists; running apt-get update"
 		apt-get update >&2
 	done
 	mkdir -p "$root"
-	for pkg in $pkgs; do
-		version=$(candidate_version "$pkg")
-		dpkg-deb -x "$(deb_path "$pkg" "$version")" "$root"
+	for deb in "${debs[@]}"; do
+		dpkg-deb -x "$deb" "$root"
 	done
 	mk=$root/usr/src/linux-headers-$release/Makefile
 	[[ -f $mk ]] || die "no usr/src/linux-headers-$release/Makefile in the headers packages"
