@@ -197,19 +197,39 @@ static const struct vmlat_col preemptor_cols[] = {
 
 /* ---- the work area of one read --------------------------------------- */
 
-/* Too large for the stack: allocated per read. */
+/*
+ * Too large for the stack: allocated per read, with the one list of VMs
+ * (and their vCPUs) the whole read shows.
+ */
 struct tables_buf {
-	const struct vmlat_vm *vms[VMLAT_MAX_VMS];
-	int nr_vms;			/* json: how many of @vms */
+	struct vmlat_view_list list;
+	const struct vmlat_vm **vms;	/* list.vms */
+	int nr_vms;			/* list.nr_vms */
 	struct vmlat_view_vcpu vcpu;
 	struct vmlat_hist_snap hist;
 	struct vmlat_view_sync sync;
 	struct vmlat_view_preemptor pre[VMLAT_TOPK_SLOTS];
 };
 
+static void tables_buf_free(struct tables_buf *b)
+{
+	vmlat_view_list_put(&b->list);
+	kfree(b);
+}
+
 static struct tables_buf *tables_buf(void)
 {
-	return kmalloc(sizeof(struct tables_buf), GFP_KERNEL);
+	struct tables_buf *b = kmalloc(sizeof(*b), GFP_KERNEL);
+
+	if (!b)
+		return NULL;
+	if (vmlat_view_list_get(&b->list)) {
+		kfree(b);
+		return NULL;
+	}
+	b->vms = b->list.vms;
+	b->nr_vms = b->list.nr_vms;
+	return b;
 }
 
 /* ---- vcpus, vms, steal ------------------------------------------------ */
@@ -225,7 +245,7 @@ static int vcpus_show(struct seq_file *m, void *unused)
 	seq_puts(m, "# vm_pid vcpu tid state");
 	vmlat_cols_header(m, COLS(state_cols));
 	seq_putc(m, '\n');
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+	for (i = 0; i < vmlat_view_nr_vcpus(); i++) {
 		if (!vmlat_view_vcpu(i, now, &b->vcpu))
 			continue;
 		seq_printf(m, "%d %d %d %s", b->vcpu.vm_pid, b->vcpu.idx,
@@ -234,7 +254,7 @@ static int vcpus_show(struct seq_file *m, void *unused)
 		vmlat_cols_text(m, COLS(state_cols), &b->vcpu.st);
 		seq_putc(m, '\n');
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vcpus);
@@ -253,9 +273,9 @@ static int vms_show(struct seq_file *m, void *unused)
 	seq_puts(m, "# vm_pid comm vcpus");
 	vmlat_cols_header(m, COLS(state_cols));
 	seq_puts(m, " vm_id\n");
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
-		nr = vmlat_view_vm_states(b->vms[i], now, &st);
+		nr = vmlat_view_vm_states(&b->list, i, now, &st);
 		vmlat_view_vm(b->vms[i], &v);
 		seq_printf(m, "%d ", v.pid);
 		vmlat_seq_comm(m, v.comm);
@@ -266,7 +286,7 @@ static int vms_show(struct seq_file *m, void *unused)
 	vmlat_view_dropped(&d);
 	seq_printf(m, "# dropped: vms %llu vcpus %llu victims %llu\n",
 		   d.vms, d.vcpus, d.victims);
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vms);
@@ -285,16 +305,16 @@ static int steal_show(struct seq_file *m, void *unused)
 	seq_puts(m, "# vm_pid");
 	vmlat_cols_header(m, COLS(steal_cols));
 	seq_putc(m, '\n');
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
-		vmlat_view_vm_states(b->vms[i], now, &st);
+		vmlat_view_vm_states(&b->list, i, now, &st);
 		vmlat_view_vm(b->vms[i], &v);
 		steal_row(&st, &r);
 		seq_printf(m, "%d", v.pid);
 		vmlat_cols_text(m, COLS(steal_cols), &r);
 		seq_putc(m, '\n');
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(steal);
@@ -327,7 +347,7 @@ static int exits_show(struct seq_file *m, void *unused)
 	if (!b)
 		return -ENOMEM;
 	seq_puts(m, "# vm_pid isa code name count total_ns min_ns p50_ns p99_ns max_ns\n");
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		vmlat_view_vm(b->vms[i], &v);
 		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
@@ -354,7 +374,7 @@ static int exits_show(struct seq_file *m, void *unused)
 			seq_printf(m, "%d - - undecoded %llu - - - - -\n",
 				   v.pid, count);
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(exits);
@@ -383,7 +403,7 @@ static int histograms_show(struct seq_file *m, void *unused)
 	seq_puts(m, "# vm_pid kind");
 	vmlat_cols_header(m, COLS(hist_cols));
 	seq_putc(m, '\n');
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		vm = b->vms[i];
 		vmlat_view_vm(vm, &v);
@@ -405,7 +425,7 @@ static int histograms_show(struct seq_file *m, void *unused)
 					  vmlat_exit_slot_name(slot), &b->hist);
 		}
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(histograms);
@@ -447,12 +467,12 @@ static int nested_show(struct seq_file *m, void *unused)
 	seq_puts(m, "# vm_pid vcpu tid level");
 	vmlat_cols_header(m, COLS(nested_cols));
 	seq_puts(m, " heuristic_agree_pct\n");
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		memset(&sum, 0, sizeof(sum));
 		nr = 0;
-		for (j = 0; j < VMLAT_MAX_VCPUS; j++) {
-			if (!vmlat_view_vcpu(j, now, &b->vcpu) ||
+		vmlat_view_for_each_vcpu(&b->list, i, j) {
+			if (!vmlat_view_vcpu(b->list.vcpus[j], now, &b->vcpu) ||
 			    b->vcpu.vm != b->vms[i] || !b->vcpu.nested.active)
 				continue;
 			seq_printf(m, "%d %d %d %s", b->vcpu.vm_pid,
@@ -471,7 +491,7 @@ static int nested_show(struct seq_file *m, void *unused)
 			nested_text(m, &sum);
 		}
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nested);
@@ -486,7 +506,7 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 	if (!b)
 		return -ENOMEM;
 	seq_puts(m, "# vm_pid isa code name handled_by_l0 reflected_to_l1\n");
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		vmlat_view_vm(b->vms[i], &v);
 		/* The reasons, then the undecoded ones. */
@@ -508,7 +528,7 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 			seq_printf(m, " %llu %llu\n", l0, l1);
 		}
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nested_exits);
@@ -532,7 +552,7 @@ static int sync_show(struct seq_file *m, void *unused)
 	seq_puts(m, " age_ms");
 	vmlat_cols_header(m, COLS(sync_count_cols));
 	seq_putc(m, '\n');
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		if (!vmlat_view_sync(b->vms[i], s))
 			continue;
@@ -552,7 +572,7 @@ static int sync_show(struct seq_file *m, void *unused)
 		vmlat_cols_text(m, COLS(sync_count_cols), s);
 		seq_putc(m, '\n');
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sync);
@@ -574,7 +594,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 	seq_puts(m, "# vm_pid rank kind pid comm vm vcpu");
 	vmlat_cols_header(m, COLS(preemptor_cols));
 	seq_puts(m, " cpu\n");
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		vmlat_view_vm(b->vms[i], &v);
 		np = vmlat_view_preemptors(b->vms[i], b->pre, &other);
@@ -602,7 +622,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 			seq_printf(m, "%d - other - - - - %llu - -\n", v.pid,
 				   other);
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(preemptors);
@@ -616,7 +636,7 @@ static int matrix_show(struct seq_file *m, void *unused)
 	if (!b)
 		return -ENOMEM;
 	/* One list of VMs for the header and every row, named by id. */
-	n = vmlat_view_vms(b->vms);
+	n = b->nr_vms;
 	seq_puts(m, "# preemptor");
 	for (j = 0; j < n; j++) {
 		vmlat_view_vm(b->vms[j], &v);
@@ -634,7 +654,7 @@ static int matrix_show(struct seq_file *m, void *unused)
 				   vmlat_view_stolen_by(b->vms[j], b->vms[i]));
 		seq_putc(m, '\n');
 	}
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(matrix);
@@ -669,19 +689,21 @@ static void json_obj(struct seq_file *m, const struct vmlat_col *cols,
 	seq_putc(m, '}');
 }
 
-static void json_nested(struct seq_file *m, const struct vmlat_vm *vm,
-			u64 now, struct tables_buf *b)
+/* The nested part of VM @n of @b's list. */
+static void json_nested(struct seq_file *m, unsigned int n, u64 now,
+			struct tables_buf *b)
 {
+	const struct vmlat_vm *vm = b->vms[n];
 	struct nested_row r, sum = {};
 	bool first = true;
-	unsigned int i;
+	unsigned int k;
 	int slot;
 	u64 l0, l1;
 
 	seq_puts(m, ",\"nested\":{\"vcpus\":[");
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vmlat_view_vcpu(i, now, &b->vcpu) || b->vcpu.vm != vm ||
-		    !b->vcpu.nested.active)
+	vmlat_view_for_each_vcpu(&b->list, n, k) {
+		if (!vmlat_view_vcpu(b->list.vcpus[k], now, &b->vcpu) ||
+		    b->vcpu.vm != vm || !b->vcpu.nested.active)
 			continue;
 		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"stats\":",
 			   first ? "" : ",", b->vcpu.idx, b->vcpu.tid);
@@ -767,18 +789,20 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 	seq_putc(m, '}');
 }
 
-static void json_vm(struct seq_file *m, const struct vmlat_vm *vm, u64 now,
+/* VM @n of @b's list. */
+static void json_vm(struct seq_file *m, unsigned int n, u64 now,
 		    struct tables_buf *b)
 {
+	const struct vmlat_vm *vm = b->vms[n];
 	struct vmlat_view_states st;
 	struct vmlat_view_vm v;
 	struct steal_row sr;
-	unsigned int i;
+	unsigned int i, k;
 	bool first;
 	u64 count;
 	int slot;
 
-	vmlat_view_vm_states(vm, now, &st);
+	vmlat_view_vm_states(&b->list, n, now, &st);
 	vmlat_view_vm(vm, &v);
 	seq_printf(m, "{\"id\":%u,\"pid\":%d,\"comm\":", v.id, v.pid);
 	vmlat_seq_json_str(m, v.comm);
@@ -786,8 +810,10 @@ static void json_vm(struct seq_file *m, const struct vmlat_vm *vm, u64 now,
 	vmlat_cols_json(m, COLS(state_cols), &st);
 
 	seq_puts(m, ",\"vcpus\":[");
-	for (first = true, i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vmlat_view_vcpu(i, now, &b->vcpu) || b->vcpu.vm != vm)
+	first = true;
+	vmlat_view_for_each_vcpu(&b->list, n, k) {
+		if (!vmlat_view_vcpu(b->list.vcpus[k], now, &b->vcpu) ||
+		    b->vcpu.vm != vm)
 			continue;
 		seq_printf(m, "%s{\"vcpu\":%d,\"tid\":%d,\"state\":\"%s\"",
 			   first ? "" : ",", b->vcpu.idx, b->vcpu.tid,
@@ -829,7 +855,7 @@ static void json_vm(struct seq_file *m, const struct vmlat_vm *vm, u64 now,
 		json_hist(m, &b->hist);
 	}
 	seq_putc(m, '}');
-	json_nested(m, vm, now, b);
+	json_nested(m, n, now, b);
 	json_sync(m, vm, &b->sync);
 	json_preemptors(m, vm, b);
 	/* The steal table's columns but observed_ns, which is above. */
@@ -850,16 +876,15 @@ static int json_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	seq_printf(m, "{\"schema\":%d,\"version\":\"%s\",\"now_ns\":%llu,\"vms\":[",
 		   VMLAT_JSON_SCHEMA, VMLAT_VERSION, now);
-	b->nr_vms = vmlat_view_vms(b->vms);
 	for (i = 0; i < b->nr_vms; i++) {
 		if (i)
 			seq_putc(m, ',');
-		json_vm(m, b->vms[i], now, b);
+		json_vm(m, i, now, b);
 	}
 	vmlat_view_dropped(&d);
 	seq_printf(m, "],\"dropped\":{\"vms\":%llu,\"vcpus\":%llu,\"victims\":%llu}}\n",
 		   d.vms, d.vcpus, d.victims);
-	kfree(b);
+	tables_buf_free(b);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(json);

@@ -10,11 +10,16 @@
  * task table (tasks.h). A VM's slot is reused only once all its vCPU
  * threads exited (or moved on to another vCPU); until then it is shown as
  * it was.
+ *
+ * The tables are sized at load by the module parameters max_vms and
+ * max_vcpus (read-only once loaded): vmlat_records_read_memory() says what
+ * they take.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
 #include <linux/kvm_host.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/vmalloc.h>
@@ -22,8 +27,12 @@
 #include "kvm_x86.h"
 #include "records.h"
 
+unsigned int vmlat_max_vms __read_mostly = VMLAT_MAX_VMS_DEFAULT;
+unsigned int vmlat_max_vcpus __read_mostly = VMLAT_MAX_VCPUS_DEFAULT;
 struct vmlat_vm *vmlat_vms;
 struct vmlat_vcpu *vmlat_vcpus;
+/* Every VM's stolen_by rows: max_vms x (1 + max_vms). */
+static u64 *vmlat_stolen;
 struct vmlat_stats vmlat_stats;
 atomic_t vmlat_live_vcpus = ATOMIC_INIT(0);
 DEFINE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
@@ -36,10 +45,16 @@ DEFINE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
 u32 vmlat_reset_gen;
 u64 vmlat_reset_ns;
 
-static unsigned long vmlat_vm_used[BITS_TO_LONGS(VMLAT_MAX_VMS)];
-static unsigned long vmlat_vcpu_used[BITS_TO_LONGS(VMLAT_MAX_VCPUS)];
+static unsigned long *vmlat_vm_used;
+static unsigned long *vmlat_vcpu_used;
 static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
 static u32 vmlat_vm_last_id;	/* under vmlat_alloc_lock */
+
+/* The bytes of one VM's stolen_by. */
+static size_t vmlat_stolen_row_bytes(void)
+{
+	return (1 + (size_t)vmlat_max_vms) * sizeof(u64);
+}
 
 bool vmlat_vm_in_use(const struct vmlat_vm *vm)
 {
@@ -77,7 +92,7 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	raw_spin_lock_irqsave(&vm->lock, flags);
 	vmlat_topk_init(&vm->top);
 	memset(vm->preemptors, 0, sizeof(vm->preemptors));
-	memset(vm->stolen_by, 0, sizeof(vm->stolen_by));
+	memset(vm->stolen_by, 0, vmlat_stolen_row_bytes());
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 }
 
@@ -88,12 +103,12 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
  */
 static int vmlat_vm_slot(void)
 {
-	int slot = find_first_zero_bit(vmlat_vm_used, VMLAT_MAX_VMS);
+	int slot = find_first_zero_bit(vmlat_vm_used, vmlat_max_vms);
 	int i;
 
-	if (slot < VMLAT_MAX_VMS)
+	if (slot < vmlat_max_vms)
 		return slot;
-	for (slot = -1, i = 0; i < VMLAT_MAX_VMS; i++) {
+	for (slot = -1, i = 0; i < vmlat_max_vms; i++) {
 		if (!READ_ONCE(vmlat_vms[i].exited))
 			continue;
 		/* Ids wrap after 2^32 VMs: the oldest is the furthest behind. */
@@ -110,8 +125,8 @@ static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 	int i;
 
 	/* An exited VM's vCPU records go with it. */
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (test_bit(i, vmlat_vcpu_used) && vmlat_vcpus[i].vm == vm)
+	for_each_set_bit(i, vmlat_vcpu_used, vmlat_max_vcpus) {
+		if (vmlat_vcpus[i].vm == vm)
 			clear_bit(i, vmlat_vcpu_used);
 	}
 	vmlat_vm_clear_stats(vm);
@@ -127,8 +142,11 @@ static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 	vmlat_copy_comm(vm->comm, current->group_leader->comm);
 	atomic_set(&vm->live_vcpus, 0);
 	WRITE_ONCE(vm->exited, false);
-	/* Nobody was stolen from by an earlier VM of this slot. */
-	for (i = 0; i < VMLAT_MAX_VMS; i++) {
+	/*
+	 * Nobody was stolen from by an earlier VM of this slot. A slot not
+	 * in use clears its whole row when it is taken (above).
+	 */
+	for_each_set_bit(i, vmlat_vm_used, vmlat_max_vms) {
 		raw_spin_lock(&vmlat_vms[i].lock);
 		vmlat_vms[i].stolen_by[vmlat_stolen_row(vm)] = 0;
 		raw_spin_unlock(&vmlat_vms[i].lock);
@@ -152,7 +170,7 @@ static bool vmlat_vm_stale(const struct vmlat_vm *vm, struct kvm *kvm)
 	struct kvm_vcpu *v;
 	int i;
 
-	for_each_set_bit(i, vmlat_vcpu_used, VMLAT_MAX_VCPUS) {
+	for_each_set_bit(i, vmlat_vcpu_used, vmlat_max_vcpus) {
 		vc = &vmlat_vcpus[i];
 		if (vc->vm != vm)
 			continue;
@@ -178,7 +196,7 @@ static struct vmlat_vm *vmlat_vm_find(struct kvm *kvm)
 	struct vmlat_vm *vm;
 	int i;
 
-	for_each_set_bit(i, vmlat_vm_used, VMLAT_MAX_VMS) {
+	for_each_set_bit(i, vmlat_vm_used, vmlat_max_vms) {
 		vm = &vmlat_vms[i];
 		if (vm->kvm != kvm || READ_ONCE(vm->exited))
 			continue;
@@ -208,12 +226,12 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 /* Context: vmlat_alloc_lock held. */
 static int vmlat_vcpu_slot(void)
 {
-	int i = find_first_zero_bit(vmlat_vcpu_used, VMLAT_MAX_VCPUS);
+	int i = find_first_zero_bit(vmlat_vcpu_used, vmlat_max_vcpus);
 
-	if (i < VMLAT_MAX_VCPUS)
+	if (i < vmlat_max_vcpus)
 		return i;
 	/* Reclaim an exited vCPU of a VM that still runs. */
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+	for (i = 0; i < vmlat_max_vcpus; i++) {
 		if (!READ_ONCE(vmlat_vcpus[i].task))
 			return i;
 	}
@@ -386,13 +404,13 @@ void vmlat_records_read_stats(struct vmlat_records_stats *st)
 	int i;
 
 	memset(st, 0, sizeof(*st));
-	for_each_set_bit(i, vmlat_vm_used, VMLAT_MAX_VMS) {
+	for_each_set_bit(i, vmlat_vm_used, vmlat_max_vms) {
 		if (READ_ONCE(vmlat_vms[i].exited))
 			st->vms_exited++;
 		else
 			st->vms_live++;
 	}
-	for_each_set_bit(i, vmlat_vcpu_used, VMLAT_MAX_VCPUS) {
+	for_each_set_bit(i, vmlat_vcpu_used, vmlat_max_vcpus) {
 		if (READ_ONCE(vmlat_vcpus[i].task))
 			st->vcpus_live++;
 		else
@@ -420,36 +438,99 @@ void vmlat_records_reset(void)
 	smp_store_release(&vmlat_reset_gen, vmlat_reset_gen + 1);
 	mutex_unlock(&reset_mutex);
 
-	for (i = 0; i < VMLAT_MAX_VMS; i++)
+	for (i = 0; i < vmlat_max_vms; i++)
 		vmlat_vm_clear_stats(&vmlat_vms[i]);
 	atomic64_set(&vmlat_stats.dropped_vms, 0);
 	atomic64_set(&vmlat_stats.dropped_vcpus, 0);
 	atomic64_set(&vmlat_stats.dropped_victims, 0);
 }
 
+/* The bytes of a bitmap of @bits, allocated whole longs. */
+static size_t vmlat_bitmap_bytes(unsigned int bits)
+{
+	return BITS_TO_LONGS(bits) * sizeof(unsigned long);
+}
+
 /**
- * vmlat_records_init() - allocate the bounded tables
+ * vmlat_records_read_memory() - what the tables take, for status
+ * @mem:	filled in
+ *
+ * Context: any, while loaded.
+ */
+void vmlat_records_read_memory(struct vmlat_records_memory *mem)
+{
+	size_t vms = vmlat_max_vms, vcpus = vmlat_max_vcpus;
+	size_t tasks = vmlat_tasks_bytes();
+
+	mem->vm_bytes = sizeof(*vmlat_vms) + vmlat_stolen_row_bytes();
+	mem->vcpu_bytes = sizeof(*vmlat_vcpus) + DIV_ROUND_UP(tasks, vcpus);
+	mem->bytes = vms * mem->vm_bytes + vcpus * sizeof(*vmlat_vcpus) +
+		     tasks + vmlat_bitmap_bytes(vmlat_max_vms) +
+		     vmlat_bitmap_bytes(vmlat_max_vcpus);
+}
+
+/*
+ * max_vms, max_vcpus: set at load only (0444 once loaded), in
+ * [1, VMLAT_MAX_*_LIMIT]; a value out of range fails the load with
+ * -EINVAL and a message.
+ */
+static int param_size_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int limit = kp->arg == &vmlat_max_vms ?
+			     VMLAT_MAX_VMS_LIMIT : VMLAT_MAX_VCPUS_LIMIT;
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || n < 1 || n > limit) {
+		pr_err("%s: write a number from 1 to %u, at load (not '%s')\n",
+		       kp->name, limit, val);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops size_ops = {
+	.set = param_size_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_vms, &size_ops, &vmlat_max_vms, 0444);
+MODULE_PARM_DESC(max_vms, "VM records (1.." __stringify(VMLAT_MAX_VMS_LIMIT) ", default " __stringify(VMLAT_MAX_VMS_DEFAULT) "); set at load");
+module_param_cb(max_vcpus, &size_ops, &vmlat_max_vcpus, 0444);
+MODULE_PARM_DESC(max_vcpus, "vCPU records (1.." __stringify(VMLAT_MAX_VCPUS_LIMIT) ", default " __stringify(VMLAT_MAX_VCPUS_DEFAULT) "); set at load");
+
+/**
+ * vmlat_records_init() - allocate the bounded tables, as large as the
+ * module parameters max_vms and max_vcpus say
  *
  * Context: process context, before any probe is attached.
  * Return: 0 or -ENOMEM.
  */
 int vmlat_records_init(void)
 {
+	size_t row = 1 + (size_t)vmlat_max_vms;
 	int i;
 
-	vmlat_vms = vzalloc(array_size(VMLAT_MAX_VMS, sizeof(*vmlat_vms)));
-	vmlat_vcpus = vzalloc(array_size(VMLAT_MAX_VCPUS,
+	vmlat_vms = vzalloc(array_size(vmlat_max_vms, sizeof(*vmlat_vms)));
+	vmlat_stolen = vzalloc(array3_size(vmlat_max_vms, row, sizeof(u64)));
+	vmlat_vcpus = vzalloc(array_size(vmlat_max_vcpus,
 					 sizeof(*vmlat_vcpus)));
-	if (!vmlat_vms || !vmlat_vcpus || vmlat_tasks_init()) {
+	vmlat_vm_used = vzalloc(vmlat_bitmap_bytes(vmlat_max_vms));
+	vmlat_vcpu_used = vzalloc(vmlat_bitmap_bytes(vmlat_max_vcpus));
+	if (!vmlat_vms || !vmlat_stolen || !vmlat_vcpus || !vmlat_vm_used ||
+	    !vmlat_vcpu_used || vmlat_tasks_init(vmlat_max_vcpus)) {
 		vmlat_records_exit();
+		pr_err("no memory for %u VMs and %u vCPUs: load with smaller max_vms and max_vcpus\n",
+		       vmlat_max_vms, vmlat_max_vcpus);
 		return -ENOMEM;
 	}
-	for (i = 0; i < VMLAT_MAX_VMS; i++) {
+	for (i = 0; i < vmlat_max_vms; i++) {
+		vmlat_vms[i].stolen_by = vmlat_stolen + i * row;
 		raw_spin_lock_init(&vmlat_vms[i].lock);
 		raw_spin_lock_init(&vmlat_vms[i].sync.lock);
 		vmlat_vm_clear_stats(&vmlat_vms[i]);
 	}
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+	for (i = 0; i < vmlat_max_vcpus; i++) {
 		raw_spin_lock_init(&vmlat_vcpus[i].lock);
 		seqcount_init(&vmlat_vcpus[i].seq);
 		vmlat_vcpus[i].victim_cpu = -1;
@@ -466,8 +547,14 @@ int vmlat_records_init(void)
 void vmlat_records_exit(void)
 {
 	vmlat_tasks_exit();
+	vfree(vmlat_vcpu_used);
+	vfree(vmlat_vm_used);
 	vfree(vmlat_vcpus);
+	vfree(vmlat_stolen);
 	vfree(vmlat_vms);
+	vmlat_vcpu_used = NULL;
+	vmlat_vm_used = NULL;
 	vmlat_vcpus = NULL;
+	vmlat_stolen = NULL;
 	vmlat_vms = NULL;
 }

@@ -53,8 +53,8 @@
  * @sync:	clock sync with its guest (clock_sync.h)
  * @top:	top preemptors by stolen time (space-saving top-k)
  * @preemptors:	who each slot of @top is
- * @stolen_by:	stolen time by host tasks and by each VM: index with
- *		vmlat_stolen_row()
+ * @stolen_by:	stolen time by host tasks and by each VM: 1 + max_vms
+ *		rows (its part of vmlat_stolen), index with vmlat_stolen_row()
  */
 struct vmlat_vm {
 	raw_spinlock_t lock;
@@ -76,7 +76,7 @@ struct vmlat_vm {
 	struct vmlat_vm_sync sync;
 	struct vmlat_topk top;
 	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];
-	u64 stolen_by[1 + VMLAT_MAX_VMS];
+	u64 *stolen_by;
 };
 
 /* The row of struct vmlat_vm.stolen_by for time stolen by host tasks. */
@@ -147,6 +147,9 @@ struct vmlat_stats {
 	atomic64_t dropped_victims;
 };
 
+/* The tables' sizes, fixed at load (module parameters). */
+extern unsigned int vmlat_max_vms;
+extern unsigned int vmlat_max_vcpus;
 extern struct vmlat_vm *vmlat_vms;
 extern struct vmlat_vcpu *vmlat_vcpus;
 extern struct vmlat_stats vmlat_stats;
@@ -175,7 +178,7 @@ vmlat_vcpu_of(const struct task_struct *p)
 	struct vmlat_vcpu *vc;
 
 	/* -1 (not a vCPU) and VMLAT_TASK_UNTRACKED alike */
-	if ((unsigned int)idx >= VMLAT_MAX_VCPUS)
+	if ((unsigned int)idx >= vmlat_max_vcpus)
 		return NULL;
 	vc = &vmlat_vcpus[idx];
 	return READ_ONCE(vc->task) == p ? vc : NULL;
@@ -235,6 +238,20 @@ struct vmlat_records_stats {
 };
 
 void vmlat_records_read_stats(struct vmlat_records_stats *st);
+
+/**
+ * struct vmlat_records_memory - what the tables take, for status
+ * @bytes:	all of it (records, stolen_by, slot bitmaps, task table)
+ * @vm_bytes:	per VM slot: its record and stolen_by row
+ * @vcpu_bytes:	per vCPU slot: its record and its share of the task table
+ */
+struct vmlat_records_memory {
+	size_t bytes;
+	size_t vm_bytes;
+	size_t vcpu_bytes;
+};
+
+void vmlat_records_read_memory(struct vmlat_records_memory *mem);
 
 void vmlat_records_reset(void);
 int vmlat_records_init(void);

@@ -10,9 +10,15 @@
 
 struct vmlat_task_slot *vmlat_tasks;
 seqcount_t vmlat_tasks_seq = SEQCNT_ZERO(vmlat_tasks_seq);
+unsigned int vmlat_task_bits __read_mostly;
 static unsigned int vmlat_tasks_keys;	/* under the writers' lock */
+/* Keys kept at most: three quarters of the slots, so clusters stay short. */
+static unsigned int vmlat_tasks_max_keys;
 
-#define VMLAT_TASK_MASK		(VMLAT_TASK_SLOTS - 1)
+static u32 vmlat_task_slots(void)
+{
+	return 1U << vmlat_task_bits;
+}
 
 /* The slot holding @p, or -1. Context: writers' lock held. */
 static int vmlat_task_slot_of(const struct task_struct *p)
@@ -20,7 +26,7 @@ static int vmlat_task_slot_of(const struct task_struct *p)
 	u32 h = vmlat_task_hash(p), i, j;
 
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
-		j = (h + i) & VMLAT_TASK_MASK;
+		j = (h + i) & vmlat_task_mask();
 		if (!vmlat_tasks[j].task)
 			return -1;
 		if (vmlat_tasks[j].task == p)
@@ -50,10 +56,10 @@ bool vmlat_task_set(const struct task_struct *p, int idx)
 		raw_write_seqcount_end(&vmlat_tasks_seq);
 		return true;
 	}
-	if (vmlat_tasks_keys >= VMLAT_TASK_MAX_KEYS)
+	if (vmlat_tasks_keys >= vmlat_tasks_max_keys)
 		return false;
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
-		j = (h + i) & VMLAT_TASK_MASK;
+		j = (h + i) & vmlat_task_mask();
 		if (vmlat_tasks[j].task)
 			continue;
 		raw_write_seqcount_begin(&vmlat_tasks_seq);
@@ -86,12 +92,12 @@ void vmlat_task_remove(const struct task_struct *p)
 		return;
 	hole = s;
 	raw_write_seqcount_begin(&vmlat_tasks_seq);
-	for (j = (hole + 1) & VMLAT_TASK_MASK; vmlat_tasks[j].task;
-	     j = (j + 1) & VMLAT_TASK_MASK) {
+	for (j = (hole + 1) & vmlat_task_mask(); vmlat_tasks[j].task;
+	     j = (j + 1) & vmlat_task_mask()) {
 		home = vmlat_task_hash(vmlat_tasks[j].task);
 		/* Can the entry at j move to the hole: is hole in [home, j)? */
-		if (((j - home) & VMLAT_TASK_MASK) <
-		    ((j - hole) & VMLAT_TASK_MASK))
+		if (((j - home) & vmlat_task_mask()) <
+		    ((j - hole) & vmlat_task_mask()))
 			continue;
 		WRITE_ONCE(vmlat_tasks[hole].idx, vmlat_tasks[j].idx);
 		WRITE_ONCE(vmlat_tasks[hole].task, vmlat_tasks[j].task);
@@ -113,7 +119,8 @@ void vmlat_tasks_read_stats(struct vmlat_tasks_stats *st)
 	unsigned int i, run = 0;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < VMLAT_TASK_SLOTS; i++) {
+	st->max_keys = vmlat_tasks_max_keys;
+	for (i = 0; i < vmlat_task_slots(); i++) {
 		if (!READ_ONCE(vmlat_tasks[i].task)) {
 			run = 0;
 			continue;
@@ -124,17 +131,31 @@ void vmlat_tasks_read_stats(struct vmlat_tasks_stats *st)
 		st->probe_max = max(st->probe_max, ++run);
 	}
 	/* The run at the end of the table goes on at its start. */
-	for (i = 0; run && run < VMLAT_TASK_PROBES && i < VMLAT_TASK_SLOTS &&
+	for (i = 0; run && run < VMLAT_TASK_PROBES && i < vmlat_task_slots() &&
 	     READ_ONCE(vmlat_tasks[i].task); i++)
 		st->probe_max = max(st->probe_max, ++run);
 	st->probe_max = min_t(unsigned int, st->probe_max, VMLAT_TASK_PROBES);
 }
 
-/* Context: process context, before any probe is attached. */
-int vmlat_tasks_init(void)
+/* The bytes the table takes. Context: while it is allocated. */
+size_t vmlat_tasks_bytes(void)
 {
-	vmlat_tasks = vzalloc(array_size(VMLAT_TASK_SLOTS,
-					 sizeof(*vmlat_tasks)));
+	return (size_t)vmlat_task_slots() * sizeof(*vmlat_tasks);
+}
+
+/**
+ * vmlat_tasks_init() - allocate the table for @vcpus vCPU threads
+ * @vcpus:	vCPU records; as many untracked threads fit besides, and
+ *		the table stays at most three quarters full
+ *
+ * Context: process context, before any probe is attached.
+ * Return: 0 or -ENOMEM.
+ */
+int vmlat_tasks_init(unsigned int vcpus)
+{
+	vmlat_task_bits = order_base_2(4 * max(vcpus, 1U));
+	vmlat_tasks_max_keys = vmlat_task_slots() / 4 * 3;
+	vmlat_tasks = vzalloc(vmlat_tasks_bytes());
 	vmlat_tasks_keys = 0;
 	return vmlat_tasks ? 0 : -ENOMEM;
 }

@@ -22,10 +22,7 @@
 
 #include "types.h"
 
-#define VMLAT_TASK_SLOTS	(4 * VMLAT_MAX_VCPUS)	/* power of two */
 #define VMLAT_TASK_PROBES	32
-/* Keys kept at most: three quarters of the slots, so clusters stay short. */
-#define VMLAT_TASK_MAX_KEYS	(VMLAT_TASK_SLOTS / 4 * 3)
 
 /*
  * A vCPU thread that has no record (records.c: it did not fit), in the
@@ -47,10 +44,17 @@ struct vmlat_task_slot {
 
 extern struct vmlat_task_slot *vmlat_tasks;
 extern seqcount_t vmlat_tasks_seq;
+/* The table has 1 << vmlat_task_bits slots (fixed at load). */
+extern unsigned int vmlat_task_bits;
+
+static __always_inline u32 vmlat_task_mask(void)
+{
+	return (1U << vmlat_task_bits) - 1;
+}
 
 static __always_inline u32 vmlat_task_hash(const struct task_struct *p)
 {
-	return hash_ptr((void *)p, ilog2(VMLAT_TASK_SLOTS));
+	return hash_ptr((void *)p, vmlat_task_bits);
 }
 
 static __always_inline int vmlat_task_probe(const struct task_struct *p)
@@ -60,7 +64,7 @@ static __always_inline int vmlat_task_probe(const struct task_struct *p)
 
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
 		struct vmlat_task_slot *s =
-			&vmlat_tasks[(h + i) & (VMLAT_TASK_SLOTS - 1)];
+			&vmlat_tasks[(h + i) & vmlat_task_mask()];
 
 		k = READ_ONCE(s->task);
 		if (!k)
@@ -94,12 +98,14 @@ static __always_inline int vmlat_task_find(const struct task_struct *p)
 
 /**
  * struct vmlat_tasks_stats - how full the table is
+ * @max_keys:	keys it takes at most
  * @keys:	keys in it (vCPU threads, tracked or not)
  * @untracked:	of which VMLAT_TASK_UNTRACKED
  * @probe_max:	the longest run of used slots, capped at VMLAT_TASK_PROBES:
  *		the most slots a lookup reads
  */
 struct vmlat_tasks_stats {
+	unsigned int max_keys;
 	unsigned int keys;
 	unsigned int untracked;
 	unsigned int probe_max;
@@ -108,7 +114,8 @@ struct vmlat_tasks_stats {
 bool vmlat_task_set(const struct task_struct *p, int idx);
 void vmlat_task_remove(const struct task_struct *p);
 void vmlat_tasks_read_stats(struct vmlat_tasks_stats *st);
-int vmlat_tasks_init(void);
+size_t vmlat_tasks_bytes(void);
+int vmlat_tasks_init(unsigned int vcpus);
 void vmlat_tasks_exit(void);
 
 #endif /* _VMLAT_TASKS_H */

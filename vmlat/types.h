@@ -13,8 +13,14 @@
 
 #include "exit_codes.h"
 
-#define VMLAT_MAX_VMS		64
-#define VMLAT_MAX_VCPUS		512
+/*
+ * The record tables' sizes: module parameters max_vms and max_vcpus,
+ * fixed at load (records.c). The defaults fit a large host.
+ */
+#define VMLAT_MAX_VMS_DEFAULT	1024
+#define VMLAT_MAX_VCPUS_DEFAULT	8192
+#define VMLAT_MAX_VMS_LIMIT	4096	/* stolen_by grows as max_vms^2 */
+#define VMLAT_MAX_VCPUS_LIMIT	65536
 #define VMLAT_REASON_HISTS	8	/* per VM: the first reasons seen */
 
 /*

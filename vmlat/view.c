@@ -3,6 +3,7 @@
  * The read API (view.h): consistent copies of the records for debugfs.
  * The only reader-side code that knows the records' layout and locks.
  */
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "records.h"
@@ -33,21 +34,78 @@ const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES] = {
 };
 
 /**
- * vmlat_view_vms() - the VMs known now
- * @list:	set to their handles, in slot order
+ * vmlat_view_list_get() - the VMs known now, and their vCPUs
+ * @l:		filled in; vmlat_view_list_put() frees it
  *
- * One pass: a table printed from @list has the same VMs in every part.
- * Return: how many.
+ * One pass over each table: O(max_vms + max_vcpus).
+ * Context: process context, may sleep.
+ * Return: 0 or -ENOMEM.
  */
-int vmlat_view_vms(const struct vmlat_vm *list[VMLAT_MAX_VMS])
+int vmlat_view_list_get(struct vmlat_view_list *l)
 {
-	int i, n = 0;
+	unsigned int nvms = vmlat_max_vms, nvcpus = vmlat_max_vcpus;
+	unsigned int i, n = 0, *pos, *at, *idx;
+	const struct vmlat_vm *vm;
+	int ret = -ENOMEM;
 
-	for (i = 0; i < VMLAT_MAX_VMS; i++) {
-		if (vmlat_vm_in_use(&vmlat_vms[i]))
-			list[n++] = &vmlat_vms[i];
+	memset(l, 0, sizeof(*l));
+	l->vms = kvmalloc_array(nvms, sizeof(*l->vms), GFP_KERNEL);
+	l->first = kvcalloc(nvms + 1, sizeof(*l->first), GFP_KERNEL);
+	l->vcpus = kvmalloc_array(nvcpus, sizeof(*l->vcpus), GFP_KERNEL);
+	pos = kvmalloc_array(nvms, sizeof(*pos), GFP_KERNEL);
+	at = kvmalloc_array(nvcpus, sizeof(*at), GFP_KERNEL);
+	idx = kvmalloc_array(nvcpus, sizeof(*idx), GFP_KERNEL);
+	if (!l->vms || !l->first || !l->vcpus || !pos || !at || !idx) {
+		vmlat_view_list_put(l);
+		goto out;
 	}
-	return n;
+	for (i = 0; i < nvms; i++) {
+		pos[i] = UINT_MAX;
+		if (vmlat_vm_in_use(&vmlat_vms[i])) {
+			pos[i] = l->nr_vms;
+			l->vms[l->nr_vms++] = &vmlat_vms[i];
+		}
+	}
+	/* Each vCPU's VM read once; counted, then placed (counting sort). */
+	for (i = 0; i < nvcpus; i++) {
+		if (!vmlat_vcpu_in_use(&vmlat_vcpus[i]))
+			continue;
+		vm = READ_ONCE(vmlat_vcpus[i].vm);
+		if (!vm || pos[vm - vmlat_vms] == UINT_MAX)
+			continue;
+		at[n] = pos[vm - vmlat_vms];
+		idx[n++] = i;
+		l->first[at[n - 1] + 1]++;
+	}
+	for (i = 0; i < l->nr_vms; i++)
+		l->first[i + 1] += l->first[i];
+	/* pos[] now: where the next vCPU of each listed VM goes. */
+	for (i = 0; i < l->nr_vms; i++)
+		pos[i] = l->first[i];
+	for (i = 0; i < n; i++)
+		l->vcpus[pos[at[i]]++] = idx[i];
+	l->nr_vcpus = n;
+	ret = 0;
+out:
+	kvfree(idx);
+	kvfree(at);
+	kvfree(pos);
+	return ret;
+}
+
+/* Free what vmlat_view_list_get() allocated. */
+void vmlat_view_list_put(struct vmlat_view_list *l)
+{
+	kvfree(l->vcpus);
+	kvfree(l->first);
+	kvfree(l->vms);
+	memset(l, 0, sizeof(*l));
+}
+
+/* How many vCPU records there are: vmlat_view_vcpu() takes 0 .. this - 1. */
+unsigned int vmlat_view_nr_vcpus(void)
+{
+	return vmlat_max_vcpus;
 }
 
 void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v)
@@ -84,7 +142,7 @@ static void vmlat_vcpu_read_acct(struct vmlat_vcpu *vc,
 
 /**
  * vmlat_view_vcpu() - a consistent copy of the vCPU record @i
- * @i:		0 .. VMLAT_MAX_VCPUS - 1
+ * @i:		0 .. vmlat_view_nr_vcpus() - 1
  * @now:	the time its current state is counted up to
  * @v:		the copy
  *
@@ -121,22 +179,23 @@ bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
 
 /**
  * vmlat_view_vm_states() - the sum of a VM's vCPUs' state times
- * @vm:		the VM
+ * @l:		a list of VMs
+ * @i:		the VM: @l->vms[@i]
  * @now:	the time current states are counted up to
  * @sum:	the sum
  *
  * Return: how many vCPUs it has.
  */
-int vmlat_view_vm_states(const struct vmlat_vm *vm, u64 now,
-			 struct vmlat_view_states *sum)
+int vmlat_view_vm_states(const struct vmlat_view_list *l, unsigned int i,
+			 u64 now, struct vmlat_view_states *sum)
 {
 	struct vmlat_view_vcpu v;
-	unsigned int i, j;
+	unsigned int j, k;
 	int nr = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
-		if (!vmlat_view_vcpu(i, now, &v) || v.vm != vm)
+	vmlat_view_for_each_vcpu(l, i, k) {
+		if (!vmlat_view_vcpu(l->vcpus[k], now, &v) || v.vm != l->vms[i])
 			continue;
 		for (j = 0; j < VMLAT_NR_STATES; j++)
 			sum->time_ns[j] += v.st.time_ns[j];
@@ -292,6 +351,7 @@ void vmlat_view_dropped(struct vmlat_view_dropped *d)
 /* How full the bounded tables are: a racy snapshot. */
 void vmlat_view_tables(struct vmlat_view_tables *t)
 {
+	struct vmlat_records_memory mem;
 	struct vmlat_records_stats r;
 	struct vmlat_tasks_stats ts;
 
@@ -299,14 +359,18 @@ void vmlat_view_tables(struct vmlat_view_tables *t)
 	vmlat_tasks_read_stats(&ts);
 	t->vms_live = r.vms_live;
 	t->vms_exited = r.vms_exited;
-	t->vms_max = VMLAT_MAX_VMS;
+	t->vms_max = vmlat_max_vms;
 	t->vcpus_live = r.vcpus_live;
 	t->vcpus_exited = r.vcpus_exited;
-	t->vcpus_max = VMLAT_MAX_VCPUS;
+	t->vcpus_max = vmlat_max_vcpus;
 	t->tasks = ts.keys;
 	t->tasks_untracked = ts.untracked;
-	t->tasks_max = VMLAT_TASK_MAX_KEYS;
+	t->tasks_max = ts.max_keys;
 	t->probe_max = ts.probe_max;
+	vmlat_records_read_memory(&mem);
+	t->bytes = mem.bytes;
+	t->vm_bytes = mem.vm_bytes;
+	t->vcpu_bytes = mem.vcpu_bytes;
 }
 
 /**
@@ -330,7 +394,7 @@ void vmlat_view_order_sum(struct vmlat_view_order *sum)
 	unsigned int i;
 
 	memset(sum, 0, sizeof(*sum));
-	for (i = 0; i < VMLAT_MAX_VCPUS; i++) {
+	for (i = 0; i < vmlat_max_vcpus; i++) {
 		if (!vmlat_view_vcpu(i, now, &v))
 			continue;
 		sum->unexpected += v.order.unexpected;

@@ -156,6 +156,9 @@ struct vmlat_view_dropped {
  * @tasks_untracked: of which vmlat had no room for
  * @tasks_max:	the most it takes
  * @probe_max:	the most slots a lookup in it reads now
+ * @bytes:	memory the tables take, all of them (allocated at load)
+ * @vm_bytes:	of which per VM record (grows with vms_max: stolen_by)
+ * @vcpu_bytes:	of which per vCPU record (with its task table share)
  */
 struct vmlat_view_tables {
 	unsigned int vms_live;
@@ -168,6 +171,9 @@ struct vmlat_view_tables {
 	unsigned int tasks_untracked;
 	unsigned int tasks_max;
 	unsigned int probe_max;
+	size_t bytes;
+	size_t vm_bytes;
+	size_t vcpu_bytes;
 };
 
 /* Quantiles shown of every histogram, in parts per million. */
@@ -177,11 +183,38 @@ extern const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES];
 #define VMLAT_PPM_P50		500000
 #define VMLAT_PPM_P99		990000
 
-int vmlat_view_vms(const struct vmlat_vm *list[VMLAT_MAX_VMS]);
+/**
+ * struct vmlat_view_list - the VMs known at one moment, with their vCPUs
+ * @nr_vms:	how many VMs
+ * @vms:	their handles, in slot order
+ * @first:	@vcpus[@first[i] .. @first[i + 1]) are the vCPUs of @vms[i]
+ * @vcpus:	vCPU record numbers (vmlat_view_vcpu()), grouped by VM; a
+ *		record may have been given to another VM since: check the
+ *		copy's @vm
+ * @nr_vcpus:	how many of @vcpus
+ *
+ * One list serves a whole read: every part of a table shows the same VMs,
+ * and a VM's vCPUs are found without a pass over every vCPU record.
+ */
+struct vmlat_view_list {
+	unsigned int nr_vms;
+	const struct vmlat_vm **vms;
+	unsigned int *first;
+	unsigned int *vcpus;
+	unsigned int nr_vcpus;
+};
+
+/* @k: each index into @l->vcpus of the vCPUs of @l->vms[@i]. */
+#define vmlat_view_for_each_vcpu(l, i, k)				\
+	for ((k) = (l)->first[i]; (k) < (l)->first[(i) + 1]; (k)++)
+
+int vmlat_view_list_get(struct vmlat_view_list *l);
+void vmlat_view_list_put(struct vmlat_view_list *l);
 void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v);
 bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v);
-int vmlat_view_vm_states(const struct vmlat_vm *vm, u64 now,
-			 struct vmlat_view_states *sum);
+unsigned int vmlat_view_nr_vcpus(void);
+int vmlat_view_vm_states(const struct vmlat_view_list *l, unsigned int i,
+			 u64 now, struct vmlat_view_states *sum);
 
 u64 vmlat_view_exit_count(const struct vmlat_vm *vm, int slot);
 u64 vmlat_view_exit_ns(const struct vmlat_vm *vm, int slot);

@@ -10,7 +10,8 @@ the knobs instead.
 
   load-args:   modprobe-style arguments at load: the knobs read what was
                given (in sysfs and in debugfs, the same knobs); a bad one
-               makes the load fail with EINVAL and the knob's message.
+               (a knob's, or a table size: max_vms, max_vcpus) makes the
+               load fail with EINVAL and its message.
   params:      every parameter refuses bad values with EINVAL and a
                message, unchanged, and takes a good one, which the debugfs
                file of the same name then reads; reset=1 forgets the
@@ -93,10 +94,16 @@ def test_load_args():
         tap(rc == 0 and got == want and dbg == want, "load-args.given",
             "insmod %d %s; parameters %s; debugfs %s" % (rc, err, got, dbg))
         bad = {}
+        # the table sizes are load-time parameters only (records.c)
+        sizes = {"max_vms": "max_vms: write a number from 1 to",
+                 "max_vcpus": "max_vcpus: write a number from 1 to"}
         for knob, value in (("threshold_exit_us", "abc"),
                             ("snapshot", "bogus"),
-                            ("snapshot_interval_ms", "0")):
-            arg, msg = "%s=%s" % (knob, value), KNOB_MESSAGE[knob]
+                            ("snapshot_interval_ms", "0"),
+                            ("max_vms", "0"),
+                            ("max_vcpus", "65537")):
+            arg = "%s=%s" % (knob, value)
+            msg = KNOB_MESSAGE.get(knob) or sizes[knob]
             rmmod()
             dmesg(clear=True)
             rc2, err2 = insmod(arg)

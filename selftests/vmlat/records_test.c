@@ -23,12 +23,24 @@
  *    them: no live record and no task table entry left, a lookup in the
  *    task table reads no slot, vmlat's vmalloc memory is what it was, and
  *    the last VMs' exit counts are exact.
- *  - vm_cap: 64 VMs (VMLAT_MAX_VMS) held live, then 4 more: those are
+ *  - vm_cap: 64 VMs (max_vms=64) held live, then 4 more: those are
  *    dropped, counted once each however many exits they make, and nothing
  *    is left of them when their threads end.
- *  - vcpu_cap: 8 VMs of 64 vCPUs held live (VMLAT_MAX_VCPUS), then one
+ *  - vcpu_cap: 8 VMs of 64 vCPUs held live (max_vcpus=512), then one
  *    more VM: it gets no VM record (not one without a vCPU), its vCPU is
  *    counted once, and no VM record stays live when every thread ended.
+ *
+ * The tests above load vmlat with max_vms=64 max_vcpus=512; those of the
+ * "sized" fixture with its defaults, sized for a large host:
+ *
+ *  - many_vms: 200 VMs held live at once: every one tracked, none
+ *    dropped, and every one's IOIO count exact.
+ *  - memory: what status says the tables take is what the kernel's
+ *    /proc/vmallocinfo shows vmlat's table allocators allocated (within
+ *    the pages each area is rounded to), at the defaults and at
+ *    max_vms=64 max_vcpus=512.
+ *  - sizes_fixed: max_vms and max_vcpus cannot be written once loaded;
+ *    0, too large and non-numbers fail the load with EINVAL.
  *
  * Run as root in a KVM host with VMLAT_KO=<path of vmlat.ko>; each test
  * loads vmlat and unloads it. Skips without /dev/kvm, debugfs or VMLAT_KO.
@@ -40,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -54,9 +67,14 @@
 
 #define RT_PORT			0x10
 #define VMLAT_JSON_PATH		VMLAT_DEBUGFS_DIR "/json"
-/* types.h */
+/* The caps the "records" fixture loads vmlat with. */
 #define MAX_VMS			64
 #define MAX_VCPUS		512
+#define CAP_PARAMS		"max_vms=64 max_vcpus=512"
+/* VMs held live at once at the defaults (many_vms). */
+#define MANY_VMS		200
+#define JDOC_VMS		256
+#define PARAMS_DIR		"/sys/module/vmlat/parameters"
 #define CHURN_CYCLES		10000
 /* Past this, the churn stops where it is (TCG: ~24 VMs/s on 6.12). */
 #define CHURN_BUDGET_MS		420000
@@ -147,10 +165,12 @@ static int vm_cycle(uint64_t n, char *err, size_t len)
 
 /* ---- what vmlat shows ------------------------------------------------- */
 
-/* The "# tables:" line of status. */
+/* The "# tables:" and "# memory:" lines of status. */
 struct tables {
 	long vms_live, vms_exited, vcpus_live, vcpus_exited;
 	long tasks, tasks_untracked, probe_max;
+	long vms_max, vcpus_max;
+	long bytes, vm_bytes, vcpu_bytes;
 };
 
 static char *read_all(const char *path)
@@ -196,16 +216,23 @@ static long tables_field(const char *line, const char *name)
 
 static int read_tables(struct tables *t)
 {
-	char *s = read_all(VMLAT_STATUS_PATH), *line;
+	char *s = read_all(VMLAT_STATUS_PATH), *line, *mem;
 
 	if (!s)
 		return -errno;
 	line = strstr(s, "# tables:");
-	if (!line) {
+	mem = strstr(s, "# memory:");
+	if (!line || !mem) {
 		free(s);
 		return -EPROTO;
 	}
 	*strchrnul(line, '\n') = '\0';
+	*strchrnul(mem, '\n') = '\0';
+	t->vms_max = tables_field(line, "vms_max");
+	t->vcpus_max = tables_field(line, "vcpus_max");
+	t->bytes = tables_field(mem, "bytes");
+	t->vm_bytes = tables_field(mem, "vm_bytes");
+	t->vcpu_bytes = tables_field(mem, "vcpu_bytes");
 	t->vms_live = tables_field(line, "vms_live");
 	t->vms_exited = tables_field(line, "vms_exited");
 	t->vcpus_live = tables_field(line, "vcpus_live");
@@ -217,10 +244,17 @@ static int read_tables(struct tables *t)
 	return 0;
 }
 
-/* Bytes vmalloc'ed by vmlat now, from /proc/vmallocinfo. */
-static long vmlat_vmalloc_bytes(void)
+/*
+ * Bytes vmalloc'ed by vmlat now, from /proc/vmallocinfo: all of it, or
+ * (@callers, "a|b") the pages (pages=N) functions of those names
+ * allocated, each line logged if @log. The array of page pointers of a
+ * large area ("vpages") is vmalloc'ed too, in the same caller's name: it
+ * is the kernel's, not the caller's, and is taken out.
+ */
+static long vmalloc_bytes_of(const char *callers, bool log)
 {
 	char *s = read_all("/proc/vmallocinfo"), *line, *save = NULL;
+	char fn[64], *c, *pages;
 	long sum = 0, size;
 
 	if (!s)
@@ -229,11 +263,35 @@ static long vmlat_vmalloc_bytes(void)
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (!strstr(line, "[vmlat]"))
 			continue;
+		if (callers) {
+			/* "0x..-0x.. size caller+0x../0x.. [vmlat] ..." */
+			if (sscanf(line, "%*s %*d %63[^+]", fn) != 1)
+				continue;
+			c = strstr(callers, fn);
+			if (!c || (c > callers && c[-1] != '|') ||
+			    (c[strlen(fn)] && c[strlen(fn)] != '|'))
+				continue;
+			if (log)
+				fprintf(stderr, "#   %s\n", line);
+			pages = strstr(line, " pages=");
+			if (!pages)
+				continue;
+			size = strtol(pages + 7, NULL, 10);
+			sum += 4096 * size;
+			if (strstr(line, " vpages"))
+				sum -= 4096 * ((size * 8 + 4095) / 4096);
+			continue;
+		}
 		if (sscanf(line, "%*s %ld", &size) == 1)
 			sum += size;
 	}
 	free(s);
 	return sum;
+}
+
+static long vmlat_vmalloc_bytes(void)
+{
+	return vmalloc_bytes_of(NULL, false);
 }
 
 /* One VM of the JSON document. */
@@ -248,7 +306,7 @@ struct jvm {
 
 struct jdoc {
 	int nr;
-	struct jvm vms[MAX_VMS];
+	struct jvm vms[JDOC_VMS];
 	long dropped_vms, dropped_vcpus;
 	int stolen_keys_ok;	/* every stolen_by has one key per VM id */
 	char why[200];
@@ -269,7 +327,7 @@ static long exit_count(const char *from, const char *to, const char *name)
 static int stolen_keys_ok(const char *p, const struct jdoc *d, char *why,
 			  size_t len)
 {
-	int seen[MAX_VMS] = { 0 };
+	int seen[JDOC_VMS] = { 0 };
 	const char *end = strchr(p, '}');
 	unsigned int key;
 	int i, n = 0;
@@ -314,7 +372,7 @@ static int read_json(struct jdoc *d)
 	}
 	sscanf(end, "],\"dropped\":{\"vms\":%ld,\"vcpus\":%ld",
 	       &d->dropped_vms, &d->dropped_vcpus);
-	for (p = strstr(s, "{\"id\":"); p && p < end && d->nr < MAX_VMS;
+	for (p = strstr(s, "{\"id\":"); p && p < end && d->nr < JDOC_VMS;
 	     p = next) {
 		struct jvm *j = &d->vms[d->nr++];
 
@@ -374,31 +432,56 @@ static void dump_file(const char *path)
 
 /* ---- the fixture ------------------------------------------------------ */
 
+/* Loads vmlat with @params, the fixtures' setup: false if skipped. */
+static bool load(struct __test_metadata *_metadata, const char *params,
+		 bool *loaded)
+{
+	const char *ko = getenv("VMLAT_KO");
+	int ret;
+
+	if (geteuid())
+		SKIP(return false, "needs root (modules, debugfs)");
+	if (!ko || !ko[0])
+		SKIP(return false, "VMLAT_KO (path of vmlat.ko) is not set");
+	if (!vmlat_path_exists("/dev/kvm"))
+		SKIP(return false, "/dev/kvm is missing (kvm not loaded?)");
+	if (!vmlat_debugfs_mounted())
+		SKIP(return false, "debugfs is not mounted at /sys/kernel/debug");
+	if (vmlat_module_loaded("vmlat"))
+		EXPECT_EQ(0, vmlat_module_unload("vmlat"));
+	ret = vmlat_module_load(ko, params);
+	EXPECT_EQ(0, ret) TH_LOG("insmod %s %s: %s", ko, params ?: "",
+				 strerror(-ret));
+	*loaded = !ret;
+	return !ret;
+}
+
 FIXTURE(records) {
 	bool loaded;
 };
 
 FIXTURE_SETUP(records)
 {
-	const char *ko = getenv("VMLAT_KO");
-	int ret;
-
-	if (geteuid())
-		SKIP(return, "needs root (modules, debugfs)");
-	if (!ko || !ko[0])
-		SKIP(return, "VMLAT_KO (path of vmlat.ko) is not set");
-	if (!vmlat_path_exists("/dev/kvm"))
-		SKIP(return, "/dev/kvm is missing (kvm not loaded?)");
-	if (!vmlat_debugfs_mounted())
-		SKIP(return, "debugfs is not mounted at /sys/kernel/debug");
-	if (vmlat_module_loaded("vmlat"))
-		ASSERT_EQ(0, vmlat_module_unload("vmlat"));
-	ret = vmlat_module_load(ko, NULL);
-	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", ko, strerror(-ret));
-	self->loaded = true;
+	load(_metadata, CAP_PARAMS, &self->loaded);
 }
 
 FIXTURE_TEARDOWN(records)
+{
+	if (self->loaded)
+		EXPECT_EQ(0, vmlat_module_unload("vmlat"));
+}
+
+/* vmlat at its defaults. */
+FIXTURE(sized) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(sized)
+{
+	load(_metadata, NULL, &self->loaded);
+}
+
+FIXTURE_TEARDOWN(sized)
 {
 	if (self->loaded)
 		EXPECT_EQ(0, vmlat_module_unload("vmlat"));
@@ -806,6 +889,143 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 	EXPECT_EQ(1, d.dropped_vcpus);
 	expect_nothing_live(_metadata, "after the VMs ended");
 	free(th);
+}
+
+/* ---- sized at load ---------------------------------------------------- */
+
+/* A module parameter of vmlat as a number, or -1. */
+static long param(const char *name)
+{
+	char buf[32];
+
+	if (vmlat_module_param_read("vmlat", name, buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+TEST_F_TIMEOUT(sized, many_vms, 1800)
+{
+	pthread_t th[MANY_VMS];
+	const struct jvm *mine[JDOC_VMS];
+	struct holder *h;
+	struct tables t;
+	sem_t ready, go;
+	struct jdoc d;
+	int i, n;
+
+	RETURN_IF_SETUP_SKIPPED();
+	/* The defaults must be those of a large host, and status says so. */
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_LE(1024, param("max_vms"));
+	EXPECT_LE(8192, param("max_vcpus"));
+	EXPECT_EQ(param("max_vms"), t.vms_max);
+	EXPECT_EQ(param("max_vcpus"), t.vcpus_max);
+
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	h = hold(_metadata, MANY_VMS, 1, &ready, &go, th);
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_EQ(MANY_VMS, t.vms_live);
+	EXPECT_EQ(MANY_VMS, t.vcpus_live);
+	EXPECT_EQ(MANY_VMS, t.tasks);
+	EXPECT_EQ(0, t.tasks_untracked);
+
+	release(_metadata, h, MANY_VMS, &go, th);
+	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(0, d.dropped_vms);
+	EXPECT_EQ(0, d.dropped_vcpus);
+	n = my_vms(&d, mine);
+	EXPECT_EQ(MANY_VMS, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(1, mine[i]->nr_vcpus)
+			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
+			       mine[i]->nr_vcpus);
+		EXPECT_EQ(HOLDER_IO, mine[i]->ioio)
+			TH_LOG("VM id %u: %ld IOIO exits of %d", mine[i]->id,
+			       mine[i]->ioio, HOLDER_IO);
+	}
+	EXPECT_EQ(1, d.stolen_keys_ok) TH_LOG("%s", d.why);
+	expect_nothing_live(_metadata, "after the VMs ended");
+}
+
+/*
+ * vmlat's tables: 6 vmalloc areas (records.c, tasks.c), each rounded up
+ * to whole pages.
+ */
+#define TABLE_CALLERS	"vmlat_records_init|vmlat_tasks_init"
+#define TABLE_AREAS	6
+#define AREA_SLACK	4096L
+
+/* Status's bytes against the pages of the tables' vmalloc areas. */
+static void expect_table_bytes(struct __test_metadata *_metadata,
+			       const char *what)
+{
+	struct tables t;
+	long v;
+
+	ASSERT_EQ(0, read_tables(&t));
+	v = vmalloc_bytes_of(TABLE_CALLERS, false);
+	EXPECT_LE(t.bytes, v);
+	EXPECT_GE(t.bytes + TABLE_AREAS * AREA_SLACK, v);
+	TH_LOG("%s: status %ld bytes (%ld per VM, %ld per vCPU); pages vmalloc'ed by %s: %ld bytes",
+	       what, t.bytes, t.vm_bytes, t.vcpu_bytes, TABLE_CALLERS, v);
+	if (_metadata->passed != 1)
+		vmalloc_bytes_of(TABLE_CALLERS, true);
+}
+
+TEST_F_TIMEOUT(sized, memory, 120)
+{
+	struct tables big, small;
+	int ret;
+
+	RETURN_IF_SETUP_SKIPPED();
+	ASSERT_EQ(0, read_tables(&big));
+	expect_table_bytes(_metadata, "defaults");
+	ASSERT_EQ(0, vmlat_module_unload("vmlat"));
+	self->loaded = false;
+	ret = vmlat_module_load(getenv("VMLAT_KO"), CAP_PARAMS);
+	ASSERT_EQ(0, ret) TH_LOG("insmod %s: %s", CAP_PARAMS, strerror(-ret));
+	self->loaded = true;
+	ASSERT_EQ(0, read_tables(&small));
+	EXPECT_EQ(MAX_VMS, small.vms_max);
+	EXPECT_EQ(MAX_VCPUS, small.vcpus_max);
+	expect_table_bytes(_metadata, CAP_PARAMS);
+	/* Per VM and per vCPU, times the sizes, are the whole. */
+	EXPECT_GE(big.bytes, big.vms_max * big.vm_bytes);
+	EXPECT_LE(big.bytes - big.vms_max * big.vm_bytes,
+		  big.vcpus_max * big.vcpu_bytes + 4096);
+}
+
+TEST_F_TIMEOUT(sized, sizes_fixed, 120)
+{
+	static const char *const bad[] = {
+		"max_vms=0", "max_vms=4097", "max_vms=many", "max_vcpus=0",
+		"max_vcpus=65537", "max_vcpus=-1",
+	};
+	long vms = param("max_vms");
+	unsigned int i;
+	int fd, ret;
+
+	RETURN_IF_SETUP_SKIPPED();
+	/* Read-only once loaded, even for root. */
+	fd = open(PARAMS_DIR "/max_vms", O_WRONLY);
+	if (fd >= 0) {
+		EXPECT_GT(0, write(fd, "64", 2))
+			TH_LOG("max_vms written while loaded");
+		close(fd);
+	}
+	EXPECT_EQ(vms, param("max_vms"));
+
+	ASSERT_EQ(0, vmlat_module_unload("vmlat"));
+	self->loaded = false;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ret = vmlat_module_load(getenv("VMLAT_KO"), bad[i]);
+		EXPECT_EQ(-EINVAL, ret) TH_LOG("insmod vmlat %s: %s", bad[i],
+					       strerror(-ret));
+		if (!ret)
+			vmlat_module_unload("vmlat");
+	}
+	EXPECT_FALSE(vmlat_module_loaded("vmlat"));
 }
 
 TEST_HARNESS_MAIN
