@@ -7,6 +7,9 @@
  *   tiny_guest churn N      N VM lifetimes (a VM made, 1 to 5 exits, HLT,
  *                           destroyed) in threads made one after another,
  *                           each running 1 to 4 of them in turn
+ *   tiny_guest hold N       N VMs alive at once, one vCPU thread each:
+ *                           each runs to its HLT, then all wait until
+ *                           stdin is closed (or reaches its end)
  *
  * Prints the exits userspace saw and the rate. Used by the demo
  * (tools/demo) and the benchmark (tools/bench), and handy to put load on
@@ -14,9 +17,14 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <linux/kvm.h>
+#include <sys/ioctl.h>
 
 #include "ksft_kvm.h"
 #include "ksft_util.h"
@@ -63,6 +71,103 @@ static int churn(unsigned long n, struct vmlat_guest_stats *st)
 	return 0;
 }
 
+/* The guest of hold: one OUT, then HLT for ever. */
+static void hold_guest(uint64_t port)
+{
+	__asm__ __volatile__("outl %%eax, %w[port]" : : "a"(0), [port] "Nd"((uint16_t)port)
+			     : "memory");
+	for (;;)
+		__asm__ __volatile__("hlt" : : : "memory");
+}
+
+struct holder {
+	struct vmlat_vm *vm;
+	sem_t *ready, *go;
+	int err;
+	struct vmlat_guest_stats st;
+};
+
+/* Runs its vCPU to the HLT (its thread becomes a vCPU thread), waits. */
+static void *hold_thread(void *arg)
+{
+	struct holder *h = arg;
+	struct kvm_run *run = vmlat_vm_kvm_run(h->vm);
+	int fd = vmlat_vm_vcpu_fd(h->vm);
+
+	for (;;) {
+		if (ioctl(fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			h->err = -errno;
+			break;
+		}
+		if (run->exit_reason == KVM_EXIT_IO) {
+			h->st.io_exits++;
+			continue;
+		}
+		if (run->exit_reason == KVM_EXIT_HLT)
+			h->st.hlt_exits++;
+		else
+			h->err = -EPROTO;
+		break;
+	}
+	sem_post(h->ready);
+	sem_wait(h->go);
+	return NULL;
+}
+
+/* @n VMs alive at once until stdin ends; then all destroyed. */
+static int hold(unsigned long n, struct vmlat_guest_stats *st)
+{
+	struct holder *h = calloc(n, sizeof(*h));
+	pthread_t *th = calloc(n, sizeof(*th));
+	unsigned long i, made = 0;
+	sem_t ready, go;
+	char c;
+	int err = 0;
+
+	if (!h || !th) {
+		free(h);
+		free(th);
+		return -ENOMEM;
+	}
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	for (i = 0; i < n && !err; i++, made++) {
+		h[i].ready = &ready;
+		h[i].go = &go;
+		err = vmlat_vm_create(&h[i].vm, hold_guest, 0x10, &h[i].st);
+		if (err) {
+			*st = h[i].st;
+			break;
+		}
+		if (pthread_create(&th[i], NULL, hold_thread, &h[i])) {
+			vmlat_vm_destroy(h[i].vm);
+			err = -EAGAIN;
+			break;
+		}
+		sem_wait(&ready);
+		err = h[i].err;
+		st->io_exits += h[i].st.io_exits;
+		st->hlt_exits += h[i].st.hlt_exits;
+	}
+	if (!err) {
+		printf("tiny_guest: %lu VMs alive\n", made);
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+	}
+	for (i = 0; i < made; i++)
+		sem_post(&go);
+	for (i = 0; i < made; i++) {
+		pthread_join(th[i], NULL);
+		vmlat_vm_destroy(h[i].vm);
+	}
+	free(h);
+	free(th);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct vmlat_guest_progress pr = {};
@@ -72,8 +177,9 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc != 3 || (strcmp(argv[1], "exits") &&
-			  strcmp(argv[1], "seconds") && strcmp(argv[1], "churn"))) {
-		fprintf(stderr, "usage: %s exits N | seconds S | churn N\n",
+			  strcmp(argv[1], "seconds") && strcmp(argv[1], "churn") &&
+			  strcmp(argv[1], "hold"))) {
+		fprintf(stderr, "usage: %s exits N | seconds S | churn N | hold N\n",
 			argv[0]);
 		return 2;
 	}
@@ -83,6 +189,8 @@ int main(int argc, char **argv)
 		err = vmlat_guest_run_exits(n, &st);
 	else if (!strcmp(argv[1], "churn"))
 		err = churn(n, &st);
+	else if (!strcmp(argv[1], "hold"))
+		err = hold(n, &st);
 	else
 		err = vmlat_guest_run_until(&pr, n * 1000, &st);
 	ms = vmlat_now_ms() - t0;
