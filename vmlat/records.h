@@ -177,8 +177,8 @@ vmlat_vcpu_of(const struct task_struct *p)
 	int idx = vmlat_task_find(p);
 	struct vmlat_vcpu *vc;
 
-	/* -1 (not a vCPU) and VMLAT_TASK_UNTRACKED alike */
-	if ((unsigned int)idx >= vmlat_max_vcpus)
+	/* -1 (not a vCPU) and VMLAT_TASK_UNTRACKED(_NEXT) alike */
+	if ((unsigned int)idx >= VMLAT_TASK_UNTRACKED_NEXT)
 		return NULL;
 	vc = &vmlat_vcpus[idx];
 	return READ_ONCE(vc->task) == p ? vc : NULL;

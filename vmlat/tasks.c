@@ -11,6 +11,8 @@
 struct vmlat_task_slot *vmlat_tasks;
 seqcount_t vmlat_tasks_seq = SEQCNT_ZERO(vmlat_tasks_seq);
 unsigned int vmlat_task_bits __read_mostly;
+u32 vmlat_task_mask_ __read_mostly;
+u32 vmlat_task_shift_ __read_mostly;
 static unsigned int vmlat_tasks_keys;	/* under the writers' lock */
 /* Keys kept at most: three quarters of the slots, so clusters stay short. */
 static unsigned int vmlat_tasks_max_keys;
@@ -154,6 +156,8 @@ size_t vmlat_tasks_bytes(void)
 int vmlat_tasks_init(unsigned int vcpus)
 {
 	vmlat_task_bits = order_base_2(4 * max(vcpus, 1U));
+	vmlat_task_mask_ = vmlat_task_slots() - 1;
+	vmlat_task_shift_ = 64 - vmlat_task_bits;
 	vmlat_tasks_max_keys = vmlat_task_slots() / 4 * 3;
 	vmlat_tasks = vzalloc(vmlat_tasks_bytes());
 	vmlat_tasks_keys = 0;

@@ -44,27 +44,34 @@ struct vmlat_task_slot {
 
 extern struct vmlat_task_slot *vmlat_tasks;
 extern seqcount_t vmlat_tasks_seq;
-/* The table has 1 << vmlat_task_bits slots (fixed at load). */
+/*
+ * The table has 1 << vmlat_task_bits slots (fixed at load); the lookup's
+ * mask and hash shift are kept ready.
+ */
 extern unsigned int vmlat_task_bits;
+extern u32 vmlat_task_mask_;
+extern u32 vmlat_task_shift_;
 
 static __always_inline u32 vmlat_task_mask(void)
 {
-	return (1U << vmlat_task_bits) - 1;
+	return vmlat_task_mask_;
 }
 
+/* hash_ptr(p, vmlat_task_bits), without computing the shift each time. */
 static __always_inline u32 vmlat_task_hash(const struct task_struct *p)
 {
-	return hash_ptr((void *)p, vmlat_task_bits);
+	return (u32)(((u64)(unsigned long)p * GOLDEN_RATIO_64) >>
+		     vmlat_task_shift_);
 }
 
 static __always_inline int vmlat_task_probe(const struct task_struct *p)
 {
-	u32 h = vmlat_task_hash(p), i;
+	struct vmlat_task_slot *t = vmlat_tasks;
+	u32 h = vmlat_task_hash(p), mask = vmlat_task_mask(), i;
 	const struct task_struct *k;
 
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
-		struct vmlat_task_slot *s =
-			&vmlat_tasks[(h + i) & vmlat_task_mask()];
+		struct vmlat_task_slot *s = &t[(h + i) & mask];
 
 		k = READ_ONCE(s->task);
 		if (!k)
