@@ -402,13 +402,38 @@ int vmlat_guest_run_exits(uint32_t nr_io, struct vmlat_guest_stats *st)
 	struct vmlat_vm *vm;
 	int ret;
 
+	ret = vmlat_guest_run_kept(&vm, nr_io, st);
+	vmlat_vm_destroy(vm);
+	return ret;
+}
+
+/**
+ * vmlat_guest_run_kept() - vmlat_guest_run_exits(), the VM kept alive
+ * @vmp:   receives the VM, halted, for vmlat_vm_destroy(); NULL on failure
+ * @nr_io: number of port-I/O exits (1..UINT32_MAX)
+ * @st:    as for vmlat_guest_run_exits()
+ *
+ * The calling thread runs the vCPU, and stays its thread (for vmlat, a
+ * vCPU thread) until the VM is destroyed.
+ *
+ * Return: as for vmlat_guest_run_exits().
+ */
+int vmlat_guest_run_kept(struct vmlat_vm **vmp, uint32_t nr_io,
+			 struct vmlat_guest_stats *st)
+{
+	int ret;
+
+	*vmp = NULL;
 	memset(st, 0, sizeof(*st));
 	if (!nr_io)
 		return guest_fail(st, -EINVAL, "nr_io must be at least 1");
-	ret = vmlat_vm_create(&vm, tiny_guest_code, nr_io, st);
+	ret = vmlat_vm_create(vmp, tiny_guest_code, nr_io, st);
 	if (!ret)
-		ret = tiny_vm_run(vm, nr_io, NULL, 0, st);
-	vmlat_vm_destroy(vm);
+		ret = tiny_vm_run(*vmp, nr_io, NULL, 0, st);
+	if (ret) {
+		vmlat_vm_destroy(*vmp);
+		*vmp = NULL;
+	}
 	return ret;
 }
 

@@ -40,7 +40,11 @@ struct vmlat_guest_progress {
 	uint32_t stop;
 };
 
+struct vmlat_vm;
+
 int vmlat_guest_run_exits(uint32_t nr_io, struct vmlat_guest_stats *st);
+int vmlat_guest_run_kept(struct vmlat_vm **vmp, uint32_t nr_io,
+			 struct vmlat_guest_stats *st);
 int vmlat_guest_run_until(struct vmlat_guest_progress *pr,
 			  uint64_t max_ms, struct vmlat_guest_stats *st);
 

@@ -419,6 +419,27 @@ static int my_vms(const struct jdoc *d, const struct jvm **out)
 	return n;
 }
 
+/*
+ * This process's VMs in @d are @nr, each of @vcpus vCPUs with exactly
+ * @ioio IOIO exits.
+ */
+static void expect_my_vms(struct __test_metadata *_metadata,
+			  const struct jdoc *d, int nr, int vcpus, long ioio)
+{
+	const struct jvm *mine[JDOC_VMS];
+	int i, n = my_vms(d, mine);
+
+	EXPECT_EQ(nr, n) TH_LOG("%d VMs show as %d", nr, n);
+	for (i = 0; i < n && i < nr; i++) {
+		EXPECT_EQ(vcpus, mine[i]->nr_vcpus)
+			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
+			       mine[i]->nr_vcpus);
+		EXPECT_EQ(ioio, mine[i]->ioio)
+			TH_LOG("VM id %u: %ld IOIO exits of %ld", mine[i]->id,
+			       mine[i]->ioio, ioio);
+	}
+}
+
 static void dump_file(const char *path)
 {
 	char *s = read_all(path);
@@ -456,36 +477,23 @@ static bool load(struct __test_metadata *_metadata, const char *params,
 	return !ret;
 }
 
-FIXTURE(records) {
-	bool loaded;
-};
+/* A fixture whose tests each run with vmlat loaded with @params. */
+#define LOADED_FIXTURE(name, params)					\
+	FIXTURE(name) {							\
+		bool loaded;						\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		load(_metadata, params, &self->loaded);			\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		if (self->loaded)					\
+			EXPECT_EQ(0, vmlat_module_unload("vmlat"));	\
+	}
 
-FIXTURE_SETUP(records)
-{
-	load(_metadata, CAP_PARAMS, &self->loaded);
-}
-
-FIXTURE_TEARDOWN(records)
-{
-	if (self->loaded)
-		EXPECT_EQ(0, vmlat_module_unload("vmlat"));
-}
-
-/* vmlat at its defaults. */
-FIXTURE(sized) {
-	bool loaded;
-};
-
-FIXTURE_SETUP(sized)
-{
-	load(_metadata, NULL, &self->loaded);
-}
-
-FIXTURE_TEARDOWN(sized)
-{
-	if (self->loaded)
-		EXPECT_EQ(0, vmlat_module_unload("vmlat"));
-}
+LOADED_FIXTURE(records, CAP_PARAMS)
+LOADED_FIXTURE(sized, NULL)	/* at the defaults */
 
 /* Nothing live left: no VM or vCPU record, no task table entry. */
 static void expect_nothing_live(struct __test_metadata *_metadata,
@@ -515,7 +523,7 @@ static uint64_t recreate_n(int i)
 
 TEST_F_TIMEOUT(records, same_thread_recreation, 300)
 {
-	const struct jvm *mine[MAX_VMS];
+	const struct jvm *mine[JDOC_VMS];
 	char err[200];
 	struct jdoc d;
 	int i, n;
@@ -581,7 +589,7 @@ TEST_F_TIMEOUT(records, churn, 1800)
 	unsigned long long env_cycles;
 	pid_t *tid_of;
 	int cycles;
-	const struct jvm *mine[MAX_VMS];
+	const struct jvm *mine[JDOC_VMS];
 	long vmalloc_before, vmalloc_after;
 	struct churn_thread t;
 	uint64_t t0, ms;
@@ -764,10 +772,9 @@ TEST_F_TIMEOUT(records, new_vm_while_old_threads_live, 300)
 {
 	pthread_t th[NEW_AT_OLD_VMS];
 	struct holder *h[NEW_AT_OLD_VMS];
-	const struct jvm *mine[MAX_VMS];
 	sem_t ready, go[NEW_AT_OLD_VMS];
 	struct jdoc d;
-	int i, n;
+	int i;
 
 	RETURN_IF_SETUP_SKIPPED();
 	sem_init(&ready, 0, 0);
@@ -778,18 +785,8 @@ TEST_F_TIMEOUT(records, new_vm_while_old_threads_live, 300)
 		vmlat_vm_destroy(h[i]->vm);
 	}
 	ASSERT_EQ(0, read_json(&d));
-	n = my_vms(&d, mine);
-	EXPECT_EQ(NEW_AT_OLD_VMS, n)
-		TH_LOG("%d VMs, each destroyed before the next, show as %d",
-		       NEW_AT_OLD_VMS, n);
-	for (i = 0; i < n && i < NEW_AT_OLD_VMS; i++) {
-		EXPECT_EQ(1, mine[i]->nr_vcpus)
-			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
-			       mine[i]->nr_vcpus);
-		EXPECT_EQ(HOLD_IO, mine[i]->ioio)
-			TH_LOG("VM id %u: %ld IOIO exits of %d", mine[i]->id,
-			       mine[i]->ioio, HOLD_IO);
-	}
+	/* each destroyed before the next: still one VM each */
+	expect_my_vms(_metadata, &d, NEW_AT_OLD_VMS, 1, HOLD_IO);
 	EXPECT_EQ(1, d.stolen_keys_ok) TH_LOG("%s", d.why);
 	for (i = 0; i < NEW_AT_OLD_VMS; i++)
 		release(_metadata, h[i], 1, &go[i], &th[i]);
@@ -801,13 +798,11 @@ TEST_F_TIMEOUT(records, new_vm_while_old_threads_live, 300)
 TEST_F_TIMEOUT(records, vm_cap, 900)
 {
 	const int nr = MAX_VMS + EXTRA_VMS;
-	const struct jvm *mine[MAX_VMS];
 	pthread_t th[MAX_VMS + EXTRA_VMS];
 	struct holder *h;
 	struct tables t;
 	sem_t ready, go;
 	struct jdoc d;
-	int i, n;
 
 	RETURN_IF_SETUP_SKIPPED();
 	sem_init(&ready, 0, 0);
@@ -833,14 +828,7 @@ TEST_F_TIMEOUT(records, vm_cap, 900)
 	EXPECT_EQ(EXTRA_VMS, d.dropped_vcpus)
 		TH_LOG("%d vCPUs dropped, counted %ld times", EXTRA_VMS,
 		       d.dropped_vcpus);
-	n = my_vms(&d, mine);
-	EXPECT_EQ(MAX_VMS, n);
-	for (i = 0; i < n; i++) {
-		EXPECT_EQ(1, mine[i]->nr_vcpus);
-		EXPECT_EQ(HOLDER_IO, mine[i]->ioio)
-			TH_LOG("VM id %u: %ld IOIO exits of %d", mine[i]->id,
-			       mine[i]->ioio, HOLDER_IO);
-	}
+	expect_my_vms(_metadata, &d, MAX_VMS, 1, HOLDER_IO);
 	expect_nothing_live(_metadata, "after the VMs ended");
 }
 
@@ -851,7 +839,7 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 {
 	const int nr = CAP_VMS * CAP_VCPUS;
 	pthread_t *th = calloc(nr + 1, sizeof(*th));
-	const struct jvm *mine[MAX_VMS];
+	const struct jvm *mine[JDOC_VMS];
 	struct holder *h, *extra;
 	sem_t ready, go, go_extra;
 	struct tables t;
@@ -906,12 +894,10 @@ static long param(const char *name)
 TEST_F_TIMEOUT(sized, many_vms, 1800)
 {
 	pthread_t th[MANY_VMS];
-	const struct jvm *mine[JDOC_VMS];
 	struct holder *h;
 	struct tables t;
 	sem_t ready, go;
 	struct jdoc d;
-	int i, n;
 
 	RETURN_IF_SETUP_SKIPPED();
 	/* The defaults must be those of a large host, and status says so. */
@@ -934,16 +920,7 @@ TEST_F_TIMEOUT(sized, many_vms, 1800)
 	ASSERT_EQ(0, read_json(&d));
 	EXPECT_EQ(0, d.dropped_vms);
 	EXPECT_EQ(0, d.dropped_vcpus);
-	n = my_vms(&d, mine);
-	EXPECT_EQ(MANY_VMS, n);
-	for (i = 0; i < n; i++) {
-		EXPECT_EQ(1, mine[i]->nr_vcpus)
-			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
-			       mine[i]->nr_vcpus);
-		EXPECT_EQ(HOLDER_IO, mine[i]->ioio)
-			TH_LOG("VM id %u: %ld IOIO exits of %d", mine[i]->id,
-			       mine[i]->ioio, HOLDER_IO);
-	}
+	expect_my_vms(_metadata, &d, MANY_VMS, 1, HOLDER_IO);
 	EXPECT_EQ(1, d.stolen_keys_ok) TH_LOG("%s", d.why);
 	expect_nothing_live(_metadata, "after the VMs ended");
 }

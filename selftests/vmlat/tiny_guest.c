@@ -23,9 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <linux/kvm.h>
-#include <sys/ioctl.h>
-
 #include "ksft_kvm.h"
 #include "ksft_util.h"
 
@@ -71,15 +68,6 @@ static int churn(unsigned long n, struct vmlat_guest_stats *st)
 	return 0;
 }
 
-/* The guest of hold: one OUT, then HLT for ever. */
-static void hold_guest(uint64_t port)
-{
-	__asm__ __volatile__("outl %%eax, %w[port]" : : "a"(0), [port] "Nd"((uint16_t)port)
-			     : "memory");
-	for (;;)
-		__asm__ __volatile__("hlt" : : : "memory");
-}
-
 struct holder {
 	struct vmlat_vm *vm;
 	sem_t *ready, *go;
@@ -87,30 +75,15 @@ struct holder {
 	struct vmlat_guest_stats st;
 };
 
-/* Runs its vCPU to the HLT (its thread becomes a vCPU thread), waits. */
+/*
+ * Makes its VM and runs it to the HLT (so this thread is its vCPU
+ * thread), then waits.
+ */
 static void *hold_thread(void *arg)
 {
 	struct holder *h = arg;
-	struct kvm_run *run = vmlat_vm_kvm_run(h->vm);
-	int fd = vmlat_vm_vcpu_fd(h->vm);
 
-	for (;;) {
-		if (ioctl(fd, KVM_RUN, 0) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			h->err = -errno;
-			break;
-		}
-		if (run->exit_reason == KVM_EXIT_IO) {
-			h->st.io_exits++;
-			continue;
-		}
-		if (run->exit_reason == KVM_EXIT_HLT)
-			h->st.hlt_exits++;
-		else
-			h->err = -EPROTO;
-		break;
-	}
+	h->err = vmlat_guest_run_kept(&h->vm, 1, &h->st);
 	sem_post(h->ready);
 	sem_wait(h->go);
 	return NULL;
@@ -133,21 +106,20 @@ static int hold(unsigned long n, struct vmlat_guest_stats *st)
 	}
 	sem_init(&ready, 0, 0);
 	sem_init(&go, 0, 0);
-	for (i = 0; i < n && !err; i++, made++) {
+	for (i = 0; i < n; i++) {
 		h[i].ready = &ready;
 		h[i].go = &go;
-		err = vmlat_vm_create(&h[i].vm, hold_guest, 0x10, &h[i].st);
+		if (pthread_create(&th[i], NULL, hold_thread, &h[i])) {
+			err = -EAGAIN;
+			break;
+		}
+		made++;
+		sem_wait(&ready);
+		err = h[i].err;
 		if (err) {
 			*st = h[i].st;
 			break;
 		}
-		if (pthread_create(&th[i], NULL, hold_thread, &h[i])) {
-			vmlat_vm_destroy(h[i].vm);
-			err = -EAGAIN;
-			break;
-		}
-		sem_wait(&ready);
-		err = h[i].err;
 		st->io_exits += h[i].st.io_exits;
 		st->hlt_exits += h[i].st.hlt_exits;
 	}
