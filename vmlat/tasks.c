@@ -10,16 +10,15 @@
 
 struct vmlat_task_slot *vmlat_tasks;
 seqcount_t vmlat_tasks_seq = SEQCNT_ZERO(vmlat_tasks_seq);
-unsigned int vmlat_task_bits __read_mostly;
-u32 vmlat_task_mask_ __read_mostly;
-u32 vmlat_task_shift_ __read_mostly;
+u32 vmlat_task_mask __read_mostly;
+u32 vmlat_task_shift __read_mostly;
 static unsigned int vmlat_tasks_keys;	/* under the writers' lock */
 /* Keys kept at most: three quarters of the slots, so clusters stay short. */
 static unsigned int vmlat_tasks_max_keys;
 
 static u32 vmlat_task_slots(void)
 {
-	return 1U << vmlat_task_bits;
+	return vmlat_task_mask + 1;
 }
 
 /* The slot holding @p, or -1. Context: writers' lock held. */
@@ -28,7 +27,7 @@ static int vmlat_task_slot_of(const struct task_struct *p)
 	u32 h = vmlat_task_hash(p), i, j;
 
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
-		j = (h + i) & vmlat_task_mask();
+		j = (h + i) & vmlat_task_mask;
 		if (!vmlat_tasks[j].task)
 			return -1;
 		if (vmlat_tasks[j].task == p)
@@ -61,7 +60,7 @@ bool vmlat_task_set(const struct task_struct *p, int idx)
 	if (vmlat_tasks_keys >= vmlat_tasks_max_keys)
 		return false;
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
-		j = (h + i) & vmlat_task_mask();
+		j = (h + i) & vmlat_task_mask;
 		if (vmlat_tasks[j].task)
 			continue;
 		raw_write_seqcount_begin(&vmlat_tasks_seq);
@@ -94,12 +93,12 @@ void vmlat_task_remove(const struct task_struct *p)
 		return;
 	hole = s;
 	raw_write_seqcount_begin(&vmlat_tasks_seq);
-	for (j = (hole + 1) & vmlat_task_mask(); vmlat_tasks[j].task;
-	     j = (j + 1) & vmlat_task_mask()) {
+	for (j = (hole + 1) & vmlat_task_mask; vmlat_tasks[j].task;
+	     j = (j + 1) & vmlat_task_mask) {
 		home = vmlat_task_hash(vmlat_tasks[j].task);
 		/* Can the entry at j move to the hole: is hole in [home, j)? */
-		if (((j - home) & vmlat_task_mask()) <
-		    ((j - hole) & vmlat_task_mask()))
+		if (((j - home) & vmlat_task_mask) <
+		    ((j - hole) & vmlat_task_mask))
 			continue;
 		WRITE_ONCE(vmlat_tasks[hole].idx, vmlat_tasks[j].idx);
 		WRITE_ONCE(vmlat_tasks[hole].task, vmlat_tasks[j].task);
@@ -155,9 +154,10 @@ size_t vmlat_tasks_bytes(void)
  */
 int vmlat_tasks_init(unsigned int vcpus)
 {
-	vmlat_task_bits = order_base_2(4 * max(vcpus, 1U));
-	vmlat_task_mask_ = vmlat_task_slots() - 1;
-	vmlat_task_shift_ = 64 - vmlat_task_bits;
+	unsigned int bits = order_base_2(4 * max(vcpus, 1U));
+
+	vmlat_task_mask = (1U << bits) - 1;
+	vmlat_task_shift = 64 - bits;
 	vmlat_tasks_max_keys = vmlat_task_slots() / 4 * 3;
 	vmlat_tasks = vzalloc(vmlat_tasks_bytes());
 	vmlat_tasks_keys = 0;

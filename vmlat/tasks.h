@@ -45,29 +45,24 @@ struct vmlat_task_slot {
 extern struct vmlat_task_slot *vmlat_tasks;
 extern seqcount_t vmlat_tasks_seq;
 /*
- * The table has 1 << vmlat_task_bits slots (fixed at load); the lookup's
- * mask and hash shift are kept ready.
+ * The table's size, a power of two fixed at load, as the lookup uses it:
+ * the mask of a slot index (slots - 1) and hash_ptr()'s shift (64 -
+ * log2(slots)), kept ready rather than computed at every lookup.
  */
-extern unsigned int vmlat_task_bits;
-extern u32 vmlat_task_mask_;
-extern u32 vmlat_task_shift_;
+extern u32 vmlat_task_mask;
+extern u32 vmlat_task_shift;
 
-static __always_inline u32 vmlat_task_mask(void)
-{
-	return vmlat_task_mask_;
-}
-
-/* hash_ptr(p, vmlat_task_bits), without computing the shift each time. */
+/* hash_ptr(p, log2(slots)). */
 static __always_inline u32 vmlat_task_hash(const struct task_struct *p)
 {
 	return (u32)(((u64)(unsigned long)p * GOLDEN_RATIO_64) >>
-		     vmlat_task_shift_);
+		     vmlat_task_shift);
 }
 
 static __always_inline int vmlat_task_probe(const struct task_struct *p)
 {
 	struct vmlat_task_slot *t = vmlat_tasks;
-	u32 h = vmlat_task_hash(p), mask = vmlat_task_mask(), i;
+	u32 h = vmlat_task_hash(p), mask = vmlat_task_mask, i;
 	const struct task_struct *k;
 
 	for (i = 0; i < VMLAT_TASK_PROBES; i++) {
