@@ -35,12 +35,25 @@ and wake-ups) in the ftrace record:
   - vmlat vs rundelay: vmlat counts a wake-up from its call
     (sched_waking), run_delay from the enqueue (sched_wakeup) that
     follows: vmlat - rundelay should be the record's sched_waking ..
-    sched_wakeup time, within 1% + 50 us * n. run_delay takes the
-    runqueue clock of __schedule()'s start at both ends of an interval,
-    vmlat the sched_switch tracepoint, after the pick of the next task:
-    under TCG each end can differ by tens of microseconds, more on a
-    slower machine (seen: 14 to 34 us per interval, vmlat 0.5% above
-    and 3.4% below).
+    sched_wakeup time, within 1% + 50 us * n, and within the stale
+    runqueue clock below. run_delay takes the runqueue clock of
+    __schedule()'s start at both ends of an interval, vmlat the
+    sched_switch tracepoint, after the pick of the next task: under TCG
+    each end can differ by tens of microseconds (seen: 14 to 34 us per
+    interval, vmlat 0.5% above and 3.4% below).
+    Stale runqueue clock: a wake-up that preempts the running task asks
+    the __schedule() that follows to skip its clock update
+    (check_preempt_curr(), rq_clock_skip_update()), so run_delay's end
+    at that switch is the clock of the wake-up's enqueue or later, up to
+    hundreds of microseconds before the switch under TCG (an exit from
+    the guest, its handling and KVM's run loop lie between; seen: 5.8%
+    of run_delay on a slow machine with a preemption every 2 ms). The
+    ftrace record bounds it: at a preemption (prev_state R) after a
+    sched_wakeup onto that CPU since the CPU's previous switch, the
+    switch's time minus that wake-up's. Summed over the vCPU thread's
+    switch-outs (run_delay starts earlier, vmlat is lower) and switch-ins
+    (run_delay ends earlier, vmlat is higher), these widen the tolerance
+    on their side only.
   - guest vs rundelay: 1% + 30 ms: the guest's /proc/stat counts in
     USER_HZ (10 ms) ticks, at its own ticks (4 ms), and KVM publishes
     run_delay only at the next entry: at each end of the window, a
@@ -213,11 +226,17 @@ def components(trace, tid, t0, t1):
       unwoken_ns    switched out asleep, back on CPU with no wake-up at
                     all (kept runnable by a pending signal): switch-out ..
                     switched in
-    and the counts of each."""
+    and the counts of each; and how far run_delay's ends may lie before
+    the switches (the stale runqueue clock, in this file's docstring):
+      stale_out_ns  at the switch-outs of a preemption (run_delay longer)
+      stale_in_ns   at the switch-ins (run_delay shorter)."""
     c = dict.fromkeys(("preempt_ns", "wake_rq_ns", "wake_call_ns",
                        "late_wake_ns", "unwoken_ns", "preempts", "wakes",
-                       "late_wakes", "unwoken"), 0)
+                       "late_wakes", "unwoken", "stale_out_ns",
+                       "stale_in_ns"), 0)
     st, since, waking, wakeup = "run", None, None, None
+    lastwake = {}        # per CPU: the last sched_wakeup onto it since
+                         # its last sched_switch
 
     def add(kind, start, end):
         start, end = max(start, t0), min(end, t1)
@@ -247,11 +266,17 @@ def components(trace, tid, t0, t1):
             k, _, v = f.partition("=")
             kv[k] = v
         if ev == "switch":
-            percpu.setdefault(head.split()[-3], []).append(
-                ["switch", t, None])
+            cpu = head.split()[-3]
+            percpu.setdefault(cpu, []).append(["switch", t, None])
+            w = lastwake.pop(cpu, None)
+            stale = (t - max(w, t0) if w is not None and t0 <= t <= t1 and
+                     kv["prev_state"].startswith("R") else 0)
+        if ev == "wakeup":
+            lastwake["[%03d]" % int(kv["target_cpu"])] = t
         if ev == "switch" and kv.get("prev_pid") == str(tid):
             if kv["prev_state"].startswith("R"):
                 st = "preempted"
+                c["stale_out_ns"] += stale
             else:
                 st = "asleep_woken" if waking is not None else "asleep"
             since, wakeup = t, None
@@ -259,6 +284,7 @@ def components(trace, tid, t0, t1):
             n = t0 <= t <= t1
             if n and st != "run":
                 percpu[head.split()[-3]][-1][0::2] = ["end", st]
+                c["stale_in_ns"] += stale
             if st == "preempted":
                 add("preempt", since, t)
                 c["preempts"] += n
@@ -304,11 +330,16 @@ def window(g, tid, alone):
     """One window of HOG_S seconds of contention; the three figures."""
     pin(g.q.pid, tid, alone)
     time.sleep(0.5)
-    flt = "prev_pid == %d || next_pid == %d" % (tid, tid)
+    # the vCPU thread's switches and wake-ups, and every switch and
+    # wake-up on its CPU (the stale runqueue clock, in the docstring)
+    flt = "prev_pid == %d || next_pid == %d || CPU == %d" % (tid, tid,
+                                                             VCPU_CPU)
     with tracing_instance(INST, EVENTS, 8192):
         wr(INST + "/events/sched/sched_switch/filter", flt)
-        for e in ("sched_waking", "sched_wakeup", "sched_migrate_task"):
+        for e in ("sched_waking", "sched_migrate_task"):
             wr(INST + "/events/sched/%s/filter" % e, "pid == %d" % tid)
+        wr(INST + "/events/sched/sched_wakeup/filter",
+           "pid == %d || target_cpu == %d" % (tid, VCPU_CPU))
         for e in ("kvm_entry", "kvm_exit", "kvm_userspace_exit"):
             wr(INST + "/events/kvm/%s/filter" % e, "common_pid == %d" % tid)
         for e in ("vmlat_preempt", "vmlat_wait"):
@@ -392,25 +423,27 @@ def check(name, w):
         name + ".vmlat_ready_is_ftrace",
         "vmlat %d ns, ftrace's intervals %d ns (%+.2f%%), tolerance %d" %
         (vmlat, ft, 100.0 * (vmlat - ft) / max(ft, 1), tol))
-    # vmlat's waits begin at the wake-up call, run_delay's at the enqueue
+    # vmlat's waits begin at the wake-up call, run_delay's at the enqueue;
+    # run_delay's ends may lie before the switches (stale runqueue clock)
     want = rdl + c["wake_call_ns"]
     tol_rdl = rdl // 100 + n * 50000
-    tap(rdl > 10**9 // 2 and abs(vmlat - want) <= tol_rdl,
+    lo, hi = -c["stale_out_ns"] - tol_rdl, c["stale_in_ns"] + tol_rdl
+    tap(rdl > 10**9 // 2 and lo <= vmlat - want <= hi,
         name + ".vmlat_ready_is_run_delay",
         "vmlat %d ns, run_delay %d ns + %d ns of wake-up calls (%+.2f%%), "
-        "tolerance %d" % (vmlat, rdl, c["wake_call_ns"],
-                          100.0 * (vmlat - want) / max(want, 1), tol_rdl))
+        "bounds %d..%d" % (vmlat, rdl, c["wake_call_ns"],
+                           100.0 * (vmlat - want) / max(want, 1), lo, hi))
     tol = rdl // 100 + 30 * 10**6
     tap(abs(guest - rdl) <= tol, name + ".guest_steal_is_run_delay",
         "guest %d ns, run_delay %d ns (%+.2f%%), tolerance %d" %
         (guest, rdl, 100.0 * (guest - rdl) / max(rdl, 1), tol))
     # the guest's steal is run_delay: both tolerances
     want = guest + c["wake_call_ns"]
-    tol += tol_rdl
-    tap(abs(vmlat - want) <= tol, name + ".vmlat_ready_is_guest_steal",
+    lo, hi = lo - tol, hi + tol
+    tap(lo <= vmlat - want <= hi, name + ".vmlat_ready_is_guest_steal",
         "vmlat %d ns, guest %d ns + %d ns of wake-up calls (%+.2f%%), "
-        "tolerance %d" % (vmlat, guest, c["wake_call_ns"],
-                          100.0 * (vmlat - want) / max(want, 1), tol))
+        "bounds %d..%d" % (vmlat, guest, c["wake_call_ns"],
+                           100.0 * (vmlat - want) / max(want, 1), lo, hi))
 
 
 def t_guest_steal():
