@@ -4,7 +4,9 @@
 # debug-kernel.sh [build]
 #	Builds (or reuses) vmlat's debug kernel: linux-source-6.1 from Debian,
 #	`make tinyconfig` + debug.config (KUnit, lockdep, KASAN, kmemleak, BTF,
-#	ftrace, virtio-9p/overlay built in, kvm + kvm-amd as modules). Prints
+#	ftrace, virtio-9p/overlay built in, kvm + kvm-amd as modules, module
+#	signatures checked, the lockdown LSM; the project's test key,
+#	build/vmlat-test-key.pem, trusted). Prints
 #	the kernel dir (layout: CONTRACT.md "Kernel ids and kernel dirs") as
 #	the last line of stdout; progress goes to stderr.
 # debug-kernel.sh source
@@ -66,6 +68,10 @@ BUILD_DEPS=(
 	gcc:build-essential make:build-essential flex:flex bison:bison bc:bc
 	pahole:dwarves depmod:kmod xz:xz-utils flock:util-linux
 	/usr/include/gelf.h:libelf-dev
+	# CONFIG_MODULE_SIG: sign-file and extract-cert link libcrypto,
+	# found by pkg-config; openssl makes the keys.
+	openssl:openssl /usr/include/openssl/evp.h:libssl-dev
+	pkg-config:pkg-config
 )
 
 ensure_build_deps() {
@@ -218,6 +224,21 @@ build_locked() {
 	mkdir -p "$obj"
 	: >"$dir/build.log"
 	t0=$SECONDS
+
+	# The project's test key (CONFIG_SYSTEM_TRUSTED_KEYS): private key and
+	# certificate in one PEM file, as the kernel's own signing_key.pem;
+	# selftests/run signs vmlat with it for the debug-signed boot. Made
+	# once per build dir, so a resumed build keeps the key it embeds.
+	if [[ ! -s $obj/vmlat-test-key.pem ]]; then
+		openssl req -new -x509 -newkey rsa:2048 -sha256 -nodes -days 36500 \
+			-batch -subj "/O=vmlat/CN=vmlat test signing key" \
+			-keyout "$obj/.vmlat-test-key.tmp" \
+			-out "$obj/.vmlat-test-key.crt" >>"$dir/build.log" 2>&1 ||
+			die "openssl could not make the test key (see $dir/build.log)"
+		cat "$obj/.vmlat-test-key.tmp" "$obj/.vmlat-test-key.crt" \
+			>"$obj/vmlat-test-key.pem"
+		rm -f "$obj/.vmlat-test-key.tmp" "$obj/.vmlat-test-key.crt"
+	fi
 
 	log "configuring (tinyconfig + $(basename "$FRAGMENT"))"
 	kmake "$dir" tinyconfig
