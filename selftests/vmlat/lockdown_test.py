@@ -51,12 +51,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (KNOB_BAD, KNOB_MESSAGE, TRACING, VMLAT,  # noqa: E402
-                         SkipTest, check_knobs, dmesg, keep, knobs_default,
-                         main, raw_write, rd, reports, scenario, tap, wr)
+from vmlat_ktest import (KNOB_BAD, KNOB_MESSAGE, LOCKDOWN,  # noqa: E402
+                         TRACING, VMLAT, SkipTest, check_knobs, dmesg, keep,
+                         knobs_default, lockdown_level, main, raw_write, rd,
+                         reports, scenario, tap, wr)
 
 PARAMS = "/sys/module/vmlat/parameters"
-LOCKDOWN = "/sys/kernel/security/lockdown"
 INST = TRACING + "/instances/vmlat_lockdown_test"
 KO = os.environ.get("VMLAT_KO", "")
 
@@ -175,17 +175,6 @@ def test_unload_race():
 
 
 # ---- lockdown ---------------------------------------------------------------
-
-def lockdown_level():
-    """The lockdown file's level in [brackets], or None without one."""
-    if not os.path.exists(LOCKDOWN):
-        subprocess.run(["mount", "-t", "securityfs", "securityfs",
-                        "/sys/kernel/security"], stderr=subprocess.DEVNULL)
-    if not os.path.exists(LOCKDOWN):
-        return None
-    text = rd(LOCKDOWN)
-    return text[text.index("[") + 1:text.index("]")] if "[" in text else None
-
 
 def need_lockdown():
     if lockdown_level() != "integrity":

@@ -173,6 +173,22 @@ def raw_write(path, text):
         os.close(fd)
 
 
+LOCKDOWN = "/sys/kernel/security/lockdown"
+
+
+def lockdown_level():
+    """The kernel's lockdown level (the lockdown file's [bracketed] one,
+    securityfs mounted if it was not), or None without the lockdown
+    LSM."""
+    if not os.path.exists(LOCKDOWN):
+        subprocess.run(["mount", "-t", "securityfs", "securityfs",
+                        "/sys/kernel/security"], stderr=subprocess.DEVNULL)
+    if not os.path.exists(LOCKDOWN):
+        return None
+    text = rd(LOCKDOWN)
+    return text[text.index("[") + 1:text.index("]")] if "[" in text else None
+
+
 def scenario(*args):
     """Run ./scenario ARGS (next to the tests); return its records as
     (tag, dict) pairs. Exit status 4 skips the test."""
