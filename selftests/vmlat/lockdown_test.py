@@ -52,25 +52,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (KNOB_BAD, KNOB_MESSAGE, LOCKDOWN,  # noqa: E402
-                         TRACING, VMLAT, SkipTest, check_knobs, dmesg, keep,
-                         knobs_default, lockdown_level, main, raw_write, rd,
-                         reports, scenario, tap, wr)
+                         TRACING, VMLAT, SkipTest, check_knobs, dmesg,
+                         insmod, keep, knobs_default, lockdown_level, main,
+                         raw_write, rd, reports, rmmod, scenario, tap, wr)
 
 PARAMS = "/sys/module/vmlat/parameters"
 INST = TRACING + "/instances/vmlat_lockdown_test"
 KO = os.environ.get("VMLAT_KO", "")
-
-def insmod(*args):
-    """insmod $VMLAT_KO ARGS: (exit status, stderr)."""
-    p = subprocess.run(["insmod", KO] + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    return p.returncode, p.stderr.strip()
-
-
-def rmmod():
-    return subprocess.run(["rmmod", "vmlat"], stderr=subprocess.PIPE,
-                          universal_newlines=True).returncode
-
 
 # ---- parameters -------------------------------------------------------------
 
@@ -78,7 +66,7 @@ def test_load_args():
     if rmmod():
         raise RuntimeError("rmmod vmlat failed")
     try:
-        rc, err = insmod("threshold_exit_us=7", "snapshot=event",
+        rc, err = insmod(KO, "threshold_exit_us=7", "snapshot=event",
                          "snapshot_interval_ms=250")
         got = {k: rd(PARAMS + "/" + k).strip() if rc == 0 else None
                for k in ("threshold_exit_us", "snapshot",
@@ -106,7 +94,7 @@ def test_load_args():
             msg = KNOB_MESSAGE.get(knob) or sizes[knob]
             rmmod()
             dmesg(clear=True)
-            rc2, err2 = insmod(arg)
+            rc2, err2 = insmod(KO, arg)
             log = dmesg()
             bad[arg] = (rc2, os.path.isdir("/sys/module/vmlat"),
                         msg in log, err2[-80:])
@@ -117,7 +105,7 @@ def test_load_args():
                       ((a,) + v) for a, v in bad.items()))
     finally:
         if not os.path.isdir("/sys/module/vmlat"):
-            insmod()
+            insmod(KO)
     knobs_default(PARAMS)
 
 
@@ -158,14 +146,14 @@ def test_unload_race():
     cycles = 0
     try:
         for _ in range(20):
-            if rmmod() or insmod()[0]:
+            if rmmod() or insmod(KO)[0]:
                 break
             cycles += 1
     finally:
         stop.set()
         t.join()
         if not os.path.isdir("/sys/module/vmlat"):
-            insmod()
+            insmod(KO)
     wrong = {e: n for e, n in errs.items()
              if e not in (0, errno.ENOENT, errno.ENODEV)}
     tap(cycles == 20 and writes[0] > 0 and not wrong, "unload-race",
@@ -262,7 +250,7 @@ def test_lockdown_unsigned():
     if rmmod():
         raise RuntimeError("rmmod vmlat failed under lockdown")
     dmesg(clear=True)
-    rc, err = insmod()
+    rc, err = insmod(KO)
     log = dmesg()
     loaded = os.path.isdir("/sys/module/vmlat")
     tap(rc != 0 and not loaded and

@@ -8,9 +8,9 @@ module.sig_enforce=1 lockdown=integrity, as a Secure Boot host runs. The
 suite loads $VMLAT_KO, signed with that key by selftests/run (sign-file);
 $VMLAT_KO_UNSIGNED is the same build unsigned, $VMLAT_KO_OTHER_KEY the
 same build signed with a key the kernel does not trust (an operator's
-MOK key that was never enrolled). On a boot that does not enforce
-signatures (/sys/module/module/parameters/sig_enforce is Y) under
-lockdown ([integrity]), the whole test skips before loading anything.
+MOK key that was never enrolled). Unless the boot enforces signatures
+(/sys/module/module/parameters/sig_enforce is Y) under lockdown
+([integrity]), the whole test skips before loading anything.
 
   signed-loaded:     the signed vmlat is loaded: the kernel did not taint
                      it as unsigned (no E in /sys/module/vmlat/taint),
@@ -36,8 +36,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (VMLAT, dmesg, lockdown_level, main, rd,  # noqa: E402
-                         tap)
+from vmlat_ktest import (VMLAT, dmesg, insmod, lockdown_level,  # noqa: E402
+                         main, rd, rmmod, tap)
 
 KO = os.environ.get("VMLAT_KO", "")
 UNSIGNED = os.environ.get("VMLAT_KO_UNSIGNED", "")
@@ -64,17 +64,10 @@ def loaded():
     return os.path.isdir("/sys/module/vmlat")
 
 
-def insmod(ko):
-    """insmod KO: (exit status, stderr)."""
-    p = subprocess.run(["insmod", ko], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    return p.returncode, p.stderr.strip()
-
-
 def refused(name, ko, message):
     """KO is refused: insmod fails (with REJECTED), vmlat is not loaded,
     and the kernel logs MESSAGE (if any)."""
-    if loaded() and subprocess.run(["rmmod", "vmlat"]).returncode:
+    if loaded() and rmmod():
         raise RuntimeError("rmmod vmlat failed")
     dmesg(clear=True)
     rc, err = insmod(ko)

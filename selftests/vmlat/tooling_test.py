@@ -46,8 +46,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, keep, main, rd, rd_json,
-                         scenario, tap, tracing_instance, wr)
+                         check_no_lost_events, insmod, keep, main, rd,
+                         rd_json, rmmod, scenario, tap, tracing_instance, wr)
 
 N = int(os.environ.get("VMLAT_TOOLING_EXITS", "100"))
 KO = os.environ.get("VMLAT_KO", "")
@@ -79,11 +79,15 @@ def vmlat_exits(pid):
     return {}, set()
 
 
-def module(op):
-    p = subprocess.run([op] + ([KO] if op == "insmod" else ["vmlat"]),
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    if p.returncode:
-        raise RuntimeError("%s: %s" % (op, p.stderr.strip()))
+def load():
+    rc, err = insmod(KO)
+    if rc:
+        raise RuntimeError("insmod: %s" % err)
+
+
+def unload():
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed")
 
 
 def test_alone():
@@ -144,7 +148,7 @@ def test_beside():
     ctl, ack = os.path.join(tmp, "ctl"), os.path.join(tmp, "ack")
     os.mkfifo(ctl)
     os.mkfifo(ack)
-    module("rmmod")
+    unload()
     tools = []
     try:
         with tracing_instance(INST, ["kvm/kvm_exit"], 4096):
@@ -163,12 +167,12 @@ def test_beside():
                 universal_newlines=True)
             tools.append(pf)
             perf_enable(ctl, ack, pf)
-            module("insmod")
+            load()
             rec_a = scenario("exits", str(N))
             pid_a, tid_a = vcpu_of(rec_a)
             got, isas = vmlat_exits(pid_a)
             want = expected(rec_a, "vmx" in isas)
-            module("rmmod")
+            unload()
             rec_b = scenario("exits", str(N))
             _, tid_b = vcpu_of(rec_b)
             time.sleep(2.5)                 # kvm_stat's last interval
@@ -183,7 +187,7 @@ def test_beside():
             p.kill()
             p.wait()
         if not os.path.isdir(VMLAT):
-            module("insmod")                # as run_suite left it
+            load()                # as run_suite left it
     keep("tooling_kvm_stat.csv", ks_out)
     keep("tooling_perf_record.txt", perf_out)
 

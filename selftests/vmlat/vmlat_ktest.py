@@ -173,6 +173,19 @@ def raw_write(path, text):
         os.close(fd)
 
 
+def insmod(ko, *args):
+    """insmod KO ARGS: (exit status, stderr)."""
+    p = subprocess.run(["insmod", ko] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    return p.returncode, p.stderr.strip()
+
+
+def rmmod():
+    """rmmod vmlat: its exit status."""
+    return subprocess.run(["rmmod", "vmlat"], stderr=subprocess.PIPE,
+                          universal_newlines=True).returncode
+
+
 LOCKDOWN = "/sys/kernel/security/lockdown"
 
 
