@@ -99,6 +99,30 @@ make_iso() {
 		-boot-info-table "$dir/iso" 2>/dev/null
 }
 
+# Debian builds bochs with its debugger, whose term display draws the
+# screen (and the status bar, every second) into a pseudo-terminal of its
+# own, /dev/ptmx, and says which on standard error: 'Bochs connected to
+# screen "/dev/pts/N"'. Nobody reads that terminal, so after some minutes
+# its buffer is full, bochs blocks writing to it and the emulated machine
+# stops, silent (the serial console included). Read it into /dev/null.
+# Prints the reader's PID (nothing if bochs never said which terminal).
+drain_bochs_screen() {	# drain_bochs_screen TERM_LOG BOCHS_PID
+	local tlog=$1 pid=$2 pts i
+	for ((i = 0; i < 600; i++)); do
+		pts=$(grep -ao 'connected to screen "/dev/pts/[0-9]*"' "$tlog" 2>/dev/null |
+			head -n 1 | grep -o '/dev/pts/[0-9]*') || true
+		if [ -n "$pts" ] && [ -c "$pts" ]; then
+			stty -F "$pts" raw -echo 2>/dev/null || true
+			cat "$pts" >/dev/null 2>&1 </dev/null &
+			echo $!
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "boot.sh: bochs named no screen terminal; it may stop when that fills" >&2
+}
+
 run_bochs() {
 	local kdir=$1 out=$2 timeout_s=$3 cmdline=$4 job=$5 stage2=$6 tmp rc=0
 	local -a paths
@@ -134,12 +158,14 @@ run_bochs() {
 	# The term display needs a terminal: script(1) gives it one. bochs
 	# does not always end on SIGTERM: SIGKILL.
 	TERM=xterm timeout -s KILL "$timeout_s" script -qfec \
-		"bochs -q -f $tmp/bochsrc" /dev/null <"$tmp/stdin" >/dev/null 2>&1 &
-	local pid=$!
+		"bochs -q -f $tmp/bochsrc" /dev/null <"$tmp/stdin" >"$tmp/term.log" 2>&1 &
+	local pid=$! drain
 	exec 8>"$tmp/stdin"
 	echo c >&8
+	drain=$(drain_bochs_screen "$tmp/term.log" "$pid")
 	wait "$pid" || rc=$?
 	exec 8>&-
+	[ -z "$drain" ] || kill "$drain" 2>/dev/null || true
 	grep -E '>>PANIC<<|\[(CPU0|SIM) *\] .*(panic|shutdown)' "$tmp/bochs.log" \
 		>>"$out/console.log" 2>/dev/null || true
 	# what the job wrote to <outdir> inside the image
