@@ -266,7 +266,8 @@ WAKE_RE = re.compile(
 MIGRATE_RE = re.compile(
     r"^comm=(?P<comm>.*) pid=(?P<pid>-?\d+) prio=-?\d+ "
     r"orig_cpu=(?P<orig>\d+) dest_cpu=(?P<dest>\d+)\s*$")
-ENTRY_RE = re.compile(r"^vcpu (?P<vcpu>\d+), rip 0x[0-9a-fA-F]+")
+ENTRY_RE = re.compile(r"^vcpu (?P<vcpu>\d+), rip 0x(?P<rip>[0-9a-fA-F]+)")
+VMENTER_RE = re.compile(r"nested_rip: 0x([0-9a-fA-F]+)")
 EXIT_RE = re.compile(r"^vcpu (?P<vcpu>\d+) reason (?P<reason>.*?) rip 0x")
 UEXIT_RE = re.compile(r"^reason (?P<reason>\S+) \((?P<code>-?\d+)\)")
 HCALL_RE = re.compile(r"^nr (?P<nr>0x[0-9a-fA-F]+)")
@@ -922,7 +923,13 @@ class Nested:
     the vCPU in guest mode, and kvm_nested_vmexit_inject when it makes L1
     handle an exit of L2 (guest mode ends). So the level a kvm_entry
     enters is L2 from a kvm_nested_vmenter to the next
-    kvm_nested_vmexit_inject, else L1. A kvm_exit after an L2 entry is an
+    kvm_nested_vmexit_inject, else L1. KVM traces kvm_nested_vmenter before
+    its last checks of the entry (VMX: loading L2's CR3): an entry that
+    fails them becomes a VM-entry failure exit to L1, with no
+    kvm_nested_vmexit_inject. The first kvm_entry after a
+    kvm_nested_vmenter enters L2 only at its nested_rip; at any other rip
+    it resumes L1 after its VMLAUNCH/VMRESUME/VMRUN ("vmenter_failed"). A
+    kvm_exit after an L2 entry is an
     L2 exit: KVM also traces kvm_nested_vmexit for it (checked). The L2
     exit is reflected to L1 if the next kvm_entry enters L1, else handled
     by L0; its round trip ends at the next L2 entry. A HLT exit's wake-up
@@ -951,8 +958,9 @@ class Nested:
         self.l2_exit_traced = True  # kvm_nested_vmexit of the last L2 exit
         self.halt = {}              # level -> HLT exit ns
         self.woken_ns = 0
+        self.vmenter_rip = None     # nested_rip of a kvm_nested_vmenter
         self.r = {"l2_entries": 0, "l1_to_l2": 0, "vmenters": 0,
-                  "injects": 0, "l1_ns": 0, "l2_ns": 0,
+                  "vmenter_failed": 0, "injects": 0, "l1_ns": 0, "l2_ns": 0,
                   "handled": {}, "reflected": {},
                   "trips_l0": [], "trips_l1": [],
                   "wakeup_l1": [], "wakeup_l2": [],
@@ -983,7 +991,14 @@ class Nested:
             self.entry_ns = None
 
     def on_kvm_entry(self, t, body):
-        r, lvl = self.r, self.next_level
+        r = self.r
+        if self.vmenter_rip is not None:
+            e = ENTRY_RE.match(body)
+            if e and int(e.group("rip"), 16) != self.vmenter_rip:
+                r["vmenter_failed"] += 1
+                self.next_level = "l1"
+            self.vmenter_rip = None
+        lvl = self.next_level
         self.guest_time(t)      # a re-entry without kvm_exit
         if not self.l2_exit_traced:
             self.anomaly("l2_exit_without_nested_vmexit")
@@ -1037,6 +1052,8 @@ class Nested:
     def on_kvm_nested_vmenter(self, t, body):
         self.r["vmenters"] += 1
         self.next_level = "l2"
+        m = VMENTER_RE.search(body)
+        self.vmenter_rip = int(m.group(1), 16) if m else None
 
     def on_kvm_nested_vmexit_inject(self, t, body):
         self.r["injects"] += 1
@@ -1068,8 +1085,8 @@ def _ev(comm, pid, cpu, us, event, body):
                                                       event, body)
 
 
-def _entry(us, cpu=1):
-    return _ev("vcpu0", 100, cpu, us, "kvm_entry", "vcpu 0, rip 0x1000")
+def _entry(us, cpu=1, rip=0x1000):
+    return _ev("vcpu0", 100, cpu, us, "kvm_entry", "vcpu 0, rip %#x" % rip)
 
 
 def _exit(us, reason, cpu=1):
@@ -1187,17 +1204,20 @@ _VMENTER = "rip: 0x1000 vmcb: 0x35000 nested_rip: 0x2000"
 # handled by L0; L2 45-50, HLT reflected (L1 53-55); L2 runs from 58.
 _CASE_N = ([_entry(0), _exit(10, "vmrun"), _nev(11, "kvm_nested_vmenter",
                                                  _VMENTER),
-            _nev(11, "kvm_mmu_get_page", "sp gen 0 gfn 0 l4"), _entry(12)] +
+            _nev(11, "kvm_mmu_get_page", "sp gen 0 gfn 0 l4"),
+            _entry(12, rip=0x2000)] +
            _nexit(20, "hypercall") +
            [_nev(21, "kvm_nested_vmexit_inject", _INJ % "hypercall"),
             _entry(25), _exit(30, "vmrun"),
-            _nev(31, "kvm_nested_vmenter", _VMENTER), _entry(32)] +
+            _nev(31, "kvm_nested_vmenter", _VMENTER),
+            _entry(32, rip=0x2000)] +
            _nexit(40, "io") + [_entry(45)] + _nexit(50, "hlt") +
            [_nev(51, "kvm_nested_vmexit_inject", _INJ % "hlt"), _entry(53),
             _exit(55, "vmrun"), _nev(56, "kvm_nested_vmenter", _VMENTER),
-            _entry(58)])
+            _entry(58, rip=0x2000)])
 _EXPECT_N = {
-    "l2_entries": 4, "l1_to_l2": 3, "vmenters": 3, "injects": 2,
+    "l2_entries": 4, "l1_to_l2": 3, "vmenters": 3, "vmenter_failed": 0,
+    "injects": 2,
     "l1_ns": 17000, "l2_ns": 21000, "handled": {"io": 1},
     "reflected": {"hypercall": 1, "hlt": 1}, "trips_l0": [5000],
     "trips_l1": [12000, 8000], "wakeup_l1": [], "wakeup_l2": [8000],
@@ -1205,18 +1225,40 @@ _EXPECT_N = {
 }
 
 
+# L1's first VMRUN fails KVM's last checks (kvm_nested_vmenter, then L1
+# resumes at 12 after its VMRUN, not at nested_rip 0x2000) and makes an
+# I/O exit at 20; its second VMRUN enters L2 at 32, whose I/O exit at 40
+# L0 handles (L2 again from 45).
+_CASE_NF = ([_entry(0), _exit(10, "vmrun"),
+             _nev(11, "kvm_nested_vmenter", _VMENTER),
+             _entry(12, rip=0x1003), _exit(20, "io"), _entry(25),
+             _exit(30, "vmrun"), _nev(31, "kvm_nested_vmenter", _VMENTER),
+             _entry(32, rip=0x2000)] + _nexit(40, "io") +
+            [_entry(45, rip=0x2000)])
+_EXPECT_NF = {
+    "l2_entries": 2, "l1_to_l2": 1, "vmenters": 2, "vmenter_failed": 1,
+    "injects": 0, "l1_ns": 23000, "l2_ns": 8000, "handled": {"io": 1},
+    "reflected": {}, "trips_l0": [5000], "trips_l1": [],
+    "p1": [[2, 0], [2, 0]], "anomalies": {},
+}
+
+
 def nested_self_test(i):
-    """The nested case; prints its TAP line; returns 1 if it failed."""
-    n = Nested(100)
-    for line in _CASE_N:
-        n.feed(line + "\n")
-    got = n.result()
-    bad = [k for k in _EXPECT_N if got[k] != _EXPECT_N[k]]
-    print("%sok %d nested_l1_l2_reflected_handled_p1" %
-          ("not " if bad else "", i))
-    for k in bad:
-        print("# %s: got %s, expected %s" % (k, got[k], _EXPECT_N[k]))
-    return 1 if bad else 0
+    """The nested cases; print their TAP lines; return how many failed."""
+    failed = 0
+    for j, (name, lines, exp) in enumerate(
+            [("nested_l1_l2_reflected_handled_p1", _CASE_N, _EXPECT_N),
+             ("nested_failed_vmenter_resumes_l1", _CASE_NF, _EXPECT_NF)]):
+        n = Nested(100)
+        for line in lines:
+            n.feed(line + "\n")
+        got = n.result()
+        bad = [k for k in exp if got[k] != exp[k]]
+        print("%sok %d %s" % ("not " if bad else "", i + j, name))
+        for k in bad:
+            print("# %s: got %s, expected %s" % (k, got[k], exp[k]))
+        failed += 1 if bad else 0
+    return failed
 
 
 def self_test():
@@ -1226,7 +1268,7 @@ def self_test():
              ("window_markers", _CASE_C, _EXPECT_C,
               {"start_marker": "vmlat_start", "end_marker": "vmlat_end"})]
     print("TAP version 13")
-    print("1..%d" % (len(cases) + 1))
+    print("1..%d" % (len(cases) + 2))
     failed = 0
     for i, (name, lines, exp, kw) in enumerate(cases, 1):
         o = Oracle({100: Vcpu(100, 99)}, **kw)

@@ -35,7 +35,11 @@ nested events, not from is_guest_mode() as vmlat does.
                  svm_int_ctl_test (VMX: vmx_close_while_nested_test and
                  vmx_tsc_adjust_test) from $KVM_SELFTESTS pass with vmlat
                  loaded, and vmlat shows their L2 activity as the oracle
-                 does.
+                 does. vmx_tsc_adjust_test's first VMLAUNCH has an invalid
+                 guest CR3: KVM traces kvm_nested_vmenter, then fails the
+                 entry and L1 resumes; the oracle takes it out of the
+                 kvm_nested_vmenter count (its next kvm_entry is not at
+                 the nested_rip), and vmlat never saw L2 there.
 
 The heuristic's agreement is printed in each result's comment.
 Needs root, kvm_amd or kvm_intel with nested=1, $VMLAT_KO; run from the directory holding
@@ -156,10 +160,12 @@ def check_common(tag, vm, o):
     tap(nv["l2_entries"] > 0 and nv["l2_entries"] == o["l2_entries"],
         tag + ".l2_entries_equal_oracle",
         "vmlat %d oracle %d" % (nv["l2_entries"], o["l2_entries"]))
-    tap(nv["l1_to_l2"] == o["vmenters"] == o["l1_to_l2"],
+    # less the entries KVM failed after tracing them (see the oracle)
+    entered = o["vmenters"] - o["vmenter_failed"]
+    tap(nv["l1_to_l2"] == entered == o["l1_to_l2"],
         tag + ".l1_to_l2_equal_kvm_nested_vmenter",
-        "vmlat %d ftrace %d oracle %d" % (nv["l1_to_l2"], o["vmenters"],
-                                          o["l1_to_l2"]))
+        "vmlat %d ftrace %d (%d of them failed) oracle %d" %
+        (nv["l1_to_l2"], o["vmenters"], o["vmenter_failed"], o["l1_to_l2"]))
     tap(nv["l2_exits_l1"] == o["injects"],
         tag + ".reflected_equal_kvm_nested_vmexit_inject",
         "vmlat %d ftrace %d" % (nv["l2_exits_l1"], o["injects"]))
