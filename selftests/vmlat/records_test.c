@@ -45,6 +45,7 @@
  * Run as root in a KVM host with VMLAT_KO=<path of vmlat.ko>; each test
  * loads vmlat and unloads it. Skips without /dev/kvm, debugfs or VMLAT_KO.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -495,12 +496,53 @@ static bool load(struct __test_metadata *_metadata, const char *params,
 LOADED_FIXTURE(records, CAP_PARAMS)
 LOADED_FIXTURE(sized, NULL)	/* at the defaults */
 
-/* Nothing live left: no VM or vCPU record, no task table entry. */
+/* How many threads this process has (entries of /proc/self/task). */
+static int nr_threads(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir)))
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/*
+ * pthread_join() returns when the kernel clears the thread's TID, in
+ * exit_mm(), before do_exit() traces sched_process_exit, where vmlat lets
+ * go of the thread's records: right after a join they may still be live.
+ * A thread leaves /proc/self/task at release_task(), after the
+ * tracepoint. Waits (5 s at most) until this process has one thread.
+ */
+static int wait_other_threads_released(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 500; i++) {
+		n = nr_threads();
+		if (n == 1)
+			return 0;
+		usleep(10000);
+	}
+	return n;
+}
+
+/*
+ * Nothing live left, once this test's threads are gone: no VM or vCPU
+ * record, no task table entry.
+ */
 static void expect_nothing_live(struct __test_metadata *_metadata,
 				const char *when)
 {
 	struct tables t;
+	int left = wait_other_threads_released();
 
+	EXPECT_EQ(0, left) TH_LOG("%s: /proc/self/task still has %d entries after 5 s",
+				  when, left);
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(0, t.vms_live) TH_LOG("%s: %ld VM records live", when, t.vms_live);
 	EXPECT_EQ(0, t.vcpus_live) TH_LOG("%s: %ld vCPU records live", when,
