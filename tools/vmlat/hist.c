@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmlat hist: a VM's latency histograms as text, like rtla timerlat
+ * hist: one row per power-of-two range of durations, its count and a
+ * bar. Powers of two from 128 ns are bounds of the module's own buckets
+ * (16 per octave), so every row counts exactly the samples of its range.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmlat.h"
+
+#define BAR_WIDTH	40
+#define NR_ROWS		64
+
+struct hist_opts {
+	const char *kind;	/* NULL: preempt, wait, exit (and nested) */
+	const char *reason;	/* kind "exit:REASON" */
+	const char *filter;
+	bool ns;		/* counts per module bucket, in ns */
+};
+
+/* The row of a bucket starting at @lo: [0, 128), then [2^k, 2^(k+1)). */
+static int row_of(uint64_t lo)
+{
+	int k = 0;
+
+	if (lo < 128)
+		return 0;
+	while (k < 63 && (lo >> (k + 1)))
+		k++;
+	return k - 6;	/* 128 = 2^7 is row 1 */
+}
+
+static uint64_t row_lo(int r)
+{
+	return r ? 1ULL << (r + 6) : 0;
+}
+
+static void print_hist(const struct vm *v, const char *title,
+		       const char *what, const struct hist *h, bool ns)
+{
+	uint64_t rows[NR_ROWS] = { 0 }, max = 0;
+	char a[16], b[16], c[16], d[16], e[16];
+	int r, first = NR_ROWS, last = -1, w;
+	size_t i;
+
+	printf("# %s (pid %d, vm_id %u): %s%s%s\n", v->name, v->pid, v->id,
+	       title, what ? " - " : "", what ? what : "");
+	if (!h->count) {
+		printf("# no samples\n\n");
+		return;
+	}
+	printf("# %llu samples, min %s, p50 %s, p99 %s, max %s, mean %s\n",
+	       (unsigned long long)h->count, fmt_ns(a, sizeof(a), h->min_ns),
+	       fmt_ns(b, sizeof(b), hist_quantile(h, 0.5)),
+	       fmt_ns(c, sizeof(c), hist_quantile(h, 0.99)),
+	       fmt_ns(d, sizeof(d), h->max_ns),
+	       fmt_ns(e, sizeof(e), h->sum_ns / h->count));
+	if (ns) {
+		printf("%12s %12s %10s\n", "lo_ns", "hi_ns", "count");
+		for (i = 0; i < h->nr; i++)
+			printf("%12llu %12llu %10llu\n",
+			       (unsigned long long)h->b[i].lo_ns,
+			       (unsigned long long)h->b[i].hi_ns,
+			       (unsigned long long)h->b[i].count);
+		printf("\n");
+		return;
+	}
+	for (i = 0; i < h->nr; i++) {
+		r = row_of(h->b[i].lo_ns);
+		rows[r] += h->b[i].count;
+		if (r < first)
+			first = r;
+		if (r > last)
+			last = r;
+	}
+	for (r = first; r <= last; r++)
+		if (rows[r] > max)
+			max = rows[r];
+	printf("%21s %10s\n", "duration", "count");
+	for (r = first; r <= last; r++) {
+		fmt_ns(a, sizeof(a), row_lo(r));
+		if (r + 1 < NR_ROWS && row_lo(r + 1) <= 10000000000ULL)
+			fmt_ns(b, sizeof(b), row_lo(r + 1));
+		else
+			snprintf(b, sizeof(b), "...");
+		w = max ? (int)((rows[r] * BAR_WIDTH + max - 1) / max) : 0;
+		printf("%9s - %9s %10llu |%.*s\n", r ? a : "0", b,
+		       (unsigned long long)rows[r], w,
+		       "########################################");
+	}
+	printf("\n");
+}
+
+static void vm_hists(const struct vm *v, const struct hist_opts *o)
+{
+	size_t i;
+	int k;
+
+	if (o->reason) {
+		for (i = 0; i < v->nr_exits; i++) {
+			const struct exit_reason *x = &v->exits[i];
+			char title[80];
+
+			if (strcasecmp(x->name, o->reason) || !x->has_hist)
+				continue;
+			snprintf(title, sizeof(title), "exit %s", x->name);
+			print_hist(v, title, "its handling time", &x->h, o->ns);
+		}
+		return;
+	}
+	for (k = 0; k < NR_HK; k++) {
+		if (o->kind && strcmp(o->kind, hkind_names[k]))
+			continue;
+		/* No rows of zero L2 histograms for VMs that run no L2. */
+		if (!o->kind && k > HK_EXIT && !v->nested.nr_vcpus)
+			continue;
+		print_hist(v, hkind_names[k], hkind_what[k], &v->h[k], o->ns);
+	}
+}
+
+static void usage(FILE *f)
+{
+	int k;
+
+	fprintf(f,
+		"usage: vmlat hist [-k KIND] [-d DURATION] [--ns] [VM]\n"
+		"  text histograms of each VM's latencies (since load, or over -d)\n"
+		"  -k KIND      one kind: ");
+	for (k = 0; k < NR_HK; k++)
+		fprintf(f, "%s, ", hkind_names[k]);
+	fprintf(f, "\n               or exit:REASON (an exit reason's handling time, e.g. exit:IOIO)\n"
+		"               (default: preempt, wait, exit, and the L2 ones of nested VMs)\n"
+		"  -d DURATION  the histograms of the next DURATION (10s, 1m) only\n"
+		"  --ns         the module's own buckets, in ns\n"
+		"  VM           only this VM (its name, VMM pid, or id:N)\n");
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "kind", required_argument, NULL, 'k' },
+		{ "ns", no_argument, NULL, 'N' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hist_opts o = { 0 };
+	uint64_t dur_ms = 0;
+	struct snap a, b;
+	struct vm d;
+	size_t i, shown = 0;
+	int opt, k;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "k:d:h", longs, NULL)) != -1) {
+		switch (opt) {
+		case 'k':
+			o.kind = optarg;
+			if (!strncmp(optarg, "exit:", 5) && optarg[5]) {
+				o.reason = optarg + 5;
+				break;
+			}
+			for (k = 0; k < NR_HK; k++)
+				if (!strcmp(optarg, hkind_names[k]))
+					break;
+			if (k == NR_HK) {
+				fprintf(stderr, "vmlat hist: -k %s: no such kind (vmlat hist -h lists them)\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			if (parse_duration_ms(optarg, &dur_ms) || !dur_ms) {
+				fprintf(stderr, "vmlat hist: -d %s: a duration such as 10s or 1m\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'N':
+			o.ns = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o.filter = argv[optind++];
+	if (optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (vmlat_read(&a))
+		return EXIT_ERR;
+	if (dur_ms) {
+		vmlat_wait_ms(dur_ms);
+		if (vmlat_read(&b)) {
+			snap_free(&a);
+			return EXIT_ERR;
+		}
+	}
+	for (i = 0; i < (dur_ms ? b.nr_vms : a.nr_vms); i++) {
+		const struct vm *v = dur_ms ? &b.vms[i] : &a.vms[i];
+
+		if (!vm_matches(v, o.filter))
+			continue;
+		shown++;
+		if (dur_ms) {
+			vm_delta(&d, snap_vm(&a, v->id, v->pid), v);
+			vm_hists(&d, &o);
+			vm_free(&d);
+		} else {
+			vm_hists(v, &o);
+		}
+	}
+	if (dur_ms)
+		snap_free(&b);
+	snap_free(&a);
+	if (!shown && o.filter) {
+		fprintf(stderr, "vmlat hist: no VM %s (vmlat top -a lists them)\n",
+			o.filter);
+		return EXIT_ERR;
+	}
+	return 0;
+}

@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading the module's JSON document (Documentation/vmlat.rst, "json")
+ * with json-c, and deltas between two reads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "snap.h"
+
+#define DEBUGFS_MAGIC	0x64626720
+
+const char *const state_names[NR_ST] = {
+	"guest", "kernel", "user", "preempted", "wait", "idle", "blocked",
+};
+
+const char *const hkind_names[NR_HK] = {
+	"preempt", "wait", "exit", "l2_exit_l0", "l2_exit_l1", "wakeup_l2",
+	"wakeup_l1",
+};
+
+const char *const hkind_what[NR_HK] = {
+	"preempted (off CPU, another task ran)",
+	"waiting for a CPU (runnable, not yet running)",
+	"exit handling (host kernel and VMM userspace)",
+	"L2 exits handled by L0 (the host)",
+	"L2 exits reflected to L1 (the guest hypervisor)",
+	"wake-up to L2",
+	"wake-up to L1",
+};
+
+const char *const pkind_names[NR_PK] = {
+	"host", "vm", "same_vm", "none", "idle",
+};
+
+/* ---- json-c accessors: a missing member reads as 0 or "" ------------- */
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+static uint64_t u64(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+
+	return v ? json_object_get_uint64(v) : 0;
+}
+
+static int64_t s64(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+
+	return v ? json_object_get_int64(v) : 0;
+}
+
+static void str(char *dst, size_t n, json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+	const char *s = v ? json_object_get_string(v) : "";
+
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+static size_t arr_len(json_object *a)
+{
+	return a && json_object_is_type(a, json_type_array) ?
+	       json_object_array_length(a) : 0;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		fprintf(stderr, "vmlat: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static void parse_states(struct states *s, json_object *o)
+{
+	char key[32];
+	int i;
+
+	s->observed_ns = u64(o, "observed_ns");
+	for (i = 0; i < NR_ST; i++) {
+		snprintf(key, sizeof(key), "%s_ns", state_names[i]);
+		s->ns[i] = u64(o, key);
+	}
+	s->exits = u64(o, "exits_total");
+}
+
+static void parse_hist(struct hist *h, json_object *o)
+{
+	json_object *b = get(o, "buckets"), *e;
+	size_t i;
+
+	h->count = u64(o, "count");
+	h->min_ns = u64(o, "min_ns");
+	h->max_ns = u64(o, "max_ns");
+	h->sum_ns = u64(o, "sum_ns");
+	h->nr = arr_len(b);
+	h->b = xcalloc(h->nr, sizeof(*h->b));
+	for (i = 0; i < h->nr; i++) {
+		e = json_object_array_get_idx(b, i);
+		h->b[i].lo_ns = json_object_get_uint64(json_object_array_get_idx(e, 0));
+		h->b[i].hi_ns = json_object_get_uint64(json_object_array_get_idx(e, 1));
+		h->b[i].count = json_object_get_uint64(json_object_array_get_idx(e, 2));
+	}
+}
+
+static void parse_exit(struct exit_reason *x, json_object *o)
+{
+	json_object *h = get(o, "histogram");
+
+	str(x->isa, sizeof(x->isa), o, "isa");
+	x->code = u64(o, "code");
+	str(x->name, sizeof(x->name), o, "name");
+	x->count = u64(o, "count");
+	x->total_ns = u64(o, "total_ns");
+	x->has_hist = h != NULL;
+	if (h)
+		parse_hist(&x->h, h);
+}
+
+static void parse_nested(struct nested *n, json_object *o)
+{
+	json_object *t = get(o, "totals"), *x = get(o, "exits"), *e;
+	size_t i;
+
+	n->nr_vcpus = (int)arr_len(get(o, "vcpus"));
+	n->l1_ns = u64(t, "l1_ns");
+	n->l2_ns = u64(t, "l2_ns");
+	n->l2_exit_l0_ns = u64(t, "l2_exit_l0_ns");
+	n->l2_exit_l1_ns = u64(t, "l2_exit_l1_ns");
+	n->l2_entries = u64(t, "l2_entries");
+	n->l1_to_l2 = u64(t, "l1_to_l2");
+	n->l2_exits_l0 = u64(t, "l2_exits_l0");
+	n->l2_exits_l1 = u64(t, "l2_exits_l1");
+	n->heuristic_agree = u64(t, "heuristic_agree");
+	n->heuristic_judged = u64(t, "heuristic_judged");
+	n->nr_exits = arr_len(x);
+	n->exits = xcalloc(n->nr_exits, sizeof(*n->exits));
+	for (i = 0; i < n->nr_exits; i++) {
+		e = json_object_array_get_idx(x, i);
+		str(n->exits[i].name, sizeof(n->exits[i].name), e, "name");
+		n->exits[i].l0 = u64(e, "handled_by_l0");
+		n->exits[i].l1 = u64(e, "reflected_to_l1");
+	}
+}
+
+static void parse_sync(struct sync *s, json_object *o)
+{
+	if (!o || json_object_is_type(o, json_type_null))
+		return;
+	s->present = true;
+	str(s->state, sizeof(s->state), o, "state");
+	s->exchanges = u64(o, "exchanges");
+	s->mapped = get(o, "bound_ns") != NULL;
+	s->drift_ppb = s64(o, "drift_ppb");
+	s->offset_ns = s64(o, "offset_ns");
+	s->bound_ns = u64(o, "bound_ns");
+	s->last_ns = u64(o, "last_ns");
+	s->calls = u64(o, "calls");
+	s->user = u64(o, "user");
+	s->malformed = u64(o, "malformed");
+	s->replayed = u64(o, "replayed");
+	s->unpaired = u64(o, "unpaired");
+	s->refused = u64(o, "refused");
+	s->limited = u64(o, "limited");
+	s->restarts = u64(o, "restarts");
+}
+
+static enum pkind pkind_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NR_PK; i++)
+		if (!strcmp(name, pkind_names[i]))
+			return i;
+	return PK_NONE;
+}
+
+static void parse_vm(struct vm *v, json_object *o)
+{
+	json_object *a, *e, *h;
+	char kind[16];
+	size_t i;
+	int k;
+
+	v->id = (unsigned int)u64(o, "id");
+	v->pid = (int)s64(o, "pid");
+	str(v->comm, sizeof(v->comm), o, "comm");
+	v->exited = json_object_get_boolean(get(o, "exited"));
+	parse_states(&v->st, o);
+
+	a = get(o, "vcpus");
+	v->nr_vcpus = arr_len(a);
+	v->vcpus = xcalloc(v->nr_vcpus, sizeof(*v->vcpus));
+	for (i = 0; i < v->nr_vcpus; i++) {
+		struct vcpu *c = &v->vcpus[i];
+
+		e = json_object_array_get_idx(a, i);
+		c->idx = (int)s64(e, "vcpu");
+		c->tid = (int)s64(e, "tid");
+		str(c->state, sizeof(c->state), e, "state");
+		parse_states(&c->st, e);
+		c->unexpected = u64(e, "unexpected");
+		c->late_exits = u64(e, "late_exits");
+	}
+
+	a = get(o, "exits");
+	v->nr_exits = arr_len(a);
+	v->exits = xcalloc(v->nr_exits, sizeof(*v->exits));
+	for (i = 0; i < v->nr_exits; i++)
+		parse_exit(&v->exits[i], json_object_array_get_idx(a, i));
+	v->exits_undecoded = u64(o, "exits_undecoded");
+
+	h = get(o, "histograms");
+	for (k = 0; k < NR_HK; k++) {
+		e = get(h, hkind_names[k]);
+		if (e)
+			parse_hist(&v->h[k], e);
+	}
+	parse_nested(&v->nested, get(o, "nested"));
+	parse_sync(&v->sync, get(o, "sync"));
+
+	a = get(o, "preemptors");
+	v->nr_pre = arr_len(a);
+	v->pre = xcalloc(v->nr_pre, sizeof(*v->pre));
+	for (i = 0; i < v->nr_pre; i++) {
+		struct preemptor *p = &v->pre[i];
+
+		e = json_object_array_get_idx(a, i);
+		str(kind, sizeof(kind), e, "kind");
+		p->kind = pkind_of(kind);
+		p->pid = (int)s64(e, "pid");
+		str(p->comm, sizeof(p->comm), e, "comm");
+		p->vm_pid = (int)s64(e, "vm");
+		p->vcpu = (int)s64(e, "vcpu");
+		p->cpu = (int)s64(e, "cpu");
+		p->stolen_ns = u64(e, "stolen_ns");
+		p->slices = u64(e, "slices");
+	}
+	v->pre_other_ns = u64(o, "preemptors_other_ns");
+	v->stolen_by_host = u64(get(o, "stolen_by"), "host");
+	e = get(o, "steal");
+	v->steal.ready_ns = u64(e, "ready_ns");
+	v->steal.preempted_ns = u64(e, "preempted_ns");
+	v->steal.wait_ns = u64(e, "wait_ns");
+	v->steal.handling_ns = u64(e, "handling_ns");
+	v->steal.kernel_ns = u64(e, "kernel_ns");
+	v->steal.user_ns = u64(e, "user_ns");
+	snprintf(v->name, sizeof(v->name), "%s", v->comm);
+}
+
+int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
+{
+	enum json_tokener_error jerr;
+	json_object *root, *vms, *d;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	root = json_tokener_parse_verbose(text, &jerr);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		snprintf(err, errlen, "not a vmlat JSON document: %s",
+			 root ? "not an object" : json_tokener_error_desc(jerr));
+		json_object_put(root);
+		return -1;
+	}
+	if (!get(root, "schema")) {
+		snprintf(err, errlen, "the document has no schema: it comes from a vmlat module older than this command (schema %d); load the module built with this command",
+			 VMLAT_SCHEMA);
+		json_object_put(root);
+		return -1;
+	}
+	s->schema = (int)s64(root, "schema");
+	if (s->schema != VMLAT_SCHEMA) {
+		snprintf(err, errlen, "the document has schema %d, this command reads schema %d: use the vmlat command of the module's version (%s)",
+			 s->schema, VMLAT_SCHEMA,
+			 json_object_get_string(get(root, "version")) ?: "?");
+		json_object_put(root);
+		return -1;
+	}
+	str(s->version, sizeof(s->version), root, "version");
+	s->now_ns = u64(root, "now_ns");
+	vms = get(root, "vms");
+	s->nr_vms = arr_len(vms);
+	s->vms = xcalloc(s->nr_vms, sizeof(*s->vms));
+	for (i = 0; i < s->nr_vms; i++)
+		parse_vm(&s->vms[i], json_object_array_get_idx(vms, i));
+	d = get(root, "dropped");
+	s->dropped_vms = u64(d, "vms");
+	s->dropped_vcpus = u64(d, "vcpus");
+	s->dropped_victims = u64(d, "victims");
+	json_object_put(root);
+	return 0;
+}
+
+/* ---- reading, and what to do when it fails ---------------------------- */
+
+static char *slurp(int fd, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return NULL;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* The kernel's lockdown level, "none" if it has none to say. */
+static void lockdown_level(char *buf, size_t n)
+{
+	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+	char line[128], *l, *r;
+
+	snprintf(buf, n, "none");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		l = strchr(line, '[');
+		r = l ? strchr(l, ']') : NULL;
+		if (l && r) {
+			*r = '\0';
+			snprintf(buf, n, "%s", l + 1);
+		}
+	}
+	fclose(f);
+}
+
+/* Why the module's file cannot be opened, as what to do about it. */
+static void explain_open(const char *path, int e, char *err, size_t errlen)
+{
+	struct statfs sfs;
+	char lock[32];
+
+	if (e == ENOENT) {
+		if (statfs(VMLAT_DEBUGFS, &sfs) || sfs.f_type != DEBUGFS_MAGIC)
+			snprintf(err, errlen, "debugfs is not mounted on %s: mount it (mount -t debugfs none %s)",
+				 VMLAT_DEBUGFS, VMLAT_DEBUGFS);
+		else if (access("/sys/module/vmlat", F_OK))
+			snprintf(err, errlen, "the vmlat module is not loaded: load it (modprobe vmlat)");
+		else
+			snprintf(err, errlen, "%s is missing though vmlat is loaded: is it the vmlat module of this command (%s)?",
+				 path, VMLAT_JSON);
+		return;
+	}
+	if (e == EACCES) {
+		snprintf(err, errlen, "no permission to read %s: run as root",
+			 path);
+		return;
+	}
+	if (e == EPERM) {
+		lockdown_level(lock, sizeof(lock));
+		if (!strcmp(lock, "confidentiality"))
+			snprintf(err, errlen, "the kernel's lockdown (confidentiality) refuses debugfs: boot with lockdown=integrity or none to read %s",
+				 path);
+		else
+			snprintf(err, errlen, "reading %s is not permitted: run as root",
+				 path);
+		return;
+	}
+	snprintf(err, errlen, "%s: %s", path, strerror(e));
+}
+
+int snap_read(struct snap *s, const char *path, char *err, size_t errlen)
+{
+	const char *p = path ? path : VMLAT_JSON;
+	size_t len;
+	char *text;
+	int fd, ret;
+
+	memset(s, 0, sizeof(*s));
+	if (path && !strcmp(path, "-"))
+		fd = dup(0);
+	else
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (path)
+			snprintf(err, errlen, "%s: %s", p, strerror(errno));
+		else
+			explain_open(p, errno, err, errlen);
+		return -1;
+	}
+	text = slurp(fd, &len);
+	if (!text) {
+		if (path)
+			snprintf(err, errlen, "%s: %s", p, strerror(errno));
+		else
+			explain_open(p, errno, err, errlen);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	ret = snap_parse(s, text, err, errlen);
+	free(text);
+	if (ret) {
+		/* Say which document the parse error is about. */
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%s", err);
+		snprintf(err, errlen, "%s: %s", p, tmp);
+	}
+	return ret;
+}
+
+static void hist_free(struct hist *h)
+{
+	free(h->b);
+	h->b = NULL;
+	h->nr = 0;
+}
+
+void vm_free(struct vm *v)
+{
+	size_t i;
+	int k;
+
+	free(v->vcpus);
+	for (i = 0; i < v->nr_exits; i++)
+		hist_free(&v->exits[i].h);
+	free(v->exits);
+	for (k = 0; k < NR_HK; k++)
+		hist_free(&v->h[k]);
+	free(v->nested.exits);
+	free(v->pre);
+	memset(v, 0, sizeof(*v));
+}
+
+void snap_free(struct snap *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		vm_free(&s->vms[i]);
+	free(s->vms);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct vm *snap_vm(const struct snap *s, unsigned int id, int pid)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->nr_vms; i++)
+		if (s->vms[i].id == id && s->vms[i].pid == pid)
+			return &s->vms[i];
+	return NULL;
+}
+
+/* ---- deltas ------------------------------------------------------------ */
+
+/* @b - @a, never below 0 (a reset between the reads: take @b). */
+static uint64_t sub(uint64_t b, uint64_t a)
+{
+	return b >= a ? b - a : b;
+}
+
+static void states_delta(struct states *d, const struct states *a,
+			 const struct states *b)
+{
+	int i;
+
+	d->observed_ns = sub(b->observed_ns, a ? a->observed_ns : 0);
+	for (i = 0; i < NR_ST; i++)
+		d->ns[i] = sub(b->ns[i], a ? a->ns[i] : 0);
+	d->exits = sub(b->exits, a ? a->exits : 0);
+}
+
+static void hist_copy(struct hist *d, const struct hist *b)
+{
+	*d = *b;
+	d->b = xcalloc(b->nr, sizeof(*b->b));
+	memcpy(d->b, b->b, b->nr * sizeof(*b->b));
+}
+
+/*
+ * Bucket by bucket. min and max of the interval are not known: they are
+ * the bounds of its lowest and highest non-empty bucket, clamped to the
+ * totals' min and max.
+ */
+static void hist_delta(struct hist *d, const struct hist *a,
+		       const struct hist *b)
+{
+	size_t i, j = 0, n = 0;
+
+	if (!a || b->count < a->count) {
+		hist_copy(d, b);
+		return;
+	}
+	memset(d, 0, sizeof(*d));
+	d->b = xcalloc(b->nr, sizeof(*b->b));
+	for (i = 0; i < b->nr; i++) {
+		uint64_t c = b->b[i].count;
+
+		while (j < a->nr && a->b[j].lo_ns < b->b[i].lo_ns)
+			j++;
+		if (j < a->nr && a->b[j].lo_ns == b->b[i].lo_ns)
+			c = sub(c, a->b[j].count);
+		if (!c)
+			continue;
+		d->b[n] = b->b[i];
+		d->b[n++].count = c;
+		d->count += c;
+	}
+	d->nr = n;
+	d->sum_ns = sub(b->sum_ns, a->sum_ns);
+	if (n) {
+		d->min_ns = d->b[0].lo_ns > b->min_ns ? d->b[0].lo_ns : b->min_ns;
+		d->max_ns = d->b[n - 1].hi_ns - 1 < b->max_ns ?
+			    d->b[n - 1].hi_ns - 1 : b->max_ns;
+	}
+}
+
+static const struct preemptor *find_pre(const struct vm *a,
+					const struct preemptor *p)
+{
+	size_t i;
+
+	for (i = 0; a && i < a->nr_pre; i++)
+		if (a->pre[i].kind == p->kind && a->pre[i].pid == p->pid &&
+		    a->pre[i].cpu == p->cpu)
+			return &a->pre[i];
+	return NULL;
+}
+
+static const struct exit_reason *find_exit(const struct vm *a,
+					   const struct exit_reason *x)
+{
+	size_t i;
+
+	for (i = 0; a && i < a->nr_exits; i++)
+		if (a->exits[i].code == x->code &&
+		    !strcmp(a->exits[i].isa, x->isa))
+			return &a->exits[i];
+	return NULL;
+}
+
+void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
+{
+	const struct preemptor *pa;
+	const struct exit_reason *xa;
+	size_t i, n;
+	int k;
+
+	*d = *b;
+	states_delta(&d->st, a ? &a->st : NULL, &b->st);
+
+	d->vcpus = xcalloc(b->nr_vcpus, sizeof(*d->vcpus));
+	for (i = 0; i < b->nr_vcpus; i++) {
+		const struct vcpu *ca = NULL;
+		size_t j;
+
+		for (j = 0; a && j < a->nr_vcpus; j++)
+			if (a->vcpus[j].tid == b->vcpus[i].tid &&
+			    a->vcpus[j].idx == b->vcpus[i].idx)
+				ca = &a->vcpus[j];
+		d->vcpus[i] = b->vcpus[i];
+		states_delta(&d->vcpus[i].st, ca ? &ca->st : NULL,
+			     &b->vcpus[i].st);
+	}
+
+	d->exits = xcalloc(b->nr_exits, sizeof(*d->exits));
+	for (i = n = 0; i < b->nr_exits; i++) {
+		const struct exit_reason *xb = &b->exits[i];
+
+		xa = find_exit(a, xb);
+		d->exits[n] = *xb;
+		d->exits[n].count = sub(xb->count, xa ? xa->count : 0);
+		d->exits[n].total_ns = sub(xb->total_ns, xa ? xa->total_ns : 0);
+		if (!d->exits[n].count)
+			continue;
+		if (xb->has_hist)
+			hist_delta(&d->exits[n].h, xa && xa->has_hist ?
+				   &xa->h : NULL, &xb->h);
+		n++;
+	}
+	d->nr_exits = n;
+	d->exits_undecoded = sub(b->exits_undecoded,
+				 a ? a->exits_undecoded : 0);
+
+	for (k = 0; k < NR_HK; k++)
+		hist_delta(&d->h[k], a ? &a->h[k] : NULL, &b->h[k]);
+
+	d->nested.exits = xcalloc(b->nested.nr_exits, sizeof(*d->nested.exits));
+	memcpy(d->nested.exits, b->nested.exits,
+	       b->nested.nr_exits * sizeof(*b->nested.exits));
+	if (a) {
+#define NSUB(f) d->nested.f = sub(b->nested.f, a->nested.f)
+		NSUB(l1_ns); NSUB(l2_ns); NSUB(l2_exit_l0_ns);
+		NSUB(l2_exit_l1_ns); NSUB(l2_entries); NSUB(l1_to_l2);
+		NSUB(l2_exits_l0); NSUB(l2_exits_l1); NSUB(heuristic_agree);
+		NSUB(heuristic_judged);
+#undef NSUB
+		for (i = 0; i < d->nested.nr_exits; i++) {
+			size_t j;
+
+			for (j = 0; j < a->nested.nr_exits; j++)
+				if (!strcmp(a->nested.exits[j].name,
+					    d->nested.exits[i].name)) {
+					d->nested.exits[i].l0 =
+						sub(d->nested.exits[i].l0,
+						    a->nested.exits[j].l0);
+					d->nested.exits[i].l1 =
+						sub(d->nested.exits[i].l1,
+						    a->nested.exits[j].l1);
+				}
+		}
+	}
+
+	/* Of the preemptors in @b's top list; those that left it are lost. */
+	d->pre = xcalloc(b->nr_pre, sizeof(*d->pre));
+	for (i = n = 0; i < b->nr_pre; i++) {
+		pa = find_pre(a, &b->pre[i]);
+		d->pre[n] = b->pre[i];
+		d->pre[n].stolen_ns = sub(b->pre[i].stolen_ns,
+					  pa ? pa->stolen_ns : 0);
+		d->pre[n].slices = sub(b->pre[i].slices, pa ? pa->slices : 0);
+		if (d->pre[n].stolen_ns)
+			n++;
+	}
+	d->nr_pre = n;
+	d->pre_other_ns = sub(b->pre_other_ns, a ? a->pre_other_ns : 0);
+	d->stolen_by_host = sub(b->stolen_by_host, a ? a->stolen_by_host : 0);
+#define SSUB(f) d->steal.f = sub(b->steal.f, a ? a->steal.f : 0)
+	SSUB(ready_ns); SSUB(preempted_ns); SSUB(wait_ns);
+	SSUB(handling_ns); SSUB(kernel_ns); SSUB(user_ns);
+#undef SSUB
+	if (a && b->sync.present && a->sync.present) {
+		d->sync.exchanges = sub(b->sync.exchanges, a->sync.exchanges);
+		d->sync.calls = sub(b->sync.calls, a->sync.calls);
+		d->sync.user = sub(b->sync.user, a->sync.user);
+		d->sync.malformed = sub(b->sync.malformed, a->sync.malformed);
+		d->sync.refused = sub(b->sync.refused, a->sync.refused);
+		d->sync.limited = sub(b->sync.limited, a->sync.limited);
+	}
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t want, seen = 0;
+	size_t i;
+
+	if (!h->count || !h->nr)
+		return 0;
+	want = (uint64_t)(q * (double)h->count + 0.999999);
+	if (!want)
+		want = 1;
+	for (i = 0; i < h->nr; i++) {
+		seen += h->b[i].count;
+		if (seen >= want)
+			return h->b[i].hi_ns - 1 < h->max_ns ?
+			       h->b[i].hi_ns - 1 : h->max_ns;
+	}
+	return h->max_ns;
+}

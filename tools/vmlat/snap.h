@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One read of /sys/kernel/debug/vmlat/json (schema VMLAT_SCHEMA), as C
+ * structs, and what the commands compute from two reads: deltas of
+ * counters, times and histograms between them.
+ */
+#ifndef VMLAT_SNAP_H
+#define VMLAT_SNAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VMLAT_SCHEMA		3
+#define VMLAT_DEBUGFS		"/sys/kernel/debug"
+#define VMLAT_JSON		VMLAT_DEBUGFS "/vmlat/json"
+
+/* A vCPU's states, in the module's order (vmlat/core/state.c). */
+enum vstate {
+	ST_GUEST, ST_KERNEL, ST_USER, ST_PREEMPTED, ST_WAIT, ST_IDLE,
+	ST_BLOCKED, NR_ST
+};
+extern const char *const state_names[NR_ST];
+
+/* A VM's histograms: the module's kinds, then the nested ones. */
+enum hkind {
+	HK_PREEMPT, HK_WAIT, HK_EXIT, HK_L2_EXIT_L0, HK_L2_EXIT_L1,
+	HK_WAKEUP_L2, HK_WAKEUP_L1, NR_HK
+};
+extern const char *const hkind_names[NR_HK];
+/* What each kind measures, for people. */
+extern const char *const hkind_what[NR_HK];
+
+/* The preemptor kinds (vmlat/types.h VMLAT_BY_KINDS). */
+enum pkind { PK_HOST, PK_VM, PK_SAME_VM, PK_NONE, PK_IDLE, NR_PK };
+extern const char *const pkind_names[NR_PK];
+
+struct bucket {
+	uint64_t lo_ns, hi_ns;	/* the module's bucket: [lo, hi) */
+	uint64_t count;
+};
+
+struct hist {
+	uint64_t count, min_ns, max_ns, sum_ns;
+	size_t nr;		/* non-empty buckets, by rising lo_ns */
+	struct bucket *b;
+};
+
+/* Time per state, observed time and exits: of a vCPU or a VM. */
+struct states {
+	uint64_t observed_ns;
+	uint64_t ns[NR_ST];
+	uint64_t exits;
+};
+
+struct vcpu {
+	int idx, tid;
+	char state[16];		/* a state name, or "exited" */
+	struct states st;
+	uint64_t unexpected, late_exits;
+	char thread[64];	/* its thread's name ("CPU 0/KVM"), or "" */
+};
+
+struct exit_reason {
+	char isa[8];		/* "svm", "vmx" */
+	uint64_t code;
+	char name[48];
+	uint64_t count, total_ns;
+	bool has_hist;
+	struct hist h;
+};
+
+struct preemptor {
+	enum pkind kind;
+	int pid;		/* host task, or the preempting vCPU's tid */
+	char comm[64];
+	int vm_pid, vcpu, cpu;	/* of kind vm/same_vm; of kind idle */
+	uint64_t stolen_ns, slices;
+};
+
+struct nested_exit {
+	char name[48];
+	uint64_t l0, l1;	/* handled by L0, reflected to L1 */
+};
+
+struct nested {
+	int nr_vcpus;		/* vCPUs that ran a nested guest; 0: none */
+	uint64_t l1_ns, l2_ns, l2_exit_l0_ns, l2_exit_l1_ns;
+	uint64_t l2_entries, l1_to_l2, l2_exits_l0, l2_exits_l1;
+	uint64_t heuristic_agree, heuristic_judged;
+	size_t nr_exits;
+	struct nested_exit *exits;
+};
+
+struct sync {
+	bool present;		/* its guest called at least once */
+	char state[16];		/* ok, waiting, inconsistent, out_of_range */
+	uint64_t exchanges;
+	bool mapped;		/* state ok: the fit below holds */
+	int64_t drift_ppb, offset_ns;
+	uint64_t bound_ns, last_ns;
+	uint64_t calls, user, malformed, replayed, unpaired, refused, limited,
+		 restarts;
+};
+
+struct steal {
+	uint64_t ready_ns, preempted_ns, wait_ns;	/* type 1 */
+	uint64_t handling_ns, kernel_ns, user_ns;	/* type 2 */
+};
+
+struct vm {
+	unsigned int id;
+	int pid;
+	char comm[64];
+	bool exited;
+	struct states st;
+	size_t nr_vcpus;
+	struct vcpu *vcpus;
+	size_t nr_exits;
+	struct exit_reason *exits;
+	uint64_t exits_undecoded;
+	struct hist h[NR_HK];
+	struct nested nested;
+	struct sync sync;
+	size_t nr_pre;
+	struct preemptor *pre;
+	uint64_t pre_other_ns;
+	uint64_t stolen_by_host;
+	struct steal steal;
+	char name[128];		/* names.c: libvirt's, QEMU's -name, or comm */
+};
+
+struct snap {
+	int schema;
+	char version[32];
+	uint64_t now_ns;
+	size_t nr_vms;
+	struct vm *vms;
+	uint64_t dropped_vms, dropped_vcpus, dropped_victims;
+};
+
+/*
+ * snap_parse() - @text (a json document) into @s. Return 0, or -1 with a
+ * one-line reason in @err.
+ */
+int snap_parse(struct snap *s, const char *text, char *err, size_t errlen);
+/*
+ * snap_read() - read @path (NULL: the module's debugfs file; "-": stdin)
+ * and parse it. Return 0, or -1 with a one-line message in @err that says
+ * what to do (module not loaded, debugfs not mounted, no permission,
+ * lockdown, unknown schema).
+ */
+int snap_read(struct snap *s, const char *path, char *err, size_t errlen);
+void snap_free(struct snap *s);
+
+/* The VM of @s with @id and @pid (ids are reused), or NULL. */
+const struct vm *snap_vm(const struct snap *s, unsigned int id, int pid);
+
+/*
+ * What happened between two reads of one VM: @d = @b - @a, where @a may
+ * be NULL (the VM is new: @d = @b). Counters, times, histograms (bucket
+ * by bucket), preemptors (by kind and pid; stolen_ns and slices) and
+ * exit reasons (by isa and code). @d owns its memory (vm_free()).
+ */
+void vm_delta(struct vm *d, const struct vm *a, const struct vm *b);
+void vm_free(struct vm *v);
+
+/*
+ * hist_quantile() - the value under which @q (0..1) of @h's samples fall,
+ * as the upper bound of the bucket holding it (the module's buckets: at
+ * most 1/16 wider than their lower bound); 0 for an empty histogram.
+ */
+uint64_t hist_quantile(const struct hist *h, double q);
+
+/* The state time that is not guest: a VM's type-1 + type-2 steal. */
+static inline uint64_t states_sum(const struct states *s)
+{
+	uint64_t t = 0;
+	int i;
+
+	for (i = 0; i < NR_ST; i++)
+		t += s->ns[i];
+	return t;
+}
+
+#endif /* VMLAT_SNAP_H */

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the vmlat command's tests share: running the command, reading
+fixtures, TAP results."""
+import json
+import os
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "fixtures")
+
+
+class Ctx:
+    """@bin: the vmlat binary under test. check() records one result."""
+
+    def __init__(self, binary):
+        self.bin = binary
+        self.n = 0
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, name, why=""):
+        self.n += 1
+        if ok:
+            self.passed += 1
+            print("ok %d %s" % (self.n, name))
+        else:
+            self.failed += 1
+            print("not ok %d %s # %s" % (self.n, name,
+                                         str(why).replace("\n", " | ")[:500]))
+
+    def run(self, args, env=None, timeout=60, stdin=None):
+        """Run vmlat ARGS; (exit status, stdout, stderr)."""
+        e = dict(os.environ)
+        e.setdefault("VMLAT_PROC", os.path.join(FIXTURES, "proc"))
+        e.setdefault("VMLAT_LIBVIRT_RUN", os.path.join(FIXTURES, "libvirt"))
+        if env:
+            e.update(env)
+        p = subprocess.run([self.bin] + list(args), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=e, timeout=timeout,
+                           input=stdin)
+        return (p.returncode, p.stdout.decode("utf-8", "replace"),
+                p.stderr.decode("utf-8", "replace"))
+
+
+def fixture(name):
+    """The path of fixture NAME (tests/fixtures/NAME.json)."""
+    return os.path.join(FIXTURES, name + ".json")
+
+
+def load(name):
+    """Fixture NAME as Python's json reads it: the independent reading."""
+    with open(fixture(name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def fixture_names():
+    return sorted(f[:-5] for f in os.listdir(FIXTURES) if f.endswith(".json"))

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Documents the command cannot read: each one line that says what to
+do, exit status 1."""
+import json
+import os
+import tempfile
+
+from cmdtest import fixture
+
+
+def run(ctx):
+    with open(fixture("contention-2"), encoding="utf-8") as f:
+        doc = json.load(f)
+    cases = []
+    tmp = tempfile.mkdtemp(prefix="vmlat_errors.")
+    for schema, name in ((99, "newer"), (2, "older")):
+        doc["schema"] = schema
+        p = os.path.join(tmp, name + ".json")
+        with open(p, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        cases.append((p, "schema_%s" % name,
+                      "schema %d, this command reads schema 3" % schema))
+    del doc["schema"]
+    p = os.path.join(tmp, "none.json")
+    with open(p, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    cases.append((p, "schema_missing", "no schema"))
+    p = os.path.join(tmp, "cut.json")
+    with open(p, "w", encoding="utf-8") as f:
+        f.write(json.dumps(doc)[:1000])
+    cases.append((p, "truncated", "not a vmlat JSON document"))
+    cases.append((os.path.join(tmp, "missing.json"), "missing_file",
+                  "No such file"))
+    for path, name, want in cases:
+        for cmd in (["top", "-b", "-n", "1"], ["report"], ["hist"]):
+            rc, out, err = ctx.run(["-f", path] + cmd)
+            lines = err.strip().splitlines()
+            ok = rc == 1 and len(lines) == 1 and want in lines[0] and \
+                lines[0].startswith("vmlat: ")
+            ctx.check(ok, "errors.%s.%s" % (name, cmd[0]), (rc, err[:300]))
+    rc, _, err = ctx.run(["bogus"])
+    ctx.check(rc == 2 and "no command 'bogus'" in err, "errors.no_command",
+              err)

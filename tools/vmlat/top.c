@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmlat top: per VM, where its vCPUs' time went over the last interval
+ * (the difference between two reads of the module's document, not its
+ * totals), refreshed like top(1) and kvm_stat(1); -b (or output that is
+ * not a terminal) prints each refresh as plain text for scripts.
+ */
+#include <getopt.h>
+#include <ncurses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vmlat.h"
+
+enum sort_key {
+	SK_STEAL, SK_NAME, SK_PID, SK_GUEST, SK_KERNEL, SK_USER, SK_PREEMPTED,
+	SK_WAIT, SK_IDLE, SK_EXITS, SK_P99, NR_SK
+};
+
+/* Sort key names (-s) and their keys in the live view. */
+static const struct {
+	const char *name;
+	int key;
+} sort_keys[NR_SK] = {
+	[SK_STEAL] = { "steal", 's' },	/* preempted + wait */
+	[SK_NAME] = { "name", 'n' },
+	[SK_PID] = { "pid", 'P' },
+	[SK_GUEST] = { "guest", 'g' },
+	[SK_KERNEL] = { "kernel", 'k' },
+	[SK_USER] = { "user", 'u' },
+	[SK_PREEMPTED] = { "preempted", 'p' },
+	[SK_WAIT] = { "wait", 'w' },
+	[SK_IDLE] = { "idle", 'i' },
+	[SK_EXITS] = { "exits", 'e' },
+	[SK_P99] = { "p99", 'l' },
+};
+
+struct row {
+	const struct vm *v;	/* the later read */
+	struct vm d;		/* what happened in the interval */
+	double share[NR_ST];	/* of its observed time, in per cent */
+	double exits_per_s;
+	uint64_t p99_ns;	/* of its preemptions in the interval */
+	char worst[96];		/* its worst preemptor in the interval */
+	double worst_pct;
+};
+
+struct top {
+	enum sort_key sort;
+	bool reverse, all;
+	int *pids;
+	int nr_pids;
+	const char *filter;
+	struct row *rows;
+	size_t nr_rows;
+	double interval_s;
+	size_t nr_vms, nr_exited;
+};
+
+static bool wanted(const struct top *t, const struct vm *v)
+{
+	int i;
+
+	if (!vm_matches(v, t->filter))
+		return false;
+	if (!t->nr_pids)
+		return true;
+	for (i = 0; i < t->nr_pids; i++)
+		if (t->pids[i] == v->pid)
+			return true;
+	return false;
+}
+
+static double row_value(const struct row *r, enum sort_key k)
+{
+	switch (k) {
+	case SK_STEAL:
+		return r->share[ST_PREEMPTED] + r->share[ST_WAIT];
+	case SK_PID:
+		return r->v->pid;
+	case SK_GUEST:
+		return r->share[ST_GUEST];
+	case SK_KERNEL:
+		return r->share[ST_KERNEL];
+	case SK_USER:
+		return r->share[ST_USER];
+	case SK_PREEMPTED:
+		return r->share[ST_PREEMPTED];
+	case SK_WAIT:
+		return r->share[ST_WAIT];
+	case SK_IDLE:
+		return r->share[ST_IDLE] + r->share[ST_BLOCKED];
+	case SK_EXITS:
+		return r->exits_per_s;
+	case SK_P99:
+		return (double)r->p99_ns;
+	default:
+		return 0;
+	}
+}
+
+static enum sort_key cur_sort;
+static bool cur_reverse;
+
+/* Largest first (names and pids: in order), then by VM id. */
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	double va, vb;
+	int c;
+
+	if (cur_sort == SK_NAME) {
+		c = strcmp(a->v->name, b->v->name);
+	} else {
+		va = row_value(a, cur_sort);
+		vb = row_value(b, cur_sort);
+		c = va < vb ? 1 : va > vb ? -1 : 0;
+		if (cur_sort == SK_PID)
+			c = -c;
+	}
+	if (!c)
+		c = a->v->id < b->v->id ? -1 : a->v->id > b->v->id;
+	return cur_reverse ? -c : c;
+}
+
+static void rows_free(struct top *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_rows; i++)
+		vm_free(&t->rows[i].d);
+	free(t->rows);
+	t->rows = NULL;
+	t->nr_rows = 0;
+}
+
+/* The rows of the interval from @a to @b. */
+static void rows_build(struct top *t, const struct snap *a,
+		       const struct snap *b)
+{
+	const struct preemptor *w;
+	struct row *r;
+	size_t i, j;
+	int s;
+
+	rows_free(t);
+	t->rows = calloc(b->nr_vms ? b->nr_vms : 1, sizeof(*t->rows));
+	if (!t->rows)
+		return;
+	t->interval_s = b->now_ns > a->now_ns ?
+			(double)(b->now_ns - a->now_ns) / 1e9 : 0;
+	t->nr_vms = t->nr_exited = 0;
+	for (i = 0; i < b->nr_vms; i++) {
+		const struct vm *v = &b->vms[i];
+
+		if (!wanted(t, v))
+			continue;
+		r = &t->rows[t->nr_rows];
+		r->v = v;
+		vm_delta(&r->d, snap_vm(a, v->id, v->pid), v);
+		/* Gone before the interval: nothing to show, unless -a. */
+		if (!r->d.st.observed_ns && v->exited && !t->all) {
+			vm_free(&r->d);
+			continue;
+		}
+		t->nr_vms++;
+		t->nr_exited += v->exited;
+		t->nr_rows++;
+		for (s = 0; s < NR_ST; s++)
+			r->share[s] = r->d.st.observed_ns ?
+				100.0 * (double)r->d.st.ns[s] /
+				(double)r->d.st.observed_ns : 0;
+		r->exits_per_s = t->interval_s > 0 ?
+				 (double)r->d.st.exits / t->interval_s : 0;
+		r->p99_ns = hist_quantile(&r->d.h[HK_PREEMPT], 0.99);
+		w = NULL;
+		for (j = 0; j < r->d.nr_pre; j++)
+			if (!w || r->d.pre[j].stolen_ns > w->stolen_ns)
+				w = &r->d.pre[j];
+		if (w) {
+			preemptor_label(r->worst, sizeof(r->worst), w, b);
+			r->worst_pct = r->d.st.observed_ns ?
+				100.0 * (double)w->stolen_ns /
+				(double)r->d.st.observed_ns : 0;
+		} else {
+			snprintf(r->worst, sizeof(r->worst), "-");
+		}
+	}
+	cur_sort = t->sort;
+	cur_reverse = t->reverse;
+	qsort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp);
+}
+
+#define HEADER_FMT "%-16s %7s %5s %6s %6s %6s %8s %6s %6s %6s %9s %11s  %s"
+
+static void header_line(char *buf, size_t n)
+{
+	snprintf(buf, n, HEADER_FMT, "VM", "PID", "VCPUS", "GUEST%",
+		 "KERN%", "USER%", "PREEMPT%", "WAIT%", "IDLE%", "BLK%",
+		 "EXITS/s", "P99-PREEMPT", "TOP PREEMPTOR");
+}
+
+static void row_line(char *buf, size_t n, const struct row *r)
+{
+	char p99[16], worst[128], rate[24];
+
+	if (r->p99_ns)
+		fmt_ns(p99, sizeof(p99), r->p99_ns);
+	else
+		snprintf(p99, sizeof(p99), "-");
+	if (r->worst[0] != '-')
+		snprintf(worst, sizeof(worst), "%s %.1f%%", r->worst,
+			 r->worst_pct);
+	else
+		snprintf(worst, sizeof(worst), "-");
+	snprintf(rate, sizeof(rate), "%.0f", r->exits_per_s);
+	snprintf(buf, n,
+		 "%-16.16s %7d %5zu %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %6.1f %9s %11s  %s%s",
+		 r->v->name, r->v->pid, r->v->nr_vcpus, r->share[ST_GUEST],
+		 r->share[ST_KERNEL], r->share[ST_USER],
+		 r->share[ST_PREEMPTED], r->share[ST_WAIT], r->share[ST_IDLE],
+		 r->share[ST_BLOCKED], rate, p99, worst,
+		 r->v->exited ? " (exited)" : "");
+}
+
+static void title_line(char *buf, size_t n, const struct top *t)
+{
+	char when[32] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!vmlat_offline() && localtime_r(&now, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S, ", &tm);
+	snprintf(buf, n,
+		 "vmlat top - %sinterval %.2f s, %zu VMs (%zu exited), sorted by %s%s",
+		 when, t->interval_s, t->nr_vms, t->nr_exited,
+		 sort_keys[t->sort].name, t->reverse ? " (reversed)" : "");
+}
+
+static void print_batch(const struct top *t)
+{
+	char line[512];
+	size_t i;
+
+	title_line(line, sizeof(line), t);
+	printf("%s\n", line);
+	header_line(line, sizeof(line));
+	printf("%s\n", line);
+	for (i = 0; i < t->nr_rows; i++) {
+		row_line(line, sizeof(line), &t->rows[i]);
+		printf("%s\n", line);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static void draw(const struct top *t)
+{
+	char line[512];
+	int y = 0, rows, cols;
+	size_t i;
+
+	getmaxyx(stdscr, rows, cols);
+	erase();
+	title_line(line, sizeof(line), t);
+	mvaddnstr(y++, 0, line, cols);
+	mvaddnstr(y++, 0, "keys: s steal  p preempted  w wait  g guest  k kernel  u user  i idle  e exits  l p99  n name  P pid  r reverse  q quit",
+		  cols);
+	y++;
+	header_line(line, sizeof(line));
+	attron(A_REVERSE);
+	mvaddnstr(y++, 0, line, cols);
+	attroff(A_REVERSE);
+	for (i = 0; i < t->nr_rows && y < rows; i++) {
+		row_line(line, sizeof(line), &t->rows[i]);
+		mvaddnstr(y++, 0, line, cols);
+	}
+	refresh();
+}
+
+/* A key in the live view: false to quit. */
+static bool key(struct top *t, int ch)
+{
+	int k;
+
+	if (ch == 'q' || ch == 'Q' || ch == 27)
+		return false;
+	if (ch == 'r') {
+		t->reverse = !t->reverse;
+		return true;
+	}
+	for (k = 0; k < NR_SK; k++)
+		if (sort_keys[k].key == ch)
+			t->sort = k;
+	return true;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: vmlat top [-b] [-i INTERVAL] [-n COUNT] [-p PID[,PID...]] [-s KEY] [-r] [-a] [VM]\n"
+		"  per VM, over each interval: the share of its vCPUs' time in guest, exit\n"
+		"  handling in the host kernel and in the VMM (user), preempted, waiting for\n"
+		"  a CPU, idle (halted) and blocked; exits per second; p99 preemption; the\n"
+		"  worst preemptor\n"
+		"  -b           batch mode: print each refresh (the default when stdout is\n"
+		"               not a terminal)\n"
+		"  -i INTERVAL  between refreshes: 2s (also 500ms, 1m)\n"
+		"  -n COUNT     stop after COUNT refreshes (default: never; q quits)\n"
+		"  -p PID,...   only the VMs of these VMM processes\n"
+		"  -s KEY       sort by steal (preempted + wait, the default), name, pid,\n"
+		"               guest, kernel, user, preempted, wait, idle, exits, p99\n"
+		"  -r           reverse the order\n"
+		"  -a           also VMs that exited before the interval\n"
+		"  VM           only this VM (its name, VMM pid, or id:N)\n");
+}
+
+static int parse_pids(struct top *t, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL, *end;
+	long v;
+
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		v = strtol(tok, &end, 10);
+		if (*end || v <= 0 || v > 0x7fffffff) {
+			free(copy);
+			return -1;
+		}
+		t->pids = realloc(t->pids, (size_t)(t->nr_pids + 1) *
+				  sizeof(*t->pids));
+		if (!t->pids) {
+			free(copy);
+			return -1;
+		}
+		t->pids[t->nr_pids++] = (int)v;
+	}
+	free(copy);
+	return t->nr_pids ? 0 : -1;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { .sort = SK_STEAL };
+	uint64_t interval_ms = 2000;
+	long count = -1, done = 0;
+	struct snap a, b;
+	bool batch = !isatty(STDOUT_FILENO), live = true;
+	char *end;
+	int opt, k, ch, ret = 0;
+
+	optind = 1;
+	while ((opt = getopt(argc, argv, "bi:n:p:s:rah")) != -1) {
+		switch (opt) {
+		case 'b':
+			batch = true;
+			break;
+		case 'i':
+			if (parse_duration_ms(optarg, &interval_ms) ||
+			    interval_ms < 100) {
+				fprintf(stderr, "vmlat top: -i %s: an interval of 100ms or more, such as 2s\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			count = strtol(optarg, &end, 10);
+			if (*end || count <= 0) {
+				fprintf(stderr, "vmlat top: -n %s: a count of 1 or more\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'p':
+			if (parse_pids(&t, optarg)) {
+				fprintf(stderr, "vmlat top: -p %s: process ids, separated by commas\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 's':
+			for (k = 0; k < NR_SK; k++)
+				if (!strcmp(optarg, sort_keys[k].name))
+					break;
+			if (k == NR_SK) {
+				fprintf(stderr, "vmlat top: -s %s: sort by steal, name, pid, guest, kernel, user, preempted, wait, idle, exits or p99\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			t.sort = k;
+			break;
+		case 'r':
+			t.reverse = true;
+			break;
+		case 'a':
+			t.all = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		t.filter = argv[optind++];
+	if (optind < argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+
+	if (vmlat_read(&a))
+		return EXIT_ERR;
+	if (!batch) {
+		initscr();
+		cbreak();
+		noecho();
+		curs_set(0);
+		keypad(stdscr, TRUE);
+		mvaddstr(0, 0, "vmlat top: reading...");
+		refresh();
+	}
+	while (live && (count < 0 || done < count)) {
+		if (batch) {
+			vmlat_wait_ms(interval_ms);
+		} else {
+			/* Wait the interval, answering keys meanwhile. */
+			struct timespec t0, t1;
+			long left = (long)interval_ms;
+
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			while (left > 0 && live) {
+				timeout((int)left);
+				ch = getch();
+				if (ch != ERR) {
+					live = key(&t, ch);
+					if (t.rows) {
+						cur_sort = t.sort;
+						cur_reverse = t.reverse;
+						qsort(t.rows, t.nr_rows,
+						      sizeof(*t.rows), row_cmp);
+						draw(&t);
+					}
+				}
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+				left = (long)interval_ms -
+				       ((t1.tv_sec - t0.tv_sec) * 1000 +
+					(t1.tv_nsec - t0.tv_nsec) / 1000000);
+			}
+			if (!live)
+				break;
+		}
+		if (vmlat_read(&b)) {
+			ret = EXIT_ERR;
+			break;
+		}
+		rows_build(&t, &a, &b);
+		if (batch)
+			print_batch(&t);
+		else
+			draw(&t);
+		/* The rows point into b: keep it until the next rows. */
+		snap_free(&a);
+		a = b;
+		memset(&b, 0, sizeof(b));
+		done++;
+	}
+	if (!batch)
+		endwin();
+	rows_free(&t);
+	snap_free(&a);
+	free(t.pids);
+	return ret;
+}

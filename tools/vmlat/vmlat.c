@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmlat - the operator's view of the vmlat module: per-VM time shares,
+ * diagnosis, histograms, Prometheus metrics and plots, from the module's
+ * JSON document (/sys/kernel/debug/vmlat/json). See vmlat(8) in
+ * Documentation/vmlat-command.rst.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "names.h"
+#include "vmlat.h"
+
+#define MAX_INPUTS	64
+
+static const char *inputs[MAX_INPUTS];
+static int nr_inputs, next_input;
+
+bool vmlat_offline(void)
+{
+	return nr_inputs > 0;
+}
+
+int vmlat_read(struct snap *s)
+{
+	const char *path = NULL;
+	char err[768];
+
+	if (nr_inputs) {
+		path = inputs[next_input];
+		if (next_input + 1 < nr_inputs)
+			next_input++;
+	}
+	if (snap_read(s, path, err, sizeof(err))) {
+		fprintf(stderr, "vmlat: %s\n", err);
+		return -1;
+	}
+	names_resolve(s);
+	return 0;
+}
+
+void vmlat_wait_ms(uint64_t ms)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	if (vmlat_offline())
+		return;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int parse_duration_ms(const char *s, uint64_t *ms)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (!*end || !strcmp(end, "s"))
+		v *= 1000;
+	else if (!strcmp(end, "ms"))
+		;
+	else if (!strcmp(end, "m"))
+		v *= 60000;
+	else if (!strcmp(end, "h"))
+		v *= 3600000;
+	else
+		return -1;
+	if (v > 1e12)
+		return -1;
+	*ms = (uint64_t)v;
+	return 0;
+}
+
+char *fmt_ns(char *buf, size_t n, uint64_t ns)
+{
+	static const struct { double div; const char *unit; } u[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" },
+	};
+	size_t i;
+	double v;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if ((double)ns < u[i].div)
+			continue;
+		v = (double)ns / u[i].div;
+		snprintf(buf, n, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" :
+			 "%.2f %s", v, u[i].unit);
+		return buf;
+	}
+	snprintf(buf, n, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
+char *fmt_pct(char *buf, size_t n, uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f", 100.0 * (double)part / (double)whole);
+	return buf;
+}
+
+static const char *vm_name_by_pid(const struct snap *s, int pid)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->nr_vms; i++)
+		if (s->vms[i].pid == pid)
+			return s->vms[i].name;
+	return NULL;
+}
+
+/* The name of vCPU @idx of a VMM @pid's VM: "CPU 0/KVM", or "vCPU 0". */
+static const char *vcpu_name(const struct snap *s, int pid, int tid, int idx,
+			     char *buf, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; s && i < s->nr_vms; i++) {
+		if (s->vms[i].pid != pid)
+			continue;
+		for (j = 0; j < s->vms[i].nr_vcpus; j++) {
+			const struct vcpu *c = &s->vms[i].vcpus[j];
+
+			if (c->tid == tid && c->thread[0] &&
+			    strncmp(c->thread, "CPU ", 4) == 0) {
+				snprintf(buf, n, "%s", c->thread);
+				return buf;
+			}
+		}
+	}
+	snprintf(buf, n, "vCPU %d", idx);
+	return buf;
+}
+
+char *preemptor_label(char *buf, size_t n, const struct preemptor *p,
+		      const struct snap *s)
+{
+	const char *vm;
+	char c[64];
+
+	switch (p->kind) {
+	case PK_HOST:
+		snprintf(buf, n, "host task %s[%d]", p->comm, p->pid);
+		break;
+	case PK_VM:
+		vm = vm_name_by_pid(s, p->vm_pid);
+		snprintf(buf, n, "VM %s (%s)", vm ? vm : p->comm,
+			 vcpu_name(s, p->vm_pid, p->pid, p->vcpu, c, sizeof(c)));
+		break;
+	case PK_SAME_VM:
+		snprintf(buf, n, "its own %s",
+			 vcpu_name(s, p->vm_pid, p->pid, p->vcpu, c, sizeof(c)));
+		break;
+	case PK_IDLE:
+		snprintf(buf, n, "CPU %d waking from idle", p->cpu);
+		break;
+	default:
+		snprintf(buf, n, "nothing (%s)", p->comm);
+		break;
+	}
+	return buf;
+}
+
+bool vm_matches(const struct vm *v, const char *filter)
+{
+	char num[32];
+
+	if (!filter)
+		return true;
+	if (!strcmp(filter, v->name) || !strcmp(filter, v->comm))
+		return true;
+	snprintf(num, sizeof(num), "%d", v->pid);
+	if (!strcmp(filter, num))
+		return true;
+	snprintf(num, sizeof(num), "id:%u", v->id);
+	return !strcmp(filter, num);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *what;
+} cmds[] = {
+	{ "top", cmd_top, "per-VM time shares, refreshed (like top)" },
+	{ "report", cmd_report, "one run, ending with a diagnosis" },
+	{ "hist", cmd_hist, "latency histograms as text" },
+	{ "export", cmd_export, "Prometheus metrics (node_exporter textfile)" },
+	{ "plot", cmd_plot, "PNG/SVG plots (gnuplot)" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: vmlat [-f FILE]... COMMAND [OPTIONS]\n\n");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
+	fprintf(f, "\n  -f FILE  read a saved %s (\"-\": stdin) instead of the module;\n"
+		"           given again, the next read takes the next file\n"
+		"\n'vmlat COMMAND -h' tells a command's options.\n",
+		VMLAT_JSON);
+}
+
+int main(int argc, char **argv)
+{
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int i, n = 0;
+	size_t c;
+
+	if (!args)
+		return EXIT_ERR;
+	/* -f FILE anywhere: the inputs; the rest goes to the command. */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file")) {
+			if (i + 1 >= argc || nr_inputs == MAX_INPUTS) {
+				usage(stderr);
+				free(args);
+				return EXIT_USAGE;
+			}
+			inputs[nr_inputs++] = argv[++i];
+			continue;
+		}
+		if (!strncmp(argv[i], "--file=", 7) && nr_inputs < MAX_INPUTS) {
+			inputs[nr_inputs++] = argv[i] + 7;
+			continue;
+		}
+		args[n++] = argv[i];
+	}
+	if (!n) {
+		usage(stderr);
+		free(args);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(args[0], "-h") || !strcmp(args[0], "--help") ||
+	    !strcmp(args[0], "help")) {
+		usage(stdout);
+		free(args);
+		return 0;
+	}
+	for (c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		if (!strcmp(args[0], cmds[c].name)) {
+			i = cmds[c].fn(n, args);
+			free(args);
+			return i;
+		}
+	}
+	fprintf(stderr, "vmlat: no command '%s'\n", args[0]);
+	usage(stderr);
+	free(args);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The vmlat command: what its subcommands share.
+ */
+#ifndef VMLAT_CMD_H
+#define VMLAT_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snap.h"
+
+/* Exit codes: 0 done, 1 an error (its one-line message on stderr), 2 usage. */
+#define EXIT_ERR	1
+#define EXIT_USAGE	2
+
+/*
+ * vmlat_read() - the next document: from the files given with -f, one per
+ * call (the last one again when they run out), else the module's debugfs
+ * file; VM and vCPU names resolved (names.h). On failure prints
+ * "vmlat: <what to do>" and returns -1.
+ */
+int vmlat_read(struct snap *s);
+/* Wait @ms between two reads: at once when reading -f files. */
+void vmlat_wait_ms(uint64_t ms);
+/* Reading -f files rather than the module. */
+bool vmlat_offline(void);
+
+/* "10", "10s", "500ms", "2m", "1h" into ms; -1 if it is none of those. */
+int parse_duration_ms(const char *s, uint64_t *ms);
+
+/* @ns for people: "812 ns", "3.41 us", "12.0 ms", "1.52 s" (3 digits). */
+char *fmt_ns(char *buf, size_t n, uint64_t ns);
+/* @part of @whole in per cent, "-" for none of none, into @buf. */
+char *fmt_pct(char *buf, size_t n, uint64_t part, uint64_t whole);
+
+/*
+ * preemptor_label() - who @p is, for people: "host task stress[123]",
+ * "VM web2 (vCPU 1)", "its own vCPU 0", "CPU 3 waking from idle",
+ * using @s's VM names.
+ */
+char *preemptor_label(char *buf, size_t n, const struct preemptor *p,
+		      const struct snap *s);
+
+/* The VMs of @s that @filter names (a name, pid or id; NULL: all). */
+bool vm_matches(const struct vm *v, const char *filter);
+
+int cmd_top(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+
+#endif /* VMLAT_CMD_H */
