@@ -123,10 +123,12 @@ static void type1(const struct vm *v, const struct snap *s)
 			if (pre[i].kind == PK_IDLE || pre[i].kind == PK_NONE)
 				continue;
 			preemptor_label(who, sizeof(who), &pre[i], s);
-			printf("%s%s %s (%.1f%%, %llu times)", shown ? ", " : "",
-			       who, fmt_ns(a, sizeof(a), pre[i].stolen_ns),
+			printf("%s%s %s (%.1f%%, %llu time%s)",
+			       shown ? ", " : "", who,
+			       fmt_ns(a, sizeof(a), pre[i].stolen_ns),
 			       pct(pre[i].stolen_ns, obs),
-			       (unsigned long long)pre[i].slices);
+			       (unsigned long long)pre[i].slices,
+			       pre[i].slices == 1 ? "" : "s");
 			shown++;
 		}
 		if (v->pre_other_ns)
