@@ -719,7 +719,16 @@ static int write_file(const char *path, const struct snap *s,
 		fprintf(stderr, "vmlat: out of memory\n");
 		return -1;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * A new file, never a planted symlink's target (the directory may be
+	 * writable by node_exporter's user): a leftover of a run with our
+	 * pid is removed (a symlink itself, not its target) and made anew.
+	 */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "vmlat: %s: %s\n", path, strerror(errno));
 		free(tmp);

@@ -27,7 +27,7 @@ static const char *env_or(const char *var, const char *def)
 int qemu_name_arg(const char *arg, char *buf, size_t n)
 {
 	size_t o = 0;
-	const char *p = arg, *start;
+	const char *p = arg;
 	int first = 1;
 
 	if (!n)
@@ -37,7 +37,6 @@ int qemu_name_arg(const char *arg, char *buf, size_t n)
 		char opt[256];
 		size_t k = 0;
 
-		start = p;
 		while (*p) {
 			if (*p == ',') {
 				if (p[1] == ',') {
@@ -55,7 +54,6 @@ int qemu_name_arg(const char *arg, char *buf, size_t n)
 		opt[k] = '\0';
 		if (*p == ',')
 			p++;
-		(void)start;
 		if (!strncmp(opt, "guest=", 6)) {
 			snprintf(buf, n, "%s", opt + 6);
 			o = strlen(buf);
@@ -166,11 +164,13 @@ static void remember(unsigned int id, int pid, const char *name)
 	if (seen_name(id, pid))
 		return;
 	if (nr_seen == cap_seen) {
-		cap_seen = cap_seen ? 2 * cap_seen : 64;
-		ns = realloc(seen, cap_seen * sizeof(*seen));
+		size_t cap = cap_seen ? 2 * cap_seen : 64;
+
+		ns = realloc(seen, cap * sizeof(*seen));
 		if (!ns)
 			return;
 		seen = ns;
+		cap_seen = cap;
 	}
 	seen[nr_seen].id = id;
 	seen[nr_seen].pid = pid;

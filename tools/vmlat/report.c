@@ -215,12 +215,12 @@ static void sync_state(const struct vm *v)
 
 	if (s->mapped)
 		printf("  - clock sync %s: %llu exchanges, guest clock mapped to the host's within +/- %s, drift %lld ppb.\n",
-		       s->state, (unsigned long long)s->exchanges,
+		       s->state, (unsigned long long)s->exchanges_total,
 		       fmt_ns(a, sizeof(a), s->bound_ns),
 		       (long long)s->drift_ppb);
 	else
 		printf("  - clock sync %s after %llu exchanges: no mapping of its clock yet%s.\n",
-		       s->state, (unsigned long long)s->exchanges,
+		       s->state, (unsigned long long)s->exchanges_total,
 		       !strcmp(s->state, "waiting") ?
 		       " (it needs more exchanges)" :
 		       " (its guest's clock disagrees with what it sent before: restart the guest module)");
@@ -237,7 +237,8 @@ static void sync_state(const struct vm *v)
 struct taker {
 	char who[128];
 	uint64_t ns;
-	unsigned int vms;
+	unsigned int vms;	/* how many VMs it took from */
+	size_t last_vm;		/* the last of them, + 1 */
 };
 
 static int by_taken(const void *pa, const void *pb)
@@ -273,7 +274,10 @@ static void summary(const struct vm *vms, size_t n, const struct snap *s)
 			if (k == nt)
 				snprintf(t[nt++].who, sizeof(t->who), "%s", who);
 			t[k].ns += p->stolen_ns;
-			t[k].vms++;
+			if (t[k].last_vm != i + 1) {
+				t[k].vms++;
+				t[k].last_vm = i + 1;
+			}
 		}
 	}
 	qsort(t, nt, sizeof(*t), by_taken);
@@ -377,9 +381,13 @@ int cmd_report(int argc, char **argv)
 		n++;
 	}
 	if (!n) {
-		fprintf(stderr, filter ? "vmlat report: no VM %s\n" :
-			"vmlat report: no VM has run since vmlat was loaded%s\n",
-			filter ? filter : "");
+		if (filter)
+			fprintf(stderr, "vmlat report: no VM %s\n", filter);
+		else if (dur_ms)
+			fprintf(stderr, "vmlat report: no VM ran in those %s\n",
+				fmt_ns(w, sizeof(w), dur_ms * 1000000ULL));
+		else
+			fprintf(stderr, "vmlat report: no VM has run since vmlat was loaded or reset\n");
 		snap_free(&a);
 		if (dur_ms)
 			snap_free(&b);
@@ -390,7 +398,8 @@ int cmd_report(int argc, char **argv)
 
 	if (dur_ms)
 		printf("vmlat report: %zu VMs over %s (vmlat %s)\n\n", n,
-		       fmt_ns(w, sizeof(w), b.now_ns - a.now_ns), s->version);
+		       fmt_ns(w, sizeof(w), b.now_ns > a.now_ns ?
+			      b.now_ns - a.now_ns : 0), s->version);
 	else
 		printf("vmlat report: %zu VMs, totals since vmlat was loaded or reset (vmlat %s)\n\n",
 		       n, s->version);

@@ -47,7 +47,8 @@ static json_object *get(json_object *o, const char *key)
 {
 	json_object *v;
 
-	if (!o || !json_object_object_get_ex(o, key, &v))
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, key, &v))
 		return NULL;
 	return v;
 }
@@ -72,6 +73,25 @@ static void str(char *dst, size_t n, json_object *o, const char *key)
 	const char *s = v ? json_object_get_string(v) : "";
 
 	snprintf(dst, n, "%s", s ? s : "");
+}
+
+/* Element @i of array @a if it is an array itself, else NULL. */
+static json_object *arr_idx_arr(json_object *a, size_t i)
+{
+	json_object *e = json_object_array_get_idx(a, i);
+
+	return e && json_object_is_type(e, json_type_array) ? e : NULL;
+}
+
+/* Element @i of array @e as a u64; 0 if there is none. */
+static uint64_t idx_u64(json_object *e, size_t i)
+{
+	json_object *v;
+
+	if (!e || i >= json_object_array_length(e))
+		return 0;
+	v = json_object_array_get_idx(e, i);
+	return v ? json_object_get_uint64(v) : 0;
 }
 
 static size_t arr_len(json_object *a)
@@ -109,7 +129,7 @@ static void parse_states(struct states *s, json_object *o)
 static void parse_hist(struct hist *h, json_object *o)
 {
 	json_object *b = get(o, "buckets"), *e;
-	size_t i;
+	size_t i, n;
 
 	h->count = u64(o, "count");
 	h->min_ns = u64(o, "min_ns");
@@ -117,12 +137,16 @@ static void parse_hist(struct hist *h, json_object *o)
 	h->sum_ns = u64(o, "sum_ns");
 	h->nr = arr_len(b);
 	h->b = xcalloc(h->nr, sizeof(*h->b));
-	for (i = 0; i < h->nr; i++) {
-		e = json_object_array_get_idx(b, i);
-		h->b[i].lo_ns = json_object_get_uint64(json_object_array_get_idx(e, 0));
-		h->b[i].hi_ns = json_object_get_uint64(json_object_array_get_idx(e, 1));
-		h->b[i].count = json_object_get_uint64(json_object_array_get_idx(e, 2));
+	/* [lo_ns, hi_ns, count]; anything else is no bucket. */
+	for (i = 0, n = 0; i < h->nr; i++) {
+		e = arr_idx_arr(b, i);
+		if (!e || json_object_array_length(e) != 3)
+			continue;
+		h->b[n].lo_ns = idx_u64(e, 0);
+		h->b[n].hi_ns = idx_u64(e, 1);
+		h->b[n++].count = idx_u64(e, 2);
 	}
+	h->nr = n;
 }
 
 static void parse_exit(struct exit_reason *x, json_object *o)
@@ -167,11 +191,12 @@ static void parse_nested(struct nested *n, json_object *o)
 
 static void parse_sync(struct sync *s, json_object *o)
 {
-	if (!o || json_object_is_type(o, json_type_null))
+	if (!o || !json_object_is_type(o, json_type_object))
 		return;
 	s->present = true;
 	str(s->state, sizeof(s->state), o, "state");
 	s->exchanges = u64(o, "exchanges");
+	s->exchanges_total = s->exchanges;
 	s->mapped = get(o, "bound_ns") != NULL;
 	s->drift_ppb = s64(o, "drift_ppb");
 	s->offset_ns = s64(o, "offset_ns");
@@ -301,6 +326,11 @@ int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
 	str(s->version, sizeof(s->version), root, "version");
 	s->now_ns = u64(root, "now_ns");
 	vms = get(root, "vms");
+	if (!vms || !json_object_is_type(vms, json_type_array)) {
+		snprintf(err, errlen, "not a vmlat JSON document: \"vms\" is not a list");
+		json_object_put(root);
+		return -1;
+	}
 	s->nr_vms = arr_len(vms);
 	s->vms = xcalloc(s->nr_vms, sizeof(*s->vms));
 	for (i = 0; i < s->nr_vms; i++)
@@ -405,6 +435,8 @@ static void explain_open(const char *path, int e, char *err, size_t errlen)
 	snprintf(err, errlen, "%s: %s", path, strerror(e));
 }
 
+static char *stdin_text;
+
 int snap_read(struct snap *s, const char *path, char *err, size_t errlen)
 {
 	const char *p = path ? path : VMLAT_JSON;
@@ -413,6 +445,9 @@ int snap_read(struct snap *s, const char *path, char *err, size_t errlen)
 	int fd, ret;
 
 	memset(s, 0, sizeof(*s));
+	/* Standard input is read once: a second read parses it again. */
+	if (path && !strcmp(path, "-") && stdin_text)
+		return snap_parse(s, stdin_text, err, errlen);
 	if (path && !strcmp(path, "-"))
 		fd = dup(0);
 	else
@@ -435,7 +470,10 @@ int snap_read(struct snap *s, const char *path, char *err, size_t errlen)
 	}
 	close(fd);
 	ret = snap_parse(s, text, err, errlen);
-	free(text);
+	if (path && !strcmp(path, "-"))
+		stdin_text = text;
+	else
+		free(text);
 	if (ret) {
 		/* Say which document the parse error is about. */
 		char tmp[512];
@@ -584,6 +622,13 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 	size_t i, n;
 	int k;
 
+	/*
+	 * A reset between the two reads: the VM's totals start again from
+	 * 0 (its observed time went down). Take the later read whole rather
+	 * than subtract the earlier one field by field.
+	 */
+	if (a && b->st.observed_ns < a->st.observed_ns)
+		a = NULL;
 	*d = *b;
 	states_delta(&d->st, a ? &a->st : NULL, &b->st);
 
@@ -594,7 +639,9 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 
 		for (j = 0; a && j < a->nr_vcpus; j++)
 			if (a->vcpus[j].tid == b->vcpus[i].tid &&
-			    a->vcpus[j].idx == b->vcpus[i].idx)
+			    a->vcpus[j].idx == b->vcpus[i].idx &&
+			    a->vcpus[j].st.observed_ns <=
+			    b->vcpus[i].st.observed_ns)
 				ca = &a->vcpus[j];
 		d->vcpus[i] = b->vcpus[i];
 		states_delta(&d->vcpus[i].st, ca ? &ca->st : NULL,
@@ -668,12 +715,11 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 	SSUB(handling_ns); SSUB(kernel_ns); SSUB(user_ns);
 #undef SSUB
 	if (a && b->sync.present && a->sync.present) {
-		d->sync.exchanges = sub(b->sync.exchanges, a->sync.exchanges);
-		d->sync.calls = sub(b->sync.calls, a->sync.calls);
-		d->sync.user = sub(b->sync.user, a->sync.user);
-		d->sync.malformed = sub(b->sync.malformed, a->sync.malformed);
-		d->sync.refused = sub(b->sync.refused, a->sync.refused);
-		d->sync.limited = sub(b->sync.limited, a->sync.limited);
+#define YSUB(f) d->sync.f = sub(b->sync.f, a->sync.f)
+		YSUB(exchanges); YSUB(calls); YSUB(user); YSUB(malformed);
+		YSUB(replayed); YSUB(unpaired); YSUB(refused); YSUB(limited);
+		YSUB(restarts);
+#undef YSUB
 	}
 }
 

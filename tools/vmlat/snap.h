@@ -95,7 +95,8 @@ struct nested {
 struct sync {
 	bool present;		/* its guest called at least once */
 	char state[16];		/* ok, waiting, inconsistent, out_of_range */
-	uint64_t exchanges;
+	uint64_t exchanges;	/* in the interval, for a delta */
+	uint64_t exchanges_total;	/* since its guest first called */
 	bool mapped;		/* state ok: the fit below holds */
 	int64_t drift_ppb, offset_ns;
 	uint64_t bound_ns, last_ns;

@@ -456,7 +456,7 @@ int cmd_top(int argc, char **argv)
 			if (!live)
 				break;
 		}
-		if (vmlat_read(&b)) {
+		if (batch ? vmlat_read(&b) : vmlat_read_quietly(&b)) {
 			ret = EXIT_ERR;
 			break;
 		}
@@ -471,8 +471,11 @@ int cmd_top(int argc, char **argv)
 		memset(&b, 0, sizeof(b));
 		done++;
 	}
-	if (!batch)
+	if (!batch) {
 		endwin();
+		if (ret)
+			fprintf(stderr, "vmlat: %s\n", vmlat_read_error());
+	}
 	rows_free(&t);
 	snap_free(&a);
 	free(t.pids);

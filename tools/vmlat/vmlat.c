@@ -6,6 +6,7 @@
  * Documentation/vmlat-command.rst.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +25,34 @@ bool vmlat_offline(void)
 	return nr_inputs > 0;
 }
 
-int vmlat_read(struct snap *s)
+static char read_err[768];
+
+int vmlat_read_quietly(struct snap *s)
 {
 	const char *path = NULL;
-	char err[768];
 
 	if (nr_inputs) {
 		path = inputs[next_input];
 		if (next_input + 1 < nr_inputs)
 			next_input++;
 	}
-	if (snap_read(s, path, err, sizeof(err))) {
-		fprintf(stderr, "vmlat: %s\n", err);
+	if (snap_read(s, path, read_err, sizeof(read_err)))
+		return -1;
+	names_resolve(s);
+	return 0;
+}
+
+const char *vmlat_read_error(void)
+{
+	return read_err;
+}
+
+int vmlat_read(struct snap *s)
+{
+	if (vmlat_read_quietly(s)) {
+		fprintf(stderr, "vmlat: %s\n", read_err);
 		return -1;
 	}
-	names_resolve(s);
 	return 0;
 }
 
@@ -62,7 +76,7 @@ int parse_duration_ms(const char *s, uint64_t *ms)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
+	if (errno || end == s || !isfinite(v) || v < 0)
 		return -1;
 	if (!*end || !strcmp(end, "s"))
 		v *= 1000;

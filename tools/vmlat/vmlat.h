@@ -22,6 +22,12 @@
  * "vmlat: <what to do>" and returns -1.
  */
 int vmlat_read(struct snap *s);
+/*
+ * vmlat_read_quietly() - the same, the message kept rather than printed
+ * (an ncurses screen would wipe it): vmlat_read_error() gives it.
+ */
+int vmlat_read_quietly(struct snap *s);
+const char *vmlat_read_error(void);
 /* Wait @ms between two reads: at once when reading -f files. */
 void vmlat_wait_ms(uint64_t ms);
 /* Reading -f files rather than the module. */
