@@ -31,6 +31,7 @@ Needs root, kvm_amd or kvm_intel, $VMLAT_KO, $VMLAT_CMD (the command),
 $VMLAT_DEBTOOLS (tools/testhost/debtools.sh: promtool and node_exporter),
 qemu-system-x86_64, gnuplot, pngcheck. TAP output.
 """
+import glob
 import os
 import re
 import shutil
@@ -290,6 +291,29 @@ def check_plot(guests, tmp):
 
 
 KEEP_DIR = os.environ.get("VMLAT_OUT")
+START_S = 120
+
+
+def wait_running(guests):
+    """Until KVM's own statistics (its debugfs, not vmlat's) show each
+    guest's vCPUs exiting, then 2 s more: QEMU takes seconds to start
+    (tens on the debug kernel, KASAN and lockdep under TCG)."""
+    t0 = time.time()
+    while True:
+        exits = {}
+        for g, p in guests.items():
+            if p.poll() is not None:
+                raise RuntimeError("QEMU for %s exited (%d)" % (g,
+                                                              p.returncode))
+            exits[g] = sum(int(open(f).read()) for f in glob.glob(
+                "/sys/kernel/debug/kvm/%d-*/exits" % p.pid))
+        if all(n > 1000 for n in exits.values()):
+            break
+        if time.time() - t0 > START_S:
+            raise RuntimeError("the guests did not run within %d s: KVM "
+                               "exits %s" % (START_S, exits))
+        time.sleep(0.5)
+    time.sleep(2)
 
 
 def t_live():
@@ -307,9 +331,9 @@ def t_live():
             procs += guests.values()
             h = hog()
             procs.append(h)
-            time.sleep(4)
             # taskset execs QEMU: the pid is QEMU's
             pids = {g: p.pid for g, p in guests.items()}
+            wait_running(guests)
 
             rc, out, err = vmlat("top", "-b", "-n", "2", "-i", "1")
             keep("cmd_top.txt", out + err)
