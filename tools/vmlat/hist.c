@@ -150,7 +150,7 @@ int cmd_hist(int argc, char **argv)
 	};
 	struct hist_opts o = { 0 };
 	uint64_t dur_ms = 0;
-	struct snap a, b;
+	struct window w;
 	struct vm d;
 	size_t i, shown = 0;
 	int opt, k;
@@ -197,32 +197,23 @@ int cmd_hist(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (vmlat_read(&a))
+	if (window_read(&w, dur_ms))
 		return EXIT_ERR;
-	if (dur_ms) {
-		vmlat_wait_ms(dur_ms);
-		if (vmlat_read(&b)) {
-			snap_free(&a);
-			return EXIT_ERR;
-		}
-	}
-	for (i = 0; i < (dur_ms ? b.nr_vms : a.nr_vms); i++) {
-		const struct vm *v = dur_ms ? &b.vms[i] : &a.vms[i];
+	for (i = 0; i < w.cur.nr_vms; i++) {
+		const struct vm *v = &w.cur.vms[i];
 
 		if (!vm_matches(v, o.filter))
 			continue;
 		shown++;
-		if (dur_ms) {
-			vm_delta(&d, snap_vm(&a, v->id, v->pid), v);
+		if (w.two) {
+			window_vm(&d, &w, v);
 			vm_hists(&d, &o);
 			vm_free(&d);
 		} else {
 			vm_hists(v, &o);
 		}
 	}
-	if (dur_ms)
-		snap_free(&b);
-	snap_free(&a);
+	window_free(&w);
 	if (!shown && o.filter) {
 		fprintf(stderr, "vmlat hist: no VM %s (vmlat top -a lists them)\n",
 			o.filter);

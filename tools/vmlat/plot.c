@@ -74,11 +74,10 @@ static const char *const hk_color[NR_HK] = {
 struct plot {
 	const char *dir;
 	const char *ext;		/* "png", "svg" */
-	bool delta;			/* -d: b - a, else b's totals */
-	uint64_t window_ms;		/* -d's */
+	uint64_t window_ms;		/* -d's; 0: the totals */
 	const char *filter;
-	struct snap a, b;
-	size_t *sel;			/* the indices of b's VMs to plot */
+	struct window w;
+	size_t *sel;			/* the indices of w.cur's VMs to plot */
 	size_t nr_sel;
 	char **files;			/* written, in the order of the script */
 	size_t nr_files, max_files;
@@ -353,14 +352,12 @@ static char *fmt_time(char *buf, size_t n, uint64_t ns)
 static char *what_span(const struct plot *p, char *buf, size_t n)
 {
 	char t[32];
-	uint64_t ns = p->window_ms * 1000000;
+	uint64_t ns = window_ns(&p->w) ?: p->window_ms * 1000000;
 
-	if (!p->delta) {
+	if (!p->w.two) {
 		snprintf(buf, n, "totals since vmlat was loaded (or reset)");
 		return buf;
 	}
-	if (p->b.now_ns > p->a.now_ns)
-		ns = p->b.now_ns - p->a.now_ns;
 	snprintf(buf, n, "over %s (two reads)", fmt_time(t, sizeof(t), ns));
 	return buf;
 }
@@ -393,22 +390,22 @@ static void safe_name(char *buf, size_t n, const char *name)
 }
 
 /*
- * What to plot of the selected VM @i: b's VM, or its difference from a
- * (in @tmp, for put_vm()).
+ * What to plot of the selected VM @i: its totals, or its difference
+ * over the window (in @tmp, for put_vm()).
  */
 static const struct vm *get_vm(const struct plot *p, size_t i, struct vm *tmp)
 {
-	const struct vm *v = &p->b.vms[p->sel[i]];
+	const struct vm *v = &p->w.cur.vms[p->sel[i]];
 
-	if (!p->delta)
+	if (!p->w.two)
 		return v;
-	vm_delta(tmp, snap_vm(&p->a, v->id, v->pid), v);
+	window_vm(tmp, &p->w, v);
 	return tmp;
 }
 
 static void put_vm(const struct plot *p, struct vm *tmp)
 {
-	if (p->delta)
+	if (p->w.two)
 		vm_free(tmp);
 }
 
@@ -416,11 +413,11 @@ static void put_vm(const struct plot *p, struct vm *tmp)
 
 static bool pid_shared(const struct plot *p, size_t i)
 {
-	int pid = p->b.vms[p->sel[i]].pid;
+	int pid = p->w.cur.vms[p->sel[i]].pid;
 	size_t j;
 
 	for (j = 0; j < p->nr_sel; j++)
-		if (j != i && p->b.vms[p->sel[j]].pid == pid)
+		if (j != i && p->w.cur.vms[p->sel[j]].pid == pid)
 			return true;
 	return false;
 }
@@ -467,7 +464,7 @@ static void timeshare_script(struct plot *p, FILE *f)
 	/* The first VM on top. */
 	fprintf(f, "set ytics nomirror scale 0 (");
 	for (i = 0; i < n; i++) {
-		const struct vm *v = &p->b.vms[p->sel[i]];
+		const struct vm *v = &p->w.cur.vms[p->sel[i]];
 		char label[256];
 		int l;
 
@@ -862,7 +859,6 @@ static int parse_args(struct plot *p, int argc, char **argv)
 				optarg);
 			return EXIT_USAGE;
 		case 'd':
-			p->delta = true;
 			if (!parse_duration_ms(optarg, &p->window_ms) &&
 			    p->window_ms)
 				break;
@@ -910,28 +906,23 @@ int cmd_plot(int argc, char **argv)
 	if (prepare_dir(p.dir))
 		return EXIT_ERR;
 
-	if (p.delta) {
-		if (vmlat_read(&p.a))
-			goto out;
-		vmlat_wait_ms(p.window_ms);
-	}
-	if (vmlat_read(&p.b))
+	if (window_read(&p.w, p.window_ms))
 		goto out;
 
 	/* With -d, a VM that had exited before the interval is left out. */
-	p.sel = plot_alloc(p.b.nr_vms, sizeof(*p.sel));
-	for (i = 0; i < p.b.nr_vms; i++) {
-		const struct vm *v = &p.b.vms[i], *va;
+	p.sel = plot_alloc(p.w.cur.nr_vms, sizeof(*p.sel));
+	for (i = 0; i < p.w.cur.nr_vms; i++) {
+		const struct vm *v = &p.w.cur.vms[i], *va;
 
-		va = p.delta ? snap_vm(&p.a, v->id, v->pid) : NULL;
+		va = window_prev(&p.w, v);
 		if (vm_matches(v, p.filter) && !(va && va->exited))
 			p.sel[p.nr_sel++] = i;
 	}
 	if (!p.nr_sel) {
 		if (p.filter)
 			fprintf(stderr, "vmlat: plot: no VM matches '%s' (a name, pid or id:N)%s\n",
-				p.filter, p.delta ? " in the interval" : "");
-		else if (p.delta)
+				p.filter, p.w.two ? " in the interval" : "");
+		else if (p.w.two)
 			fprintf(stderr, "vmlat: plot: no VM ran in the interval\n");
 		else
 			fprintf(stderr, "vmlat: plot: vmlat has seen no VMs\n");
@@ -949,8 +940,6 @@ out:
 		free(p.files[i]);
 	free(p.files);
 	free(p.sel);
-	snap_free(&p.b);
-	if (p.delta)
-		snap_free(&p.a);
+	window_free(&p.w);
 	return ret;
 }

@@ -322,7 +322,8 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *filter = NULL;
 	uint64_t dur_ms = 0;
-	struct snap a, b, *s;
+	struct window win;
+	struct snap *s;
 	struct vm *vms;
 	size_t i, n = 0, quiet = 0, idle = 0;
 	char w[16];
@@ -352,26 +353,20 @@ int cmd_report(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (vmlat_read(&a))
+	if (window_read(&win, dur_ms))
 		return EXIT_ERR;
-	s = &a;
-	if (dur_ms) {
-		vmlat_wait_ms(dur_ms);
-		if (vmlat_read(&b)) {
-			snap_free(&a);
-			return EXIT_ERR;
-		}
-		s = &b;
-	}
+	s = &win.cur;
 	vms = calloc(s->nr_vms ? s->nr_vms : 1, sizeof(*vms));
-	if (!vms)
+	if (!vms) {
+		window_free(&win);
 		return EXIT_ERR;
+	}
 	for (i = 0; i < s->nr_vms; i++) {
 		const struct vm *v = &s->vms[i];
 
 		if (!vm_matches(v, filter))
 			continue;
-		vm_delta(&vms[n], dur_ms ? snap_vm(&a, v->id, v->pid) : NULL, v);
+		window_vm(&vms[n], &win, v);
 		/* Gone before the window, or before a reset: nothing to say. */
 		if (!vms[n].st.observed_ns) {
 			vm_free(&vms[n]);
@@ -388,9 +383,7 @@ int cmd_report(int argc, char **argv)
 				fmt_ns(w, sizeof(w), dur_ms * 1000000ULL));
 		else
 			fprintf(stderr, "vmlat report: no VM has run since vmlat was loaded or reset\n");
-		snap_free(&a);
-		if (dur_ms)
-			snap_free(&b);
+		window_free(&win);
 		free(vms);
 		return EXIT_ERR;
 	}
@@ -398,8 +391,7 @@ int cmd_report(int argc, char **argv)
 
 	if (dur_ms)
 		printf("vmlat report: %zu VMs over %s (vmlat %s)\n\n", n,
-		       fmt_ns(w, sizeof(w), b.now_ns > a.now_ns ?
-			      b.now_ns - a.now_ns : 0), s->version);
+		       fmt_ns(w, sizeof(w), window_ns(&win)), s->version);
 	else
 		printf("vmlat report: %zu VMs, totals since vmlat was loaded or reset (vmlat %s)\n\n",
 		       n, s->version);
@@ -441,8 +433,6 @@ int cmd_report(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		vm_free(&vms[i]);
 	free(vms);
-	snap_free(&a);
-	if (dur_ms)
-		snap_free(&b);
+	window_free(&win);
 	return 0;
 }

@@ -69,6 +69,44 @@ void vmlat_wait_ms(uint64_t ms)
 		;
 }
 
+int window_read(struct window *w, uint64_t dur_ms)
+{
+	memset(w, 0, sizeof(*w));
+	if (dur_ms) {
+		if (vmlat_read(&w->prev))
+			return -1;
+		vmlat_wait_ms(dur_ms);
+		w->two = true;
+	}
+	if (vmlat_read(&w->cur)) {
+		snap_free(&w->prev);
+		return -1;
+	}
+	return 0;
+}
+
+const struct vm *window_prev(const struct window *w, const struct vm *v)
+{
+	return w->two ? snap_vm(&w->prev, v->id, v->pid) : NULL;
+}
+
+void window_vm(struct vm *d, const struct window *w, const struct vm *v)
+{
+	vm_delta(d, window_prev(w, v), v);
+}
+
+uint64_t window_ns(const struct window *w)
+{
+	return w->two && w->cur.now_ns > w->prev.now_ns ?
+	       w->cur.now_ns - w->prev.now_ns : 0;
+}
+
+void window_free(struct window *w)
+{
+	snap_free(&w->prev);
+	snap_free(&w->cur);
+}
+
 int parse_duration_ms(const char *s, uint64_t *ms)
 {
 	char *end;

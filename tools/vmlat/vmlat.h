@@ -33,6 +33,29 @@ void vmlat_wait_ms(uint64_t ms);
 /* Reading -f files rather than the module. */
 bool vmlat_offline(void);
 
+/*
+ * What hist, report and plot show: the module's totals (one read), or
+ * what changed over a duration (two reads that far apart).
+ */
+struct window {
+	bool two;		/* two reads: @prev, then @cur */
+	struct snap prev;	/* the earlier read (empty for one) */
+	struct snap cur;	/* the later read, or the only one */
+};
+
+/*
+ * window_read() - one read (@dur_ms 0), or two @dur_ms apart. 0; or -1,
+ * its message printed (vmlat_read()) and nothing held.
+ */
+int window_read(struct window *w, uint64_t dur_ms);
+/* The VM of the earlier read that @v (of @w->cur) was; NULL if none. */
+const struct vm *window_prev(const struct window *w, const struct vm *v);
+/* @v (of @w->cur) over the window, into @d: vm_delta() of the two reads. */
+void window_vm(struct vm *d, const struct window *w, const struct vm *v);
+/* The time between the two reads, by the module's clock; 0 for one. */
+uint64_t window_ns(const struct window *w);
+void window_free(struct window *w);
+
 /* "10", "10s", "500ms", "2m", "1h" into ms; -1 if it is none of those. */
 int parse_duration_ms(const char *s, uint64_t *ms);
 
