@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "vmlat.h"
 
 /*
@@ -110,48 +111,6 @@ static char *fmt_s64(char *buf, size_t n, int64_t v)
 /* ---- label values -------------------------------------------------------- */
 
 /*
- * The length of the valid UTF-8 sequence at @s, or 0 if there is none;
- * then *@bad is the length of its maximal ill-formed subpart (at least 1),
- * to be replaced by one U+FFFD (as Unicode recommends, and the module
- * does for task names).
- */
-static size_t utf8_len(const unsigned char *s, size_t *bad)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t need, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else {
-		*bad = 1;
-		return 0;
-	}
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i < need; i++) {
-		if (s[i] < lo || s[i] > hi) {
-			*bad = i;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return need;
-}
-
-/*
  * @v as a label value into @buf: backslash, double quote and newline
  * escaped as the format requires, and valid UTF-8 (a name from a
  * process's command line may be anything; one bad byte would make
@@ -161,13 +120,14 @@ static size_t utf8_len(const unsigned char *s, size_t *bad)
 static size_t escape_value(char *buf, size_t n, const char *v)
 {
 	const unsigned char *s = (const unsigned char *)v;
-	size_t o = 0, len, bad;
+	size_t o = 0, len, left = strlen(v);
+	unsigned int bad;
 
 	while (*s) {
 		const char *rep = NULL;
 		char one[2] = { 0 };
 
-		len = utf8_len(s, &bad);
+		len = *s < 0x80 ? 1 : vmlat_utf8_seq(s, left, &bad);
 		if (!len) {
 			rep = "\xef\xbf\xbd";
 			len = bad;
@@ -195,6 +155,7 @@ static size_t escape_value(char *buf, size_t n, const char *v)
 			o += len;
 		}
 		s += len;
+		left -= len;
 	}
 	if (o >= n)
 		return n;

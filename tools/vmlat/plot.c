@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "vmlat.h"
 
 #define GNUPLOT_HINT	"install it (apt install gnuplot-nox)"
@@ -278,35 +279,6 @@ static int gnuplot_finish(struct gnuplot *g)
 
 /* --- script text ------------------------------------------------------ */
 
-/* The length of the UTF-8 character at @s (@n bytes left), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 /*
  * @s as a gnuplot string constant: single-quoted (no escapes but '' for
  * '), a control character as '?', bytes that are not UTF-8 as U+FFFD
@@ -316,10 +288,11 @@ static void put_str(FILE *f, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n = strlen(s), l;
+	unsigned int bad;
 
 	fputc('\'', f);
 	while (n) {
-		l = utf8_len(u, n);
+		l = *u < 0x80 ? 1 : vmlat_utf8_seq(u, n, &bad);
 		if (!l) {
 			fputs("\xef\xbf\xbd", f);
 			l = 1;

@@ -72,13 +72,19 @@ size_t vmlat_escape_text(char *dst, size_t size, const char *src, size_t len)
 	return out_end(&o);
 }
 
-/*
- * The UTF-8 sequence at @s, of @len bytes at most (@s[0] >= 0x80): its
- * length if it is well-formed; else 0, and then *@bad is the length of
- * its maximal subpart (Unicode table 3-7: the longest start of some
- * well-formed sequence, at least 1 byte), which is replaced as a whole.
+/**
+ * vmlat_utf8_seq() - the UTF-8 sequence at @s
+ * @s:		its bytes, @s[0] >= 0x80 (ASCII is the caller's)
+ * @len:	the bytes left at @s, 1 or more
+ * @bad:	set when it is ill-formed
+ *
+ * Context: any context.
+ * Return: its length if it is well-formed; else 0, and then *@bad is the
+ * length of its maximal subpart (Unicode table 3-7: the longest start of
+ * some well-formed sequence, at least 1 byte), which is replaced as a
+ * whole. The vmlat command (tools/vmlat) validates names with it too.
  */
-static unsigned int utf8_seq(const u8 *s, size_t len, unsigned int *bad)
+unsigned int vmlat_utf8_seq(const u8 *s, size_t len, unsigned int *bad)
 {
 	unsigned int n, i;
 	u8 lo = 0x80, hi = 0xbf;
@@ -144,7 +150,7 @@ size_t vmlat_escape_json(char *dst, size_t size, const char *src, size_t len)
 		} else if (s[i] < 0x80) {
 			out_put(&o, (const char *)&s[i++], 1);
 		} else {
-			n = utf8_seq(&s[i], len - i, &bad);
+			n = vmlat_utf8_seq(&s[i], len - i, &bad);
 			if (n)
 				out_put(&o, (const char *)&s[i], n);
 			else

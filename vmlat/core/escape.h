@@ -37,5 +37,6 @@
 
 size_t vmlat_escape_text(char *dst, size_t size, const char *src, size_t len);
 size_t vmlat_escape_json(char *dst, size_t size, const char *src, size_t len);
+unsigned int vmlat_utf8_seq(const u8 *s, size_t len, unsigned int *bad);
 
 #endif /* _VMLAT_ESCAPE_H */
