@@ -185,7 +185,8 @@ u64 vmlat_exit_slot_code(int slot)
  * @raw_code:	as for vmlat_exit_slot()
  *
  * Context: any.
- * Return: true for EXIT_REASON_HLT (VMX) and SVM_EXIT_HLT (SVM) only.
+ * Return: true for EXIT_REASON_HLT (VMX), SVM_EXIT_HLT and
+ * SVM_EXIT_IDLE_HLT (SVM) only.
  */
 bool vmlat_exit_is_hlt(u32 isa, u64 raw_code)
 {

@@ -11,7 +11,10 @@
  *
  * The slots are exactly the entries of the kernel's own name lists,
  * VMX_EXIT_REASONS (uapi/asm/vmx.h) and SVM_EXIT_REASONS (uapi/asm/svm.h),
- * identical in 6.1 and 6.12. They are written out below because the pure
+ * as of Linux 7.2: 6.1's and 6.12's (identical), and the five entries
+ * the lists gained since (VMLAT_EXITS_SINCE_6_12() below; a kernel whose
+ * lists lack them never exits with those codes, as its KVM does not
+ * enable them). They are written out below because the pure
  * code also builds in userspace, where those headers may be missing;
  * wrapper/kvm_x86.h checks the codes and counts at build time against the
  * kernel being built for, and exit_codes_test.c checks codes, names and counts
@@ -141,7 +144,10 @@
 	X(UMWAIT, 67, "UMWAIT", EXIT_REASON_UMWAIT)			\
 	X(TPAUSE, 68, "TPAUSE", EXIT_REASON_TPAUSE)			\
 	X(BUS_LOCK, 74, "BUS_LOCK", EXIT_REASON_BUS_LOCK)		\
-	X(NOTIFY, 75, "NOTIFY", EXIT_REASON_NOTIFY)
+	X(NOTIFY, 75, "NOTIFY", EXIT_REASON_NOTIFY)			\
+	X(TDCALL, 77, "TDCALL", EXIT_REASON_TDCALL)			\
+	X(MSR_READ_IMM, 84, "MSR_READ_IMM", EXIT_REASON_MSR_READ_IMM)	\
+	X(MSR_WRITE_IMM, 85, "MSR_WRITE_IMM", EXIT_REASON_MSR_WRITE_IMM)
 
 /* SVM intercept exit codes, 0x000..0x0ff. */
 #define VMLAT_SVM_EXITS_INTERCEPTS(X)					\
@@ -238,7 +244,9 @@
 	X(CR0_WRITE_TRAP, 0x090, "write_cr0_trap", SVM_EXIT_CR0_WRITE_TRAP) \
 	X(CR4_WRITE_TRAP, 0x094, "write_cr4_trap", SVM_EXIT_CR4_WRITE_TRAP) \
 	X(CR8_WRITE_TRAP, 0x098, "write_cr8_trap", SVM_EXIT_CR8_WRITE_TRAP) \
-	X(INVPCID, 0x0a2, "invpcid", SVM_EXIT_INVPCID)
+	X(INVPCID, 0x0a2, "invpcid", SVM_EXIT_INVPCID)			\
+	X(BUS_LOCK, 0x0a5, "buslock", SVM_EXIT_BUS_LOCK)		\
+	X(IDLE_HLT, 0x0a6, "idle-halt", SVM_EXIT_IDLE_HLT)
 
 /*
  * The other SVM codes: nested page fault, AVIC, SEV-ES VMGEXIT, the
@@ -278,6 +286,18 @@
 	VMLAT_SVM_EXITS_INTERCEPTS(X)					\
 	VMLAT_SVM_EXITS_OTHER(X)
 
+/*
+ * The entries above that 6.12's lists lack (7.2's have them), as
+ * X(isa, name): where uapi headers are expanded, exit_codes_uapi.h tells
+ * whether the headers at hand name each of them.
+ */
+#define VMLAT_EXITS_SINCE_6_12(X)					\
+	X(VMX, TDCALL)							\
+	X(VMX, MSR_READ_IMM)						\
+	X(VMX, MSR_WRITE_IMM)						\
+	X(SVM, BUS_LOCK)						\
+	X(SVM, IDLE_HLT)
+
 #define VMLAT_EXIT_VMX_ENUM_(name, ...)	VMLAT_EXIT_VMX_##name,
 #define VMLAT_EXIT_SVM_ENUM_(name, ...)	VMLAT_EXIT_SVM_##name,
 #define VMLAT_EXIT_COUNT_(...)		+ 1
@@ -304,10 +324,16 @@ u64 vmlat_exit_slot_code(int slot);
 bool vmlat_exit_is_hlt(u32 isa, u64 raw_code);
 const char *vmlat_exit_isa_name(u32 isa);
 
-/* Whether a slot (from vmlat_exit_slot()) is the guest executing HLT. */
+/*
+ * Whether a slot (from vmlat_exit_slot()) is the guest executing HLT:
+ * SVM_EXIT_IDLE_HLT is the HLT intercept of CPUs with the idle-HLT
+ * feature (taken only when no interrupt is pending; KVM handles it as
+ * HLT).
+ */
 static inline bool vmlat_exit_slot_is_hlt(int slot)
 {
-	return slot == VMLAT_EXIT_VMX_HLT || slot == VMLAT_EXIT_SVM_HLT;
+	return slot == VMLAT_EXIT_VMX_HLT || slot == VMLAT_EXIT_SVM_HLT ||
+	       slot == VMLAT_EXIT_SVM_IDLE_HLT;
 }
 
 /* Whether a slot is the guest entering its own guest (nested). */

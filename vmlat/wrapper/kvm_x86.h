@@ -35,6 +35,7 @@
 #include <asm/vmx.h>
 
 #include "exit_codes.h"
+#include "exit_codes_uapi.h"
 
 /*
  * The first two members of KVM's private struct vcpu_svm
@@ -70,9 +71,9 @@ struct vmlat_uapi_exit_name {
 	(sizeof((const struct vmlat_uapi_exit_name[]){ __VA_ARGS__ }) /	\
 	 sizeof(struct vmlat_uapi_exit_name))
 
-static_assert(VMLAT_UAPI_LIST_LEN_(VMX_EXIT_REASONS) == VMLAT_EXIT_VMX_NR,
+static_assert(VMLAT_UAPI_LIST_LEN_(VMX_EXIT_REASONS) == VMLAT_UAPI_VMX_NR,
 	      "exit_codes.h: VMX list length differs from VMX_EXIT_REASONS");
-static_assert(VMLAT_UAPI_LIST_LEN_(SVM_EXIT_REASONS) == VMLAT_EXIT_SVM_NR,
+static_assert(VMLAT_UAPI_LIST_LEN_(SVM_EXIT_REASONS) == VMLAT_UAPI_SVM_NR,
 	      "exit_codes.h: SVM list length differs from SVM_EXIT_REASONS");
 static_assert(VMLAT_VMX_FAILED_VMENTRY == VMX_EXIT_REASONS_FAILED_VMENTRY);
 
