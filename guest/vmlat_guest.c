@@ -46,6 +46,7 @@
 #include <asm/processor.h>
 #include <uapi/linux/kvm_para.h>
 
+#include "compat.h"
 #include "vmlat_hypercall.h"
 
 static unsigned int rate_hz = 10;
@@ -168,7 +169,7 @@ static const char *vmlat_guest_routed_away(void)
 {
 	u64 id;
 
-	if (st.hv_interface && !rdmsrl_safe(VMLAT_HV_MSR_GUEST_OS_ID, &id) &&
+	if (st.hv_interface && !vmlat_rdmsrq_safe(VMLAT_HV_MSR_GUEST_OS_ID, &id) &&
 	    id)
 		return "hyperv";
 	return NULL;
@@ -348,10 +349,10 @@ static int __init vmlat_guest_init(void)
 	st.replies_hidden = cc_platform_has(CC_ATTR_GUEST_STATE_ENCRYPT);
 	if (cpu_feature_enabled(X86_FEATURE_TDX_GUEST))
 		st.disabled = "tdx";
-	else if (hypervisor_cpuid_base("XenVMMXenVMM", 2))
+	else if (vmlat_cpuid_base_hypervisor("XenVMMXenVMM", 2))
 		st.disabled = "xen";
-	hrtimer_init(&vmlat_guest_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	vmlat_guest_timer.function = vmlat_guest_timer_fn;
+	vmlat_hrtimer_setup(&vmlat_guest_timer, vmlat_guest_timer_fn,
+			    CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	vmlat_guest_dir = debugfs_create_dir("vmlat_guest", NULL);
 	debugfs_create_file("status", 0444, vmlat_guest_dir, NULL,
 			    &status_fops);

@@ -3,14 +3,25 @@
  * Every kernel-version and kernel-config difference vmlat depends on, in
  * one place (the lttng-modules rule): no .c file tests LINUX_VERSION_CODE.
  *
- * Supported: 6.1 and later (Debian bookworm's 6.1 and 6.12 lines).
+ * Supported: 6.1 and later; tested on Debian's 6.1, 6.12 and 7.2 lines
+ * (stock and PREEMPT_RT).
  */
 #ifndef _VMLAT_COMPAT_H
 #define _VMLAT_COMPAT_H
 
 #include <linux/version.h>
+#include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
+/* cpuid_eax(), hypervisor_cpuid_base(): <asm/processor.h> until 6.15. */
+#if __has_include(<asm/cpuid/api.h>)
+#include <asm/cpuid/api.h>
+#elif __has_include(<asm/cpuid.h>)
+#include <asm/cpuid.h>
+#endif
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "vmlat needs Linux 6.1 or later"
@@ -71,5 +82,60 @@ static const struct file_operations __name ## _fops = {			\
  * allocation fails); users do, through tracefs (see report.c).
  */
 #define VMLAT_HAVE_TRACE_SNAPSHOT	IS_ENABLED(CONFIG_TRACER_SNAPSHOT)
+
+/*
+ * hrtimer_setup() (6.13) sets a timer's callback as it initialises it;
+ * later kernels dropped hrtimer_init().
+ */
+static inline void vmlat_hrtimer_setup(struct hrtimer *timer,
+				       enum hrtimer_restart (*fn)(struct hrtimer *),
+				       clockid_t clock_id, enum hrtimer_mode mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(timer, fn, clock_id, mode);
+#else
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = fn;
+#endif
+}
+
+/* hypervisor_cpuid_base() is cpuid_base_hypervisor() from 6.16 on. */
+static inline u32 vmlat_cpuid_base_hypervisor(const char *sig, u32 leaves)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	return cpuid_base_hypervisor(sig, leaves);
+#else
+	return hypervisor_cpuid_base(sig, leaves);
+#endif
+}
+
+/*
+ * The preemption model the kernel runs (with PREEMPT_DYNAMIC, the one
+ * chosen at boot); preempt_model_lazy() came in 6.13.
+ */
+static inline const char *vmlat_preempt_model(void)
+{
+	if (preempt_model_rt())
+		return "rt";
+	if (preempt_model_full())
+		return "full";
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	if (preempt_model_lazy())
+		return "lazy";
+#endif
+	if (preempt_model_voluntary())
+		return "voluntary";
+	return "none";
+}
+
+/* rdmsrl_safe() is rdmsrq_safe() from 6.16 on. */
+static inline int vmlat_rdmsrq_safe(u32 msr, u64 *value)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+	return rdmsrq_safe(msr, value);
+#else
+	return rdmsrl_safe(msr, (unsigned long long *)value);
+#endif
+}
 
 #endif /* _VMLAT_COMPAT_H */
