@@ -6,11 +6,23 @@
  * Probes run in KVM's and the scheduler's hot paths with preemption off,
  * often under the runqueue lock: they must not sleep, allocate, take
  * sleeping locks or print. They count their hits and hand the event to
- * event dispatch (events.c). Each probe's prototype is written out exactly
- * as the tracepoint declares it, argument type names included, and is
- * attached only after hooks.c has read the same prototype from the running
- * kernel's BTF: on kCFI kernels a mismatch would be fatal, elsewhere it
- * would silently read garbage.
+ * event dispatch (events.c), which relies on preemption being off.
+ *
+ * Up to 6.12 a tracepoint disabled preemption around its probes. Newer
+ * kernels (Debian's 7.2, stock and PREEMPT_RT) hold SRCU-fast instead
+ * (upstream "tracing: Guard __DECLARE_TRACE() use of __DO_TRACE_CALL()
+ * with SRCU-fast"), so a probe is as preemptible as the code that traces:
+ * KVM's exit handling, its run loop, a task's exit, and, on PREEMPT_RT,
+ * the MMU under its sleeping mmu_lock. Those probes disable preemption
+ * themselves (a per-CPU count, nested and nearly free where the
+ * tracepoint already did it). kvm_entry and the sched_* probes need not:
+ * KVM traces kvm_entry with interrupts off, the scheduler its events under
+ * the raw runqueue or pi lock, on every kernel.
+ *
+ * Each probe's prototype is written out exactly as the tracepoint declares
+ * it, argument type names included, and is attached only after hooks.c has
+ * read the same prototype from the running kernel's BTF: on kCFI kernels a
+ * mismatch would be fatal, elsewhere it would silently read garbage.
  */
 #include <linux/kvm_host.h>
 #include <linux/sched.h>
@@ -38,22 +50,28 @@ static void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu)
 
 static void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
 {
+	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
 	vmlat_on_kvm_exit(vcpu, isa);
+	preempt_enable_notrace();
 }
 
 static void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
 {
+	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_USERSPACE_EXIT);
 	vmlat_on_userspace_exit();
+	preempt_enable_notrace();
 }
 
 static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
 				      unsigned long a0, unsigned long a1,
 				      unsigned long a2, unsigned long a3)
 {
+	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_HYPERCALL);
 	vmlat_on_kvm_hypercall(nr, a0, a1, a2, a3);
+	preempt_enable_notrace();
 }
 
 static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
@@ -62,7 +80,7 @@ static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
 					   __u64 guest_tdp_pgd,
 					   __u64 guest_cr3, __u32 isa)
 {
-	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMENTER);
+	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMENTER);	/* preempt-safe */
 }
 
 static void vmlat_probe_kvm_nested_vmexit_inject(void *data, __u32 exit_code,
@@ -72,15 +90,33 @@ static void vmlat_probe_kvm_nested_vmexit_inject(void *data, __u32 exit_code,
 						 __u32 exit_int_info_err,
 						 __u32 isa)
 {
+	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT);
 	vmlat_on_nested_vmexit_inject();
+	preempt_enable_notrace();
+}
+
+/* kvm_nested_vmexit_inject's exit_code became __u64 after 6.12. */
+static void vmlat_probe_kvm_nested_vmexit_inject_v2(void *data, __u64 exit_code,
+						    __u64 exit_info1,
+						    __u64 exit_info2,
+						    __u32 exit_int_info,
+						    __u32 exit_int_info_err,
+						    __u32 isa)
+{
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT);
+	vmlat_on_nested_vmexit_inject();
+	preempt_enable_notrace();
 }
 
 static void vmlat_probe_kvm_mmu_get_page(void *data, struct kvm_mmu_page *sp,
 					 bool created)
 {
+	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_MMU_GET_PAGE);
 	vmlat_on_mmu_get_page();
+	preempt_enable_notrace();
 }
 
 static void vmlat_probe_sched_switch(void *data, bool preempt,
@@ -118,16 +154,20 @@ static void vmlat_probe_sched_migrate_task(void *data, struct task_struct *p,
 
 static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
 {
+	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
 	vmlat_on_sched_exit(p);
+	preempt_enable_notrace();
 }
 
 /* sched_process_exit gained "bool group_dead" after 6.12. */
 static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 					      bool group_dead)
 {
+	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
 	vmlat_on_sched_exit(p);
+	preempt_enable_notrace();
 }
 
 #define VARIANT(proto_str, fn)	{ .proto = proto_str, .probe = (void *)fn }
@@ -164,7 +204,9 @@ const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 	HOOK(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT, "kvm",
 	     "kvm_nested_vmexit_inject", "kvm",
 	     VARIANT("(__u32, __u64, __u64, __u32, __u32, __u32)",
-		     vmlat_probe_kvm_nested_vmexit_inject)),
+		     vmlat_probe_kvm_nested_vmexit_inject),
+	     VARIANT("(__u64, __u64, __u64, __u32, __u32, __u32)",
+		     vmlat_probe_kvm_nested_vmexit_inject_v2)),
 	HOOK(VMLAT_HOOK_KVM_MMU_GET_PAGE, "kvmmmu", "kvm_mmu_get_page", "kvm",
 	     VARIANT("(struct kvm_mmu_page *, bool)",
 		     vmlat_probe_kvm_mmu_get_page)),
