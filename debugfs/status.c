@@ -5,7 +5,8 @@
  * status: one row per hook: whether it is attached, how often its probe
  * ran, and its confirmed prototype or why it is detached; then '#' lines
  * of name-value pairs: how full the bounded tables are, how the kernel
- * traces kvm_exit and what did not come in order. The format is
+ * traces kvm_exit and what did not come in order, and the kernel variant
+ * vmlat found (preemption model, width of SVM's exit code). The format is
  * documented in Documentation/vmlat.rst; tests parse it, so columns and
  * names only ever get added at the end.
  */
@@ -14,7 +15,9 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
+#include <asm/svm.h>
 
+#include "compat.h"
 #include "debugfs.h"
 #include "exit_late.h"
 #include "view.h"
@@ -52,6 +55,9 @@ static int status_show(struct seq_file *m, void *unused)
 		   vmlat_exit_trace_names[vmlat_exit_trace_mode()],
 		   o.unexpected, o.late_exits, o.late_switched, o.late_ns,
 		   vmlat_exit_time_unread());
+	seq_printf(m, "# kernel preempt %s svm_exit_code_bits %zu\n",
+		   vmlat_preempt_model(),
+		   8 * sizeof_field(struct vmcb_control_area, exit_code));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

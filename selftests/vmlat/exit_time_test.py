@@ -34,7 +34,9 @@ trip): it moved at least half of the host's time out of the guest
 no unexpected event for the vCPU (a switch-out in guest mode was one);
 vmlat's count of exits switched out before their kvm_exit is ftrace's
 (+-1 at the window's edges); vmlat's status says whether this kernel
-traces exits late, as ftrace shows it does.
+traces exits late, as ftrace shows it does, and names the preemption
+model the kernel says it runs (/sys/kernel/realtime on PREEMPT_RT,
+/sys/kernel/debug/sched/preempt, which the second run changes).
 
 Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario.
 TAP output; exit status 4 when everything was skipped.
@@ -136,13 +138,32 @@ def vmlat_vcpu(vm_json, tid):
     return None
 
 
-def status_fields(text):
-    """The "# exit_trace ..." line of vmlat's status, as a dict."""
+def status_fields(text, name="exit_trace"):
+    """The "# <name> ..." line of vmlat's status, as a dict."""
     for line in text.splitlines():
-        if line.startswith("# exit_trace "):
+        if line.startswith("# %s " % name):
             f = line[2:].split()
             return dict(zip(f[::2], f[1::2]))
     return {}
+
+
+def kernel_preemption():
+    """The preemption model, as the kernel itself says: "rt" where
+    /sys/kernel/realtime says 1 (PREEMPT_RT), else the current mode of
+    PREEMPT_DYNAMIC, else the one uname -v names."""
+    try:
+        if rd("/sys/kernel/realtime").strip() == "1":
+            return "rt"
+    except OSError:
+        pass
+    if os.path.exists(PREEMPT):
+        return preempt_mode()
+    v = os.uname().version
+    for word, model in (("PREEMPT_RT", "rt"), ("PREEMPT_LAZY", "lazy"),
+                        ("PREEMPT ", "full")):
+        if word in v + " ":
+            return model
+    return "voluntary" if "PREEMPT_VOLUNTARY" in v else "none"
 
 
 PREEMPT = "/sys/kernel/debug/sched/preempt"
@@ -257,6 +278,12 @@ def spin(tag, full=False):
     tap(st.get("unexpected") is not None and
         int(st["unexpected"]) >= (c.get("unexpected") or 0),
         tag + ".status_shows_unexpected", str(st))
+    # Read at the end of the run, as the kernel says it now.
+    kern = status_fields(status, "kernel")
+    tap(kern.get("preempt") == kernel_preemption(),
+        tag + ".status_names_the_preemption_model",
+        "status %s, kernel %s" % (kern or "has no kernel line",
+                                  kernel_preemption()))
 
 
 if __name__ == "__main__":
