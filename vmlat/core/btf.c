@@ -11,16 +11,26 @@
 /* Deepest chain of pointer/qualifier/typedef links we follow. */
 #define VMLAT_BTF_MAX_DEPTH	32
 
+/*
+ * The header's first six fields, up to str_len: all a BTF header had until
+ * Linux 7.2, whose struct btf_header adds a layout section (layout_off,
+ * layout_len) that hdr_len covers when a blob has one. Blobs with either
+ * header are read, whichever struct the build's headers declare: only
+ * these fields are used (the layout section describes kinds for readers
+ * that skip unknown ones; vmlat refuses those instead).
+ */
+#define VMLAT_BTF_HDR_MIN	(offsetof(struct btf_header, str_len) + sizeof(u32))
+
 static const struct btf_header *btf_header_of(const void *data, size_t size)
 {
 	const struct btf_header *hdr = data;
 	u64 body;
 
-	if (!data || size < sizeof(*hdr))
+	if (!data || size < VMLAT_BTF_HDR_MIN)
 		return NULL;
 	if (hdr->magic != BTF_MAGIC || hdr->version != BTF_VERSION)
 		return NULL;
-	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > size)
+	if (hdr->hdr_len < VMLAT_BTF_HDR_MIN || hdr->hdr_len > size)
 		return NULL;
 	body = size - hdr->hdr_len;
 	if ((u64)hdr->type_off + hdr->type_len > body ||

@@ -21,6 +21,8 @@
 
 #define BB_TYPES_MAX	1024
 #define BB_STRS_MAX	512
+#define BB_HDR_V1	24	/* struct btf_header until Linux 7.2 */
+#define BB_HDR_MAX	32	/* 7.2's, with layout_off and layout_len */
 
 /* Builds a BTF blob; ids and string offsets may continue a base's. */
 struct btf_builder {
@@ -31,7 +33,8 @@ struct btf_builder {
 	u32 nr;		/* types added */
 	u32 id_base;	/* ids of this blob start after id_base */
 	u32 str_base;	/* string offsets start at str_base */
-	u8 blob[sizeof(struct btf_header) + BB_TYPES_MAX + BB_STRS_MAX];
+	u32 hdr_len;	/* of the header bb_finish() writes: 24 or more */
+	u8 blob[BB_HDR_MAX + BB_TYPES_MAX + BB_STRS_MAX];
 	size_t blob_len;
 };
 
@@ -122,22 +125,28 @@ static void bb_tracepoint(struct btf_builder *b, const char *tp,
 	bb_type(b, BTF_KIND_TYPEDEF, 0, name, ptr);
 }
 
+/*
+ * The header as pahole writes it: six fields (24 bytes, hdr_len 24) until
+ * Linux 7.2, whose header adds layout_off and layout_len (hdr_len 32) for
+ * an optional layout section. Written field by field, so that the test
+ * does not depend on which struct btf_header the build's headers have;
+ * b->hdr_len's extra bytes are zero (no layout section).
+ */
 static const void *bb_finish(struct btf_builder *b)
 {
-	struct btf_header hdr = {
-		.magic = BTF_MAGIC,
-		.version = BTF_VERSION,
-		.hdr_len = sizeof(hdr),
-		.type_off = 0,
-		.type_len = b->types_len,
-		.str_off = b->types_len,
-		.str_len = b->strs_len,
-	};
+	u32 hl = b->hdr_len ?: BB_HDR_V1;
+	/* hdr_len, type_off, type_len, str_off, str_len */
+	const u32 fields[] = { hl, 0, b->types_len, b->types_len, b->strs_len };
+	const u16 magic = BTF_MAGIC;
+	const u8 version = BTF_VERSION;
 
-	memcpy(b->blob, &hdr, sizeof(hdr));
-	memcpy(b->blob + sizeof(hdr), b->types, b->types_len);
-	memcpy(b->blob + sizeof(hdr) + b->types_len, b->strs, b->strs_len);
-	b->blob_len = sizeof(hdr) + b->types_len + b->strs_len;
+	memset(b->blob, 0, hl);
+	memcpy(b->blob, &magic, sizeof(magic));
+	memcpy(b->blob + 2, &version, sizeof(version));
+	memcpy(b->blob + 4, fields, sizeof(fields));
+	memcpy(b->blob + hl, b->types, b->types_len);
+	memcpy(b->blob + hl + b->types_len, b->strs, b->strs_len);
+	b->blob_len = hl + b->types_len + b->strs_len;
 	return b->blob;
 }
 
@@ -204,6 +213,35 @@ static void vmlat_btf_tp_proto_kvm_entry_both_variants(struct kunit *test)
 }
 
 /* Module BTF: ids and strings continue the base's, types mix freely. */
+/*
+ * Linux 7.2's vmlinux BTF still has the 24-byte header (pahole writes no
+ * layout section), while 7.2's struct btf_header is 32 bytes: built
+ * against 7.2, vmlat first refused it ("bad vmlinux BTF (-22)"). Either
+ * header, with the same types, gives the same prototype; a header cut
+ * before str_len does not.
+ */
+static void vmlat_btf_reads_both_header_sizes(struct kunit *test)
+{
+	static const u32 lens[] = { BB_HDR_V1, BB_HDR_MAX };
+	struct vmlat_btf btf;
+	struct base_ids id;
+	char proto[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		struct btf_builder *b = bb_kernel_base(test, &id);
+
+		b->hdr_len = lens[i];
+		bb_tracepoint(b, "kvm_exit", id.void_ptr,
+			      (u32[]){ id.vcpu_ptr, id.u32_t }, 2);
+		KUNIT_ASSERT_EQ_MSG(test, bb_index(test, b, &btf, NULL), 0,
+				    "hdr_len %u", lens[i]);
+		KUNIT_EXPECT_EQ(test, vmlat_btf_tp_proto(&btf, "kvm_exit", proto,
+							 sizeof(proto)), 0);
+		KUNIT_EXPECT_STREQ(test, proto, "(struct kvm_vcpu *, u32)");
+	}
+}
+
 static void vmlat_btf_tp_proto_split_module_btf(struct kunit *test)
 {
 	struct base_ids id;
@@ -381,6 +419,7 @@ static const struct header_case header_cases[] = {
 	{ "bad magic", 0, 0x1234eb9e },
 	{ "bad version", 0, BTF_MAGIC | (2 << 16) },
 	{ "hdr_len too small", 4, 8 },
+	{ "hdr_len short of str_len", 4, 20 },
 	{ "hdr_len past end", 4, 0x10000 },
 	{ "type_off misaligned", 8, 2 },
 	{ "type_len past end", 12, 0x100000 },
@@ -494,6 +533,7 @@ static void vmlat_btf_survives_corruption(struct kunit *test)
 static struct kunit_case vmlat_btf_cases[] = {
 	KUNIT_CASE(vmlat_btf_tp_proto_kvm_entry_both_variants),
 	KUNIT_CASE(vmlat_btf_tp_proto_split_module_btf),
+	KUNIT_CASE(vmlat_btf_reads_both_header_sizes),
 	KUNIT_CASE(vmlat_btf_tp_proto_renders_c_spellings),
 	KUNIT_CASE(vmlat_btf_tp_proto_missing_is_enoent),
 	KUNIT_CASE(vmlat_btf_tp_proto_wrong_shape_is_einval),
