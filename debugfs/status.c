@@ -55,7 +55,7 @@ static int status_show(struct seq_file *m, void *unused)
 		   vmlat_exit_trace_names[vmlat_exit_trace_mode()],
 		   o.unexpected, o.late_exits, o.late_switched, o.late_ns,
 		   vmlat_exit_time_unread());
-	seq_printf(m, "# kernel preempt %s svm_exit_code_bits %zu\n",
+	seq_printf(m, "# kernel: preempt %s svm_exit_code_bits %zu\n",
 		   vmlat_preempt_model(),
 		   8 * sizeof_field(struct vmcb_control_area, exit_code));
 	return 0;

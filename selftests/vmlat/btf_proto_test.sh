@@ -26,13 +26,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; rmmod vmlat 2>/dev/null' EXIT
 
 # What libbpf makes of each btf_trace_* typedef: "name|(args)" lines.
+# libbpf's C dumper gives a type whose name an earlier type has already
+# taken the name with "___N" appended (btf_dump_resolve_name()): Linux
+# 7.2's kvm BTF repeats base types such as bool, u32 and __u64, dumped as
+# bool___2... The prototype names the type by its own name: drop that.
 dump() {	# dump BTF_FILE [BASE]
 	if [ $# -gt 1 ]; then
 		bpftool -B "$2" btf dump file "$1" format c
 	else
 		bpftool btf dump file "$1" format c
 	fi | sed -n 's/^typedef void (\*btf_trace_\([a-z0-9_]*\))(void \*\(, \)\{0,1\}\(.*\));$/\1|(\3)/p' |
-		sed 's/|()$/|(void)/'
+		sed -e 's/|()$/|(void)/' -e 's/\([A-Za-z0-9_]\)___[0-9][0-9]*\b/\1/g'
 }
 dump $BTF/vmlinux >"$tmp/oracle"
 dump $BTF/kvm $BTF/vmlinux >>"$tmp/oracle"

@@ -139,10 +139,14 @@ def vmlat_vcpu(vm_json, tid):
 
 
 def status_fields(text, name="exit_trace"):
-    """The "# <name> ..." line of vmlat's status, as a dict."""
+    """The "# <name> ..." line of vmlat's status, as a dict: its names and
+    values ("# exit_trace late unexpected 0": exit_trace is one of them;
+    "# kernel: preempt full": "kernel:" names the line)."""
     for line in text.splitlines():
         if line.startswith("# %s " % name):
             f = line[2:].split()
+            if name.endswith(":"):
+                f = f[1:]
             return dict(zip(f[::2], f[1::2]))
     return {}
 
@@ -279,7 +283,7 @@ def spin(tag, full=False):
         int(st["unexpected"]) >= (c.get("unexpected") or 0),
         tag + ".status_shows_unexpected", str(st))
     # Read at the end of the run, as the kernel says it now.
-    kern = status_fields(status, "kernel")
+    kern = status_fields(status, "kernel:")
     tap(kern.get("preempt") == kernel_preemption(),
         tag + ".status_names_the_preemption_model",
         "status %s, kernel %s" % (kern or "has no kernel line",
