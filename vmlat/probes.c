@@ -83,6 +83,15 @@ static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
 	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMENTER);	/* preempt-safe */
 }
 
+/* Both kvm_nested_vmexit_inject variants: KVM traces it preemptible. */
+static __always_inline void vmlat_nested_vmexit_injected(void)
+{
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT);
+	vmlat_on_nested_vmexit_inject();
+	preempt_enable_notrace();
+}
+
 static void vmlat_probe_kvm_nested_vmexit_inject(void *data, __u32 exit_code,
 						 __u64 exit_info1,
 						 __u64 exit_info2,
@@ -90,10 +99,7 @@ static void vmlat_probe_kvm_nested_vmexit_inject(void *data, __u32 exit_code,
 						 __u32 exit_int_info_err,
 						 __u32 isa)
 {
-	preempt_disable_notrace();
-	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT);
-	vmlat_on_nested_vmexit_inject();
-	preempt_enable_notrace();
+	vmlat_nested_vmexit_injected();
 }
 
 /* kvm_nested_vmexit_inject's exit_code became __u64 after 6.12. */
@@ -104,10 +110,7 @@ static void vmlat_probe_kvm_nested_vmexit_inject_v2(void *data, __u64 exit_code,
 						    __u32 exit_int_info_err,
 						    __u32 isa)
 {
-	preempt_disable_notrace();
-	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT);
-	vmlat_on_nested_vmexit_inject();
-	preempt_enable_notrace();
+	vmlat_nested_vmexit_injected();
 }
 
 static void vmlat_probe_kvm_mmu_get_page(void *data, struct kvm_mmu_page *sp,
@@ -152,7 +155,8 @@ static void vmlat_probe_sched_migrate_task(void *data, struct task_struct *p,
 	vmlat_on_sched_migrate(p, dest_cpu);
 }
 
-static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
+/* Both sched_process_exit variants: do_exit() traces it preemptible. */
+static __always_inline void vmlat_process_exited(struct task_struct *p)
 {
 	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
@@ -160,14 +164,16 @@ static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
 	preempt_enable_notrace();
 }
 
+static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
+{
+	vmlat_process_exited(p);
+}
+
 /* sched_process_exit gained "bool group_dead" after 6.12. */
 static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 					      bool group_dead)
 {
-	preempt_disable_notrace();
-	vmlat_hit(VMLAT_HOOK_SCHED_PROCESS_EXIT);
-	vmlat_on_sched_exit(p);
-	preempt_enable_notrace();
+	vmlat_process_exited(p);
 }
 
 #define VARIANT(proto_str, fn)	{ .proto = proto_str, .probe = (void *)fn }

@@ -12,8 +12,8 @@
 # 6.1, 6.12 and 6.12-rt (PREEMPT_RT) are Debian 12's; 7.2 and 7.2-rt are
 # Debian unstable's, read through a private apt configuration in the cache
 # (apt-sid/) that leaves the machine's own as it was. Unstable's kbuild
-# tools need a newer glibc than Debian 12's: sid-kbuild.sh rebuilds them
-# from linux-source-7.2.
+# tools need a newer glibc than Debian 12's: own_kbuild() rebuilds them
+# from linux-source-7.2 (see there).
 
 set -euo pipefail
 # set -e also inside $(...): a failing step there must not go unnoticed.
@@ -308,11 +308,11 @@ headers_pkgs() {
 
 # Downloads (into the cache) and unpacks the headers packages of $release
 # into $root, then points the arch Makefile's absolute include of the
-# -common tree (and, from 7.2 on, its KBUILD_OUTPUT) at $final (where $root
-# ends up). Never installed: the
-# linux-headers package depends on the kernel image, and installing that
-# would put a kernel, initramfs hooks and their dependencies on this
-# machine. The packages' own symlinks (scripts, tools) are relative.
+# -common tree (and, from 7.2 on, its KBUILD_OUTPUT) at $final (where
+# $root ends up). Never installed: the linux-headers package depends on
+# the kernel image, and installing that would put a kernel, initramfs
+# hooks and their dependencies on this machine. The packages' own
+# symlinks (scripts, tools) are relative.
 unpack_headers() {
 	local release=$1 root=$2 final=$3 attempt pkg version pkgs mk deb
 	local -a debs
