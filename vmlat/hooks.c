@@ -166,7 +166,7 @@ static ssize_t vmlat_read_btf(const char *name, void **data)
 	struct vmlat_btf_read rd = { .name = name };
 
 	INIT_WORK_ONSTACK(&rd.work, vmlat_btf_read_workfn);
-	queue_work(system_unbound_wq, &rd.work);
+	queue_work(VMLAT_UNBOUND_WQ, &rd.work);
 	flush_work(&rd.work);
 	destroy_work_on_stack(&rd.work);
 	*data = rd.data;

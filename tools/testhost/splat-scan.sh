@@ -45,6 +45,9 @@ SPLAT_PATTERNS=(
 	'list_(add|del) corruption'
 	'Kernel panic'
 	'Call Trace:'
+	# The kernel's word that vmlat uses an interface it will remove
+	# (7.2: "work func ... [vmlat] enqueued on deprecated workqueue").
+	'\[vmlat(_guest|_kunit)?\].*deprecated|deprecated.*\[vmlat(_guest|_kunit)?\]'
 )
 
 # Lines that match a pattern above but are no splat. Keep this short and

@@ -99,6 +99,16 @@ static inline void vmlat_hrtimer_setup(struct hrtimer *timer,
 #endif
 }
 
+/*
+ * The unbound system workqueue: system_dfl_wq from 6.17 on, where
+ * system_unbound_wq became deprecated (7.2 warns at its first use).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define VMLAT_UNBOUND_WQ	system_dfl_wq
+#else
+#define VMLAT_UNBOUND_WQ	system_unbound_wq
+#endif
+
 /* hypervisor_cpuid_base() is cpuid_base_hypervisor() from 6.16 on. */
 static inline u32 vmlat_cpuid_base_hypervisor(const char *sig, u32 leaves)
 {
