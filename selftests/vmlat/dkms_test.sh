@@ -25,7 +25,7 @@ REL=$(uname -r)
 skip() { echo "1..0 # SKIP $*"; exit 4; }
 
 [ -f "${VMLAT_DEB:-}" ] || skip "VMLAT_DEB not set"
-[ -n "${VMLAT_HEADERS:-}" ] || skip "no headers given (VMLAT_HEADERS): selftests/run gives them on 6.12 and 7.2"
+[ -n "${VMLAT_HEADERS:-}" ] || skip "no headers given (VMLAT_HEADERS): selftests/run gives them on the kernels of VMLAT_DKMS_ON (6.12)"
 [ -f "$VMLAT_HEADERS/Makefile" ] || skip "no unpacked headers in $VMLAT_HEADERS"
 command -v dkms >/dev/null || skip "dkms not installed"
 lsmod | grep -q '^vmlat ' && skip "vmlat already loaded"
