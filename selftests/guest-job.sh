@@ -74,7 +74,14 @@ run_test() {	# run_test NAME PATH
 	[ "$1" = dkms_test ] && to_=$((TEST_TIMEOUT * 2))
 	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of "$1") \
 		run_logged "$OUT/$1.tap" timeout -k 10 "$to_" "$2"
-	echo "exit status $?" >>"$OUT/$1.log"
+	rc_=$?
+	echo "exit status $rc_" >>"$OUT/$1.log"
+	# A test killed at its timeout may leave vmlat loaded: every test
+	# after it would skip ("vmlat is already loaded").
+	if [ "$rc_" -eq 124 ] || [ "$rc_" -eq 137 ]; then
+		rmmod vmlat 2>/dev/null &&
+			echo "vmlat left loaded: removed" >>"$OUT/$1.log"
+	fi
 	echo "took $(($(date +%s) - t0_)) s" >>"$OUT/$1.log"
 }
 
