@@ -69,9 +69,13 @@ run_logged() {
 run_test() {	# run_test NAME PATH
 	echo "--- $1"
 	t0_=$(date +%s)
-	# dkms_test: DKMS builds vmlat under TCG, 500 s on 7.2.
+	# Twice the time for dkms_test (DKMS builds vmlat under TCG: 500 s
+	# on 7.2) and the tests in VMLAT_SLOW_TESTS (selftests/run: the
+	# debug kernel's records_test, whose 200 VMs KASAN makes slow).
 	to_=$TEST_TIMEOUT
-	[ "$1" = dkms_test ] && to_=$((TEST_TIMEOUT * 2))
+	case " dkms_test ${VMLAT_SLOW_TESTS:-} " in
+	*" $1 "*) to_=$((TEST_TIMEOUT * 2)) ;;
+	esac
 	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of "$1") \
 		run_logged "$OUT/$1.tap" timeout -k 10 "$to_" "$2"
 	rc_=$?
