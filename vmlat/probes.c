@@ -15,9 +15,12 @@
  * KVM's exit handling, its run loop, a task's exit, and, on PREEMPT_RT,
  * the MMU under its sleeping mmu_lock. Those probes disable preemption
  * themselves (a per-CPU count, nested and nearly free where the
- * tracepoint already did it). kvm_entry and the sched_* probes need not:
- * KVM traces kvm_entry with interrupts off, the scheduler its events under
- * the raw runqueue or pi lock, on every kernel.
+ * tracepoint already did it). kvm_entry, kvm_exit and the sched_* probes
+ * need not: KVM traces kvm_entry with interrupts off on every kernel, and
+ * kvm_exit too from 6.12 on (6.1's SVM traces it in svm_handle_exit(),
+ * preemptible, but there the tracepoint disables preemption); the
+ * scheduler traces its events under the raw runqueue or pi lock. The
+ * exit probe, the hottest, so pays nothing for it.
  *
  * Each probe's prototype is written out exactly as the tracepoint declares
  * it, argument type names included, and is attached only after hooks.c has
@@ -50,10 +53,8 @@ static void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu)
 
 static void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
 {
-	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
 	vmlat_on_kvm_exit(vcpu, isa);
-	preempt_enable_notrace();
 }
 
 static void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
