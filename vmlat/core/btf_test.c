@@ -212,7 +212,6 @@ static void vmlat_btf_tp_proto_kvm_entry_both_variants(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "(struct kvm_vcpu *)");
 }
 
-/* Module BTF: ids and strings continue the base's, types mix freely. */
 /*
  * Linux 7.2's vmlinux BTF still has the 24-byte header (pahole writes no
  * layout section), while 7.2's struct btf_header is 32 bytes: built
@@ -242,6 +241,7 @@ static void vmlat_btf_reads_both_header_sizes(struct kunit *test)
 	}
 }
 
+/* Module BTF: ids and strings continue the base's, types mix freely. */
 static void vmlat_btf_tp_proto_split_module_btf(struct kunit *test)
 {
 	struct base_ids id;
