@@ -15,7 +15,6 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
-#include <asm/svm.h>
 
 #include "compat.h"
 #include "debugfs.h"
@@ -55,9 +54,8 @@ static int status_show(struct seq_file *m, void *unused)
 		   vmlat_exit_trace_names[vmlat_exit_trace_mode()],
 		   o.unexpected, o.late_exits, o.late_switched, o.late_ns,
 		   vmlat_exit_time_unread());
-	seq_printf(m, "# kernel: preempt %s svm_exit_code_bits %zu\n",
-		   vmlat_preempt_model(),
-		   8 * sizeof_field(struct vmcb_control_area, exit_code));
+	seq_printf(m, "# kernel: preempt %s svm_exit_code_bits %u\n",
+		   vmlat_preempt_model(), vmlat_view_svm_exit_code_bits());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

@@ -6,6 +6,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "kvm_x86.h"
 #include "records.h"
 #include "report.h"
 #include "view.h"
@@ -402,4 +403,10 @@ void vmlat_view_order_sum(struct vmlat_view_order *sum)
 		sum->late_switched += v.order.late_switched;
 		sum->late_ns += v.order.late_ns;
 	}
+}
+
+/* The width of SVM's exit code vmlat was built for (status: "# kernel:"). */
+unsigned int vmlat_view_svm_exit_code_bits(void)
+{
+	return VMLAT_KVM_SVM_EXIT_CODE_BITS;
 }

@@ -240,6 +240,7 @@ u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 void vmlat_view_dropped(struct vmlat_view_dropped *d);
 void vmlat_view_tables(struct vmlat_view_tables *t);
 void vmlat_view_order_sum(struct vmlat_view_order *sum);
+unsigned int vmlat_view_svm_exit_code_bits(void);
 
 void vmlat_reset(void);
 

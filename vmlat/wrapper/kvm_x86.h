@@ -60,6 +60,13 @@ struct vmlat_vcpu_svm {
 	struct vmcb *vmcb;
 };
 
+/*
+ * Width of the VMCB's exit code in the headers vmlat is built with: 32 bits
+ * (with exit_code_hi) up to 6.12, 64 from 7.2 on.
+ */
+#define VMLAT_KVM_SVM_EXIT_CODE_BITS \
+	(8 * sizeof_field(struct vmcb_control_area, exit_code))
+
 /* ---- build-time checks of exit_codes.h against this kernel's uapi lists ---- */
 
 struct vmlat_uapi_exit_name {
