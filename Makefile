@@ -3,6 +3,7 @@
 #   make [KDIR=...] [W=1]   build vmlat.ko (and vmlat_kunit.ko if KDIR has KUnit)
 #   make demo               boot a KVM test host and show vmlat at work
 #   make check              the full test suite, on every supported kernel
+#   make soak               the churn and fuzzing soaks at full size (6.12, debug)
 #   make unit               the pure-logic unit tests, in userspace (ASan/UBSan)
 #   make deb                build/vmlat-dkms_<version>_all.deb (DKMS package)
 #   make install            install vmlat.ko for KDIR's kernel (without DKMS)
@@ -12,7 +13,7 @@
 
 FIND_KDIR = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$($(CURDIR)/tools/kdir.sh) || exit 1
 
-.PHONY: all modules clean demo check unit deb install
+.PHONY: all modules clean demo check soak unit deb install
 
 all: modules
 
@@ -28,6 +29,11 @@ demo:
 
 check:
 	selftests/run
+
+# 10000 VM lifetimes on 6.12 (1000 on debug) and 400 random inputs per
+# knob on both: about 25 minutes, past what CI gives make check.
+soak:
+	VMLAT_SOAK=1 VMLAT_ONLY="records_test fuzz_test" selftests/run 6.12 debug
 
 unit:
 	$(MAKE) -C selftests/unit run
