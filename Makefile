@@ -2,7 +2,8 @@
 #
 #   make [KDIR=...] [W=1]   build vmlat.ko (and vmlat_kunit.ko if KDIR has KUnit)
 #   make demo               boot a KVM test host and show vmlat at work
-#   make check              the full test suite, on every supported kernel
+#   make check              the test suite, on every supported kernel (CI's)
+#   make check-full         the whole suite on every kernel (about 2.5 hours)
 #   make soak               the churn and fuzzing soaks at full size (6.12, debug)
 #   make unit               the pure-logic unit tests, in userspace (ASan/UBSan)
 #   make deb                build/vmlat-dkms_<version>_all.deb (DKMS package)
@@ -13,7 +14,7 @@
 
 FIND_KDIR = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$($(CURDIR)/tools/kdir.sh) || exit 1
 
-.PHONY: all modules clean demo check soak unit deb install
+.PHONY: all modules clean demo check check-full soak unit deb install
 
 all: modules
 
@@ -29,6 +30,9 @@ demo:
 
 check:
 	selftests/run
+
+check-full:
+	VMLAT_FULL=1 selftests/run
 
 # 10000 VM lifetimes on 6.12 (1000 on debug) and 400 random inputs per
 # knob on both: about 25 minutes, past what CI gives make check.

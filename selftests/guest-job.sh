@@ -9,7 +9,8 @@
 # Env: VMLAT_OUT, VMLAT_KO, VMLAT_KUNIT_KO, SELFTESTS_BIN, KVM_SELFTESTS;
 #      VMLAT_ONLY (optional): run only these parts, a space-separated list
 #      of test names (hooks_test, sync_test...), kvm_selftests and kunit;
-#      a Python test as NAME:CASE,CASE runs only those cases of it.
+#      a Python test as NAME:CASE,CASE runs only those cases of it;
+#      VMLAT_SKIP (optional): parts not to run, whatever VMLAT_ONLY says.
 set -u
 
 OUT=$VMLAT_OUT
@@ -35,7 +36,8 @@ if ! modprobe $VENDOR nested=1; then
 	echo "modprobe $VENDOR nested=1 failed"
 fi
 
-wanted() {	# wanted PART: is PART in VMLAT_ONLY (or is it unset)?
+wanted() {	# wanted PART: is PART in VMLAT_ONLY (or is it unset), not in VMLAT_SKIP?
+	case " ${VMLAT_SKIP:-} " in *" $1 "*) return 1 ;; esac
 	[ -z "${VMLAT_ONLY:-}" ] && return 0
 	case " $VMLAT_ONLY " in *" $1 "*|*" $1:"*) return 0 ;; esac
 	return 1
