@@ -35,7 +35,7 @@ check-full:
 	VMLAT_FULL=1 selftests/run
 
 # 10000 VM lifetimes on 6.12 (1000 on debug) and 400 random inputs per
-# knob on both: about 25 minutes, past what CI gives make check.
+# knob (100 on debug): about 25 minutes, past what CI gives make check.
 soak:
 	VMLAT_SOAK=1 VMLAT_ONLY="records_test fuzz_test" selftests/run 6.12 debug
 

@@ -27,7 +27,8 @@
  *                                      exits are the host's interrupts,
  *                                      and the hog preempts it there
  *   scenario [-c CPU] burst SECONDS    a VM doing port-I/O exits on CPU and,
- *                                      a third into the run, one burst of a
+ *                                      a third into its guest's run (timed
+ *                                      from its first exit), one burst of a
  *                                      SCHED_FIFO hog ("vmlat-burst")
  *                                      spinning there for 200 ms: the vCPU
  *                                      is preempted once, that long
@@ -238,6 +239,9 @@ struct vcpu_job {
 	uint64_t deadline_ms;
 	unsigned int hlt_sleep_us;
 	uint64_t max_hlt;
+	/* > 0: written to at the first exit, deadline then go_run_ms on */
+	int go_fd;
+	uint64_t go_run_ms;
 	pid_t tid;
 	uint64_t runs, io, hlt, intr;
 	int ret;
@@ -385,6 +389,17 @@ static int vcpu_run_job(struct vcpu_job *job)
 			break;
 		}
 		job->runs++;
+		if (job->go_fd > 0) {
+			/* the guest runs: the deadline counts from now */
+			job->deadline_ms = vmlat_now_ms() + job->go_run_ms;
+			if (write(job->go_fd, "g", 1) != 1)
+				ret = job_fail(job, -errno, "go: %s",
+					       strerror(errno));
+			close(job->go_fd);
+			job->go_fd = 0;
+			if (ret)
+				break;
+		}
 		ret = vcpu_handle_exit(job, run);
 		if (ret) {
 			ret = ret > 0 ? 0 : ret;
@@ -568,11 +583,14 @@ static int scenario_idle(int cpu, uint64_t ms)
 }
 
 /*
- * Forks "vmlat-burst", pinned to @cpu, SCHED_FIFO: it sleeps until @at_ms,
- * spins there for @spin_ms (preempting whatever runs, as a real-time task
- * does), and exits. Exit status 3: it could not become SCHED_FIFO.
+ * Forks "vmlat-burst", pinned to @cpu, SCHED_FIFO: once a byte comes on
+ * pipe @go (the guest's first exit: a loaded test host may take long to make
+ * the VM), it sleeps @delay_ms, spins for @spin_ms (preempting whatever
+ * runs, as a real-time task does), and exits. Exit status 3: it could not
+ * become SCHED_FIFO; 4: no byte came.
  */
-static pid_t burst_start(int cpu, uint64_t at_ms, uint64_t spin_ms)
+static pid_t burst_start(int cpu, const int go[2], uint64_t delay_ms,
+			 uint64_t spin_ms)
 {
 	struct sched_param sp = { .sched_priority = 10 };
 	pid_t pid = fork();
@@ -580,7 +598,8 @@ static pid_t burst_start(int cpu, uint64_t at_ms, uint64_t spin_ms)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		uint64_t end, now;
+		uint64_t end, at_ms, now;
+		char c;
 		int i;
 
 		prctl(PR_SET_NAME, "vmlat-burst", 0, 0, 0);
@@ -589,7 +608,11 @@ static pid_t burst_start(int cpu, uint64_t at_ms, uint64_t spin_ms)
 			_exit(1);
 		if (sched_setscheduler(0, SCHED_FIFO, &sp))
 			_exit(3);
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(4);
 		/* One sleep, not polling: no small preemptions before. */
+		at_ms = vmlat_now_ms() + delay_ms;
 		while ((now = vmlat_now_ms()) < at_ms)
 			usleep((useconds_t)(at_ms - now) * 1000);
 		end = vmlat_now_ms() + spin_ms;
@@ -609,23 +632,34 @@ static int scenario_burst(int cpu, uint64_t ms)
 		.vm_comm = "vm-burst",
 		.guest = guest_io_loop,
 		.cpu = cpu,
-		.deadline_ms = vmlat_now_ms() + ms,
+		.go_run_ms = ms,
 	};
-	int ret, status;
+	int ret, status, go[2];
 	pid_t burst;
 
-	burst = burst_start(cpu, vmlat_now_ms() + ms / 3, SCENARIO_BURST_MS);
+	/* a third into the guest's run, whenever that starts */
+	if (pipe(go))
+		return -errno;
+	burst = burst_start(cpu, go, ms / 3, SCENARIO_BURST_MS);
+	close(go[0]);
+	job.go_fd = go[1];
 	if (burst < 0) {
+		close(go[1]);
 		fprintf(stderr, "scenario: cannot start the burst: %s\n",
 			strerror((int)-burst));
 		return (int)burst;
 	}
 	ret = run_vm(&job);
+	/* no exit at all: the burst ends without its byte */
+	if (job.go_fd > 0)
+		close(job.go_fd);
 	if (waitpid(burst, &status, 0) != burst || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
 		fprintf(stderr, "scenario: the burst failed (status 0x%x%s)\n",
 			status, WIFEXITED(status) && WEXITSTATUS(status) == 3 ?
-			": cannot become SCHED_FIFO" : "");
+			": cannot become SCHED_FIFO" :
+			WIFEXITED(status) && WEXITSTATUS(status) == 4 ?
+			": the guest never ran" : "");
 		ret = ret ?: -ECHILD;
 	}
 	return ret;
