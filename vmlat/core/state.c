@@ -80,6 +80,7 @@ void vmlat_acct_init(struct vmlat_vcpu_acct *a, enum vmlat_event first,
 {
 	memset(a, 0, sizeof(*a));
 	vmlat_nested_init(&a->nested);
+	vmlat_as_cursor_init(&a->as);
 	a->first_ns = now_ns;
 	a->since_ns = now_ns;
 	a->entered_ns = now_ns;
@@ -278,6 +279,8 @@ void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns)
 	a->late_switched = 0;
 	a->late_ns = 0;
 	vmlat_nested_reset(&a->nested);
+	/* The same address space, counted from the times' new zero. */
+	memset(&a->as.base, 0, sizeof(a->as.base));
 	a->first_ns = a->since_ns;
 	a->reset_gen = gen;
 }

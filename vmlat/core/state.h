@@ -27,6 +27,7 @@
 #ifndef _VMLAT_STATE_H
 #define _VMLAT_STATE_H
 
+#include "aspace.h"
 #include "nested.h"
 #include "pure.h"
 
@@ -87,6 +88,8 @@ struct vmlat_done {
  * @left_ns:	when the guest left, while its kvm_exit is pending
  * @woken_ns:	the last wake-up that ended an idle or blocked sleep
  * @nested:	L1/L2 accounting, fed by the vCPU's thread (nested.h)
+ * @as:		the guest address space it runs, fed by its thread at
+ *		every exit (aspace.h); a reset restarts its stretch
  * @reset_gen:	the reset the times count from (vmlat_acct_reset())
  * @state:	current state (enum vmlat_state)
  * @in_user:	when on CPU, runs in the VMM (after kvm_userspace_exit)
@@ -110,6 +113,7 @@ struct vmlat_vcpu_acct {
 	u64 left_ns;
 	u64 woken_ns;
 	struct vmlat_nested nested;
+	struct vmlat_as_cursor as;
 	u32 reset_gen;
 	u8 state;
 	bool in_user;
@@ -119,6 +123,21 @@ struct vmlat_vcpu_acct {
 };
 
 extern const char *const vmlat_state_names[VMLAT_NR_STATES];
+
+/**
+ * vmlat_acct_as_times() - state times as an address space's times
+ * @time_ns:	a vCPU's time in each state
+ * @t:		set to its guest, exit handling (kernel and user),
+ *		preempted and wait times (aspace.h)
+ */
+static inline void vmlat_acct_as_times(const u64 time_ns[VMLAT_NR_STATES],
+				       struct vmlat_as_times *t)
+{
+	t->ns[VMLAT_AS_GUEST] = time_ns[VMLAT_GUEST];
+	t->ns[VMLAT_AS_EXIT] = time_ns[VMLAT_KERNEL] + time_ns[VMLAT_USER];
+	t->ns[VMLAT_AS_PREEMPTED] = time_ns[VMLAT_PREEMPTED];
+	t->ns[VMLAT_AS_WAIT] = time_ns[VMLAT_WAIT];
+}
 
 void vmlat_acct_init(struct vmlat_vcpu_acct *a, enum vmlat_event first,
 		     u64 now_ns);

@@ -37,12 +37,31 @@ void vmlat_topk_init(struct vmlat_topk *t)
 unsigned int vmlat_topk_add(struct vmlat_topk *t, u64 key, u64 value,
 			    bool *fresh)
 {
+	return vmlat_topk_add_in(t->slot, VMLAT_TOPK_SLOTS, &t->other, key,
+				 value, fresh);
+}
+
+/**
+ * vmlat_topk_add_in() - vmlat_topk_add() on a table of any size
+ * @slots:	the table's slots
+ * @n:		how many, at most 256
+ * @other:	its "other"
+ * @key:	as vmlat_topk_add()
+ * @value:	as vmlat_topk_add()
+ * @fresh:	as vmlat_topk_add()
+ *
+ * Context: any context; the caller serialises access to the table.
+ * Return: the index of @key's slot, < @n.
+ */
+unsigned int vmlat_topk_add_in(struct vmlat_topk_slot *slots, unsigned int n,
+			       u64 *other, u64 key, u64 value, bool *fresh)
+{
 	struct vmlat_topk_slot *p, *empty = NULL, *least = NULL;
 	u64 inherit;
 	unsigned int i;
 
-	for (i = 0; i < VMLAT_TOPK_SLOTS; i++) {
-		p = &t->slot[i];
+	for (i = 0; i < n; i++) {
+		p = &slots[i];
 		if (!p->hits) {
 			empty = empty ?: p;
 			continue;
@@ -65,7 +84,7 @@ unsigned int vmlat_topk_add(struct vmlat_topk *t, u64 key, u64 value,
 		 * slot. The values shown stay exact: what the slot was
 		 * charged.
 		 */
-		t->other += least->value;
+		*other += least->value;
 		inherit = least->weight;
 		empty = least;
 	}
@@ -79,7 +98,7 @@ found:
 	p->value += value;
 	p->weight += value;
 	p->hits++;
-	return p - t->slot;
+	return p - slots;
 }
 
 /**
@@ -94,18 +113,33 @@ found:
 unsigned int vmlat_topk_rank(const struct vmlat_topk *t,
 			     u8 idx[VMLAT_TOPK_SLOTS])
 {
-	unsigned int i, j, n = 0;
+	return vmlat_topk_rank_in(t->slot, VMLAT_TOPK_SLOTS, idx);
+}
 
-	/* Insertion sort: stable, and the table is small. */
-	for (i = 0; i < VMLAT_TOPK_SLOTS; i++) {
-		u64 v = t->slot[i].value;
+/**
+ * vmlat_topk_rank_in() - vmlat_topk_rank() on a table of any size
+ * @slots:	the table's slots
+ * @n:		how many, at most 256
+ * @idx:	@n entries, set as by vmlat_topk_rank()
+ *
+ * Context: any context; the caller serialises access to the table.
+ * Return: the number of used slots, the first ones of @idx.
+ */
+unsigned int vmlat_topk_rank_in(const struct vmlat_topk_slot *slots,
+				unsigned int n, u8 *idx)
+{
+	unsigned int i, j, used = 0;
 
-		if (!t->slot[i].hits)
+	/* Insertion sort: stable, and the tables are small. */
+	for (i = 0; i < n; i++) {
+		u64 v = slots[i].value;
+
+		if (!slots[i].hits)
 			continue;
-		for (j = n; j > 0 && t->slot[idx[j - 1]].value < v; j--)
+		for (j = used; j > 0 && slots[idx[j - 1]].value < v; j--)
 			idx[j] = idx[j - 1];
 		idx[j] = i;
-		n++;
+		used++;
 	}
-	return n;
+	return used;
 }

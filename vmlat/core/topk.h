@@ -63,4 +63,10 @@ unsigned int vmlat_topk_add(struct vmlat_topk *t, u64 key, u64 value,
 unsigned int vmlat_topk_rank(const struct vmlat_topk *t,
 			     u8 idx[VMLAT_TOPK_SLOTS]);
 
+/* The same on tables of other sizes (aspace.h): an array of slots. */
+unsigned int vmlat_topk_add_in(struct vmlat_topk_slot *slots, unsigned int n,
+			       u64 *other, u64 key, u64 value, bool *fresh);
+unsigned int vmlat_topk_rank_in(const struct vmlat_topk_slot *slots,
+				unsigned int n, u8 *idx);
+
 #endif /* _VMLAT_TOPK_H */

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guest address spaces (pure logic): which guest process a vCPU runs,
+ * from the guest's CR3, and the time each one got ([P4] §5.8 GTA, [P3]).
+ *
+ * The host cannot see guest pids, but it can read the guest's CR3 at every
+ * VM exit (kvm_x86.h): one page-table root per guest process, shared by
+ * its threads. vmlat_as_key() makes it an address-space key: the PCID and
+ * flag bits go, and so does the bit that tells the two halves of a process
+ * under KPTI (its kernel and user page tables are the two 4 KiB halves of
+ * one 8 KiB block).
+ *
+ * Attribution, per vCPU: the guest interval that ends at an exit, and the
+ * host time that follows it until the next entry (exit handling, then
+ * preemption or waiting if the vCPU loses its CPU) belong to the address
+ * space read at that exit. A guest that switches processes between two
+ * exits gives the whole interval to the second ([P4] reads CR3 at entry,
+ * the same granularity). Idle and blocked time is the guest's own, not a
+ * process's: not counted here.
+ *
+ * Each vCPU keeps a cursor: its current key and the vCPU's state times when
+ * that key began. When the key changes, the difference is the old key's
+ * stretch, added to its VM's table; readers add each vCPU's stretch in
+ * progress themselves. The table is a space-saving top-k (topk.h) of
+ * VMLAT_AS_SLOTS rows weighted by their total time: an address space with
+ * more than 1/VMLAT_AS_SLOTS of the VM's time keeps its row, the rest goes
+ * to "other" and is counted as evicted.
+ */
+#ifndef _VMLAT_ASPACE_H
+#define _VMLAT_ASPACE_H
+
+#include "pure.h"
+#include "topk.h"
+
+#define VMLAT_AS_SLOTS		16
+
+/* The physical address bits of CR3 (bits 51..12); the rest is PCID/flags. */
+#define VMLAT_AS_ADDR_MASK	0x000ffffffffff000ULL
+/* KPTI: the user page table is the kernel one + 4 KiB (PTI_USER_PGTABLE_BIT). */
+#define VMLAT_AS_PTI_BIT	0x1000ULL
+/* A cursor without a key yet: no CR3 ever gives it (bits 0..11 are masked). */
+#define VMLAT_AS_NONE		(~0ULL)
+
+/**
+ * vmlat_as_key() - the address-space key of a guest CR3
+ * @cr3:	the guest's CR3
+ * @fold_pti:	fold KPTI's two halves into one key: right for guest kernels
+ *		that allocate every PGD as 8 KiB (Linux with page table
+ *		isolation built in); a guest that allocates 4 KiB PGDs could
+ *		have two processes in one key
+ */
+static inline u64 vmlat_as_key(u64 cr3, bool fold_pti)
+{
+	u64 key = cr3 & VMLAT_AS_ADDR_MASK;
+
+	return fold_pti ? key & ~VMLAT_AS_PTI_BIT : key;
+}
+
+/* What an address space's time is made of: its vCPU's state times. */
+enum vmlat_as_time {
+	VMLAT_AS_GUEST,		/* in guest: the process ran */
+	VMLAT_AS_EXIT,		/* handling its exits in the host: type-2 steal */
+	VMLAT_AS_PREEMPTED,	/* its vCPU preempted: type-1 steal */
+	VMLAT_AS_WAIT,		/* its vCPU woken, waiting for a CPU: type-1 */
+	VMLAT_NR_AS_TIMES
+};
+
+extern const char *const vmlat_as_time_names[VMLAT_NR_AS_TIMES];
+
+struct vmlat_as_times {
+	u64 ns[VMLAT_NR_AS_TIMES];
+};
+
+/**
+ * struct vmlat_as_cursor - a vCPU's current address space
+ * @key:	its key, or VMLAT_AS_NONE before the first read
+ * @base:	the vCPU's times when @key began
+ * @user:	@key was seen at CPL 3 since it began
+ */
+struct vmlat_as_cursor {
+	u64 key;
+	struct vmlat_as_times base;
+	bool user;
+};
+
+/**
+ * struct vmlat_as_stretch - what a vCPU gave one address space
+ * @key:	the address space
+ * @user:	seen at CPL 3
+ * @t:		its times
+ */
+struct vmlat_as_stretch {
+	u64 key;
+	bool user;
+	struct vmlat_as_times t;
+};
+
+/**
+ * struct vmlat_as_row - one address space of a VM
+ * @t:		its times
+ * @slices:	stretches of a vCPU in it: from an exit that found the vCPU
+ *		running it after another, to the exit that found another
+ * @user:	it was seen running guest user code (CPL 3); never: only
+ *		the guest kernel ran in it (its own page tables, or a
+ *		process only ever seen in system calls)
+ */
+struct vmlat_as_row {
+	struct vmlat_as_times t;
+	u64 slices;
+	bool user;
+};
+
+/**
+ * struct vmlat_as_table - a VM's address spaces
+ * @slot:	the top-k slots: key and weight (the row's total time)
+ * @row:	each slot's row
+ * @other:	the rows of address spaces that lost their slot
+ * @other_weight: topk's "other" (the sum of @other's times)
+ * @evicted:	address spaces that lost their slot
+ */
+struct vmlat_as_table {
+	struct vmlat_topk_slot slot[VMLAT_AS_SLOTS];
+	struct vmlat_as_row row[VMLAT_AS_SLOTS];
+	struct vmlat_as_row other;
+	u64 other_weight;
+	u64 evicted;
+};
+
+void vmlat_as_cursor_init(struct vmlat_as_cursor *c);
+bool vmlat_as_cursor_move(struct vmlat_as_cursor *c, u64 key,
+			  const struct vmlat_as_times *now,
+			  struct vmlat_as_stretch *s);
+void vmlat_as_cursor_stretch(const struct vmlat_as_cursor *c,
+			     const struct vmlat_as_times *now,
+			     struct vmlat_as_stretch *s);
+
+void vmlat_as_table_init(struct vmlat_as_table *t);
+unsigned int vmlat_as_table_add(struct vmlat_as_table *t,
+				const struct vmlat_as_stretch *s);
+int vmlat_as_table_find(const struct vmlat_as_table *t, u64 key);
+void vmlat_as_row_merge(struct vmlat_as_row *r,
+			const struct vmlat_as_stretch *s);
+unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
+				 u8 idx[VMLAT_AS_SLOTS]);
+u64 vmlat_as_total(const struct vmlat_as_times *t);
+
+#endif /* _VMLAT_ASPACE_H */

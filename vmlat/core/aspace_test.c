@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for vmlat/core/aspace.c: guest address spaces.
+ *
+ * The keys: the PCID, noflush and LAM bits of CR3 do not change the key,
+ * any address bit does, and KPTI's two halves are one key only when asked.
+ *
+ * The attribution: a vCPU driven through the real state machine (state.c)
+ * by long random event sequences, with a random address space read at
+ * each exit and the cursor moved there as the glue does. A model beside
+ * it counts every interval it makes up to the key aspace.h says it
+ * belongs to (the guest interval ending at an exit and the host time
+ * after it: the key read at that exit). After each sequence the rows
+ * (with the stretch in progress) are the model's exactly while nothing
+ * was evicted, never more than it; rows, "other" and the stretch in
+ * progress add up to the vCPU's guest, exit, preempted and wait times;
+ * a key with more than 1/VMLAT_AS_SLOTS of the time has a row and one
+ * without a row had at most the least weight. Messages name the seed.
+ */
+#include <kunit/test.h>
+
+#include "aspace.h"
+#include "state.h"
+
+static u64 lcg_next(u64 *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *state;
+}
+
+static u64 lcg_below(u64 *state, u64 bound)
+{
+	return (lcg_next(state) >> 16) % bound;
+}
+
+static void vmlat_as_key_masks_flags(struct kunit *test)
+{
+	u64 pgd = 0x12344000ULL;	/* 8 KiB aligned, bit 13 clear */
+
+	/* PCID (bits 0..11), LAM (61, 62) and noflush (63) */
+	KUNIT_EXPECT_EQ(test, vmlat_as_key(pgd | 0xfff, true), pgd);
+	KUNIT_EXPECT_EQ(test, vmlat_as_key(pgd | 7ULL << 61, true), pgd);
+	KUNIT_EXPECT_EQ(test, vmlat_as_key(pgd | 0x801 | 1ULL << 63, false),
+			pgd);
+	/* KPTI's user half (+4 KiB, user PCID bit 11) folds when asked */
+	KUNIT_EXPECT_EQ(test, vmlat_as_key(pgd | 0x1000 | 0x800 | 5, true),
+			vmlat_as_key(pgd | 5, true));
+	KUNIT_EXPECT_NE(test, vmlat_as_key(pgd | 0x1000, false),
+			vmlat_as_key(pgd, false));
+	/* any other address bit is another address space */
+	KUNIT_EXPECT_NE(test, vmlat_as_key(pgd | 0x2000, true),
+			vmlat_as_key(pgd, true));
+	KUNIT_EXPECT_NE(test, vmlat_as_key(pgd | 1ULL << 51, true),
+			vmlat_as_key(pgd, true));
+	/* no CR3 is the cursor's "none" */
+	KUNIT_EXPECT_NE(test, vmlat_as_key(~0ULL, false), VMLAT_AS_NONE);
+	KUNIT_EXPECT_NE(test, vmlat_as_key(~0ULL, true), VMLAT_AS_NONE);
+}
+
+static void vmlat_as_cursor_stretches(struct kunit *test)
+{
+	struct vmlat_as_times now = { .ns = { 10, 20, 30, 40 } };
+	struct vmlat_as_stretch s;
+	struct vmlat_as_cursor c;
+
+	vmlat_as_cursor_init(&c);
+	KUNIT_EXPECT_FALSE(test, vmlat_as_cursor_move(&c, 0x1000, &now, &s));
+	KUNIT_EXPECT_EQ(test, c.key, 0x1000ULL);
+	now.ns[VMLAT_AS_GUEST] += 5;
+	KUNIT_EXPECT_FALSE(test, vmlat_as_cursor_move(&c, 0x1000, &now, &s));
+	c.user = true;
+	now.ns[VMLAT_AS_EXIT] += 7;
+	now.ns[VMLAT_AS_WAIT] += 1;
+	KUNIT_ASSERT_TRUE(test, vmlat_as_cursor_move(&c, 0x4000, &now, &s));
+	KUNIT_EXPECT_EQ(test, s.key, 0x1000ULL);
+	KUNIT_EXPECT_TRUE(test, s.user);
+	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_GUEST], 5ULL);
+	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_EXIT], 7ULL);
+	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_PREEMPTED], 0ULL);
+	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_WAIT], 1ULL);
+	KUNIT_EXPECT_FALSE(test, c.user);
+	/* key 0 (CR3 0: paging off) is a key like any other */
+	KUNIT_EXPECT_TRUE(test, vmlat_as_cursor_move(&c, 0, &now, &s));
+	KUNIT_EXPECT_EQ(test, s.key, 0x4000ULL);
+	KUNIT_EXPECT_EQ(test, vmlat_as_total(&s.t), 0ULL);
+	/* after a reset (times back to 0) a stretch has no negative time */
+	memset(&now, 0, sizeof(now));
+	vmlat_as_cursor_stretch(&c, &now, &s);
+	KUNIT_EXPECT_EQ(test, vmlat_as_total(&s.t), 0ULL);
+}
+
+/* ---- the attribution, against a model ------------------------------ */
+
+#define MAX_KEYS	64
+
+struct as_model {
+	struct vmlat_vcpu_acct a;
+	struct vmlat_as_table t;
+	u64 now;
+	bool keyed;			/* the cursor has a key */
+	unsigned int last;		/* the key of the last step */
+	struct vmlat_as_times first;	/* the times at the first key */
+	struct vmlat_as_times want[MAX_KEYS];	/* per key id, exact */
+	u64 want_slices[MAX_KEYS];
+	bool user[MAX_KEYS];
+};
+
+static u64 key_of(unsigned int id)
+{
+	return (u64)(id + 1) << 13;
+}
+
+static unsigned int id_of(u64 key)
+{
+	return (unsigned int)(key >> 13) - 1;
+}
+
+/* What the glue does at a kvm_exit, before the machine accounts it. */
+static void model_exit(struct as_model *m, unsigned int id, bool user)
+{
+	struct vmlat_as_stretch s;
+	struct vmlat_as_times now;
+
+	vmlat_acct_as_times(m->a.time_ns, &now);
+	if (!m->keyed) {
+		m->first = now;
+		m->keyed = true;
+	}
+	if (vmlat_as_cursor_move(&m->a.as, key_of(id), &now, &s))
+		vmlat_as_table_add(&m->t, &s);
+	if (user) {
+		m->a.as.user = true;
+		m->user[id] = true;
+	}
+}
+
+/* @ns more of time @i for the key @id, as the model counts it. */
+static u64 model_add(struct as_model *m, unsigned int id, int i, u64 ns)
+{
+	if (i >= 0)
+		m->want[id].ns[i] += ns;
+	m->now += ns;
+	return m->now;
+}
+
+/*
+ * One random step: the guest runs, exits (the address space read there is
+ * @id's), and the exit is handled (maybe with a trip to the VMM) or the
+ * scheduler takes the vCPU off and back before the next entry. The model
+ * counts each interval to @id directly, from the times it makes up.
+ */
+static void model_step(struct as_model *m, u64 *rng, unsigned int nr_keys,
+		       unsigned int heavy)
+{
+	struct vmlat_done done;
+	unsigned int id;
+	u64 t;
+
+	/* the heavy key runs most of the time */
+	id = lcg_below(rng, 4) ? heavy : lcg_below(rng, nr_keys);
+	if (m->keyed && id != m->last)
+		m->want_slices[m->last]++;
+	m->last = id;
+	t = model_add(m, id, VMLAT_AS_GUEST, 1 + lcg_below(rng, 1000));
+	model_exit(m, id, lcg_below(rng, 3) == 0);
+	vmlat_acct_event(&m->a, VMLAT_EV_EXIT, false, t, &done);
+	t = model_add(m, id, VMLAT_AS_EXIT, 1 + lcg_below(rng, 300));
+	switch (lcg_below(rng, 4)) {
+	case 0:
+		vmlat_acct_event(&m->a, VMLAT_EV_USER_EXIT, false, t, &done);
+		t = model_add(m, id, VMLAT_AS_EXIT, 1 + lcg_below(rng, 300));
+		break;
+	case 1:
+		vmlat_acct_event(&m->a, VMLAT_EV_OUT_RUNNABLE, false, t,
+				 &done);
+		t = model_add(m, id, VMLAT_AS_PREEMPTED,
+			      1 + lcg_below(rng, 5000));
+		vmlat_acct_event(&m->a, VMLAT_EV_IN, false, t, &done);
+		t = model_add(m, id, VMLAT_AS_EXIT, 1 + lcg_below(rng, 100));
+		break;
+	case 2:
+		/* blocked: the guest's own time, no address space's */
+		vmlat_acct_event(&m->a, VMLAT_EV_OUT_SLEEP, false, t, &done);
+		t = model_add(m, id, -1, 1 + lcg_below(rng, 5000));
+		vmlat_acct_event(&m->a, VMLAT_EV_WAKEUP, false, t, &done);
+		t = model_add(m, id, VMLAT_AS_WAIT, 1 + lcg_below(rng, 2000));
+		vmlat_acct_event(&m->a, VMLAT_EV_IN, false, t, &done);
+		t = model_add(m, id, VMLAT_AS_EXIT, 1 + lcg_below(rng, 100));
+		break;
+	default:
+		break;
+	}
+	vmlat_acct_event(&m->a, VMLAT_EV_ENTRY, false, t, &done);
+}
+
+static void check_model(struct kunit *test, struct as_model *m,
+			unsigned int seed,
+			unsigned int nr_keys)
+{
+	struct vmlat_as_times now, sum = {}, rows = {};
+	struct vmlat_as_stretch s;
+	u64 total = 0, least = U64_MAX, weight;
+	unsigned int i, k, id;
+	int r;
+
+	/* the stretch in progress, as a reader adds it */
+	vmlat_acct_as_times(m->a.time_ns, &now);
+	vmlat_as_cursor_stretch(&m->a.as, &now, &s);
+	KUNIT_ASSERT_EQ_MSG(test, s.key, key_of(m->last), "%u: cursor",
+			    seed);
+
+	for (k = 0; k < VMLAT_AS_SLOTS; k++) {
+		if (!m->t.slot[k].hits)
+			continue;
+		weight = m->t.slot[k].weight;
+		least = weight < least ? weight : least;
+	}
+	for (id = 0; id < nr_keys; id++) {
+		const struct vmlat_as_times *w = &m->want[id];
+		u64 wt = vmlat_as_total(w);
+
+		total += wt;
+		for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
+			sum.ns[i] += w->ns[i];
+		r = vmlat_as_table_find(&m->t, key_of(id));
+		if (r < 0) {
+			KUNIT_EXPECT_LE_MSG(test, wt - vmlat_as_total(&s.t) *
+					    (id == id_of(s.key)), least,
+					    "%u: key %u without a row", seed,
+					    id);
+			continue;
+		}
+		/* a row is exact since its key took it: at most the model */
+		for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
+			KUNIT_EXPECT_LE_MSG(test, m->t.row[r].t.ns[i] +
+					    (id == id_of(s.key) ? s.t.ns[i] : 0),
+					    w->ns[i], "%u: key %u time %u",
+					    seed, id, i);
+		KUNIT_EXPECT_LE_MSG(test, m->t.row[r].slices,
+				    m->want_slices[id], "%u: key %u slices",
+				    seed, id);
+		KUNIT_EXPECT_TRUE_MSG(test, !m->t.row[r].user || m->user[id],
+				      "%u: key %u user", seed, id);
+		if (!m->t.evicted) {
+			for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
+				KUNIT_EXPECT_EQ_MSG(test, m->t.row[r].t.ns[i] +
+						    (id == id_of(s.key) ?
+						     s.t.ns[i] : 0),
+						    w->ns[i],
+						    "%u: key %u time %u exact",
+						    seed, id, i);
+			KUNIT_EXPECT_EQ_MSG(test, m->t.row[r].slices,
+					    m->want_slices[id],
+					    "%u: key %u slices exact", seed,
+					    id);
+		}
+		/* more than 1/VMLAT_AS_SLOTS of the time keeps a row */
+	}
+	for (id = 0; id < nr_keys; id++)
+		if ((vmlat_as_total(&m->want[id]) - (id == id_of(s.key) ?
+		     vmlat_as_total(&s.t) : 0)) * VMLAT_AS_SLOTS >
+		    total - vmlat_as_total(&s.t))
+			KUNIT_EXPECT_GE_MSG(test, vmlat_as_table_find(&m->t,
+								 key_of(id)),
+					    0, "%u: heavy key %u has a row",
+					    seed, id);
+
+	/* the rows, "other" and the stretch in progress are all the time */
+	for (k = 0; k < VMLAT_AS_SLOTS; k++)
+		for (i = 0; m->t.slot[k].hits && i < VMLAT_NR_AS_TIMES; i++)
+			rows.ns[i] += m->t.row[k].t.ns[i];
+	for (i = 0; i < VMLAT_NR_AS_TIMES; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, rows.ns[i] + m->t.other.t.ns[i] +
+				    s.t.ns[i], now.ns[i] - m->first.ns[i],
+				    "%u: time %u adds up", seed, i);
+		KUNIT_EXPECT_EQ_MSG(test, sum.ns[i],
+				    now.ns[i] - m->first.ns[i],
+				    "%u: model time %u adds up", seed, i);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, m->t.other_weight,
+			    vmlat_as_total(&m->t.other.t),
+			    "%u: other's weight", seed);
+}
+
+static void run_model(struct kunit *test, unsigned int seed,
+		      unsigned int nr_keys,
+		      unsigned int steps)
+{
+	struct as_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	u64 rng = seed;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	vmlat_acct_init(&m->a, VMLAT_EV_ENTRY, 1000);
+	vmlat_as_table_init(&m->t);
+	m->now = 1000;
+	KUNIT_ASSERT_EQ(test, m->a.as.key, VMLAT_AS_NONE);
+	for (i = 0; i < steps; i++)
+		model_step(m, &rng, nr_keys, (unsigned int)(seed % nr_keys));
+	check_model(test, m, seed, nr_keys);
+}
+
+/* Fewer keys than rows: every row exact, nothing evicted. */
+static void vmlat_as_few_keys_exact(struct kunit *test)
+{
+	unsigned int seed;
+
+	for (seed = 1; seed <= 20; seed++)
+		run_model(test, seed, VMLAT_AS_SLOTS, 2000);
+}
+
+/* Many keys: "other" takes the evicted, the heavy key keeps its row. */
+static void vmlat_as_many_keys_bounded(struct kunit *test)
+{
+	unsigned int seed;
+
+	for (seed = 100; seed < 120; seed++)
+		run_model(test, seed, MAX_KEYS, 5000);
+}
+
+/* A reset mid-way: stretches count from the times' new zero. */
+static void vmlat_as_reset_restarts_stretch(struct kunit *test)
+{
+	struct vmlat_vcpu_acct a;
+	struct vmlat_as_times now;
+	struct vmlat_as_stretch s;
+	struct vmlat_done done;
+
+	vmlat_acct_init(&a, VMLAT_EV_ENTRY, 0);
+	vmlat_acct_as_times(a.time_ns, &now);
+	vmlat_as_cursor_move(&a.as, 0x2000, &now, &s);
+	vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 500, &done);
+	vmlat_acct_event(&a, VMLAT_EV_ENTRY, false, 700, &done);
+	vmlat_acct_reset(&a, 1, 800);
+	KUNIT_EXPECT_EQ(test, a.as.key, 0x2000ULL);
+	vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 1000, &done);
+	vmlat_acct_as_times(a.time_ns, &now);
+	KUNIT_ASSERT_TRUE(test, vmlat_as_cursor_move(&a.as, 0x4000, &now, &s));
+	KUNIT_EXPECT_EQ(test, s.key, 0x2000ULL);
+	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_GUEST], 200ULL);
+	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_EXIT], 0ULL);
+}
+
+static struct kunit_case vmlat_aspace_cases[] = {
+	KUNIT_CASE(vmlat_as_key_masks_flags),
+	KUNIT_CASE(vmlat_as_cursor_stretches),
+	KUNIT_CASE(vmlat_as_few_keys_exact),
+	KUNIT_CASE(vmlat_as_many_keys_bounded),
+	KUNIT_CASE(vmlat_as_reset_restarts_stretch),
+	{}
+};
+
+static struct kunit_suite vmlat_aspace_suite = {
+	.name = "vmlat_aspace",
+	.test_cases = vmlat_aspace_cases,
+};
+
+kunit_test_suites(&vmlat_aspace_suite);
