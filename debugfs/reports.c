@@ -45,8 +45,8 @@ static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 		   r->vcpu, r->cpu, r->duration_ns, r->start_ns, r->end_ns,
 		   reason, vmlat_by_kind_names[r->by.kind], r->by.pid);
 	vmlat_seq_comm(m, r->by.comm);
-	seq_printf(m, " %-7d %-5d %s\n", r->by.vm_pid, r->by.vcpu,
-		   vmlat_snap_names[r->snap]);
+	seq_printf(m, " %-7d %-5d %-8s 0x%-12llx 0x%llx\n", r->by.vm_pid,
+		   r->by.vcpu, vmlat_snap_names[r->snap], r->as, r->by.as);
 }
 
 static int reports_show(struct seq_file *m, void *unused)
@@ -63,7 +63,7 @@ static int reports_show(struct seq_file *m, void *unused)
 	first = seq > VMLAT_REPORTS ? seq - VMLAT_REPORTS + 1 : 1;
 	seq_printf(m, "# reports %llu (the last %d kept), snapshots taken %llu, rate-limited %llu, failed %llu\n",
 		   seq, VMLAT_REPORTS, taken, limited, failed);
-	seq_puts(m, "# seq kind vm_pid vm_comm vcpu cpu duration_ns start_ns end_ns exit_reason by by_pid by_comm by_vm_pid by_vcpu snapshot\n");
+	seq_puts(m, "# seq kind vm_pid vm_comm vcpu cpu duration_ns start_ns end_ns exit_reason by by_pid by_comm by_vm_pid by_vcpu snapshot as by_as\n");
 	for (i = first; i <= seq; i++)
 		report_show_one(m, &ring[(i - 1) % VMLAT_REPORTS]);
 	kfree(ring);

@@ -193,6 +193,44 @@ static const struct vmlat_col preemptor_cols[] = {
 	VMLAT_COL(struct preemptor_row, slices),
 };
 
+/* A guest address space's row (guest_tasks, and the JSON). */
+struct guest_task_row {
+	u64 guest_ns;
+	u64 exit_ns;
+	u64 preempted_ns;
+	u64 wait_ns;
+	u64 stolen_ns;
+	u64 observed_ns;
+	u64 slices;
+};
+
+static const struct vmlat_col guest_task_cols[] = {
+	VMLAT_COL(struct guest_task_row, guest_ns),
+	VMLAT_COL(struct guest_task_row, exit_ns),
+	VMLAT_COL(struct guest_task_row, preempted_ns),
+	VMLAT_COL(struct guest_task_row, wait_ns),
+	VMLAT_COL(struct guest_task_row, stolen_ns),
+	VMLAT_COL(struct guest_task_row, observed_ns),
+	VMLAT_COL(struct guest_task_row, slices),
+};
+
+/*
+ * Its times: what ran (guest_ns: [P3]'s compensated run time), what was
+ * stolen from it (type-2: exit handling, type-1: preempted and wait), and
+ * both: the time the guest saw it on a CPU (observed_ns).
+ */
+static void guest_task_row(const struct vmlat_as_row *a,
+			   struct guest_task_row *r)
+{
+	r->guest_ns = a->t.ns[VMLAT_AS_GUEST];
+	r->exit_ns = a->t.ns[VMLAT_AS_EXIT];
+	r->preempted_ns = a->t.ns[VMLAT_AS_PREEMPTED];
+	r->wait_ns = a->t.ns[VMLAT_AS_WAIT];
+	r->stolen_ns = r->exit_ns + r->preempted_ns + r->wait_ns;
+	r->observed_ns = r->guest_ns + r->stolen_ns;
+	r->slices = a->slices;
+}
+
 #define COLS(c)	c, ARRAY_SIZE(c)
 
 /* ---- the work area of one read --------------------------------------- */
@@ -209,6 +247,7 @@ struct tables_buf {
 	struct vmlat_hist_snap hist;
 	struct vmlat_view_sync sync;
 	struct vmlat_view_preemptor pre[VMLAT_TOPK_SLOTS];
+	struct vmlat_view_guest_tasks gt;
 };
 
 static void tables_buf_free(struct tables_buf *b)
@@ -318,6 +357,55 @@ static int steal_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(steal);
+
+/* ---- guest address spaces -------------------------------------------- */
+
+/*
+ * An address space's name: "kernel" if only the guest kernel was seen
+ * running in it, else "-" (unnamed).
+ */
+static const char *guest_task_name(const struct vmlat_as_row *a)
+{
+	return a->user ? "-" : "kernel";
+}
+
+static int guest_tasks_show(struct seq_file *m, void *unused)
+{
+	struct tables_buf *b = tables_buf();
+	struct vmlat_view_guest_tasks *g;
+	struct guest_task_row r;
+	struct vmlat_view_vm v;
+	unsigned int j;
+	int i;
+
+	if (!b)
+		return -ENOMEM;
+	g = &b->gt;
+	seq_puts(m, "# vm_pid as pid comm");
+	vmlat_cols_header(m, COLS(guest_task_cols));
+	seq_putc(m, '\n');
+	for (i = 0; i < b->nr_vms; i++) {
+		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_guest_tasks(&b->list, i, vmlat_now_ns(), g);
+		for (j = 0; j < g->nr; j++) {
+			seq_printf(m, "%d 0x%llx - %s", v.pid, g->as[j].key,
+				   guest_task_name(&g->as[j].row));
+			guest_task_row(&g->as[j].row, &r);
+			vmlat_cols_text(m, COLS(guest_task_cols), &r);
+			seq_putc(m, '\n');
+		}
+		if (g->evicted || g->other.slices) {
+			seq_printf(m, "%d other - -", v.pid);
+			guest_task_row(&g->other, &r);
+			vmlat_cols_text(m, COLS(guest_task_cols), &r);
+			seq_printf(m, "\n# vm_pid %d evicted %llu\n", v.pid,
+				   g->evicted);
+		}
+	}
+	tables_buf_free(b);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(guest_tasks);
 
 /* ---- exits and histograms --------------------------------------------- */
 
@@ -789,6 +877,28 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 	seq_putc(m, '}');
 }
 
+static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
+			     struct tables_buf *b)
+{
+	struct vmlat_view_guest_tasks *g = &b->gt;
+	struct guest_task_row r;
+	unsigned int j;
+
+	vmlat_view_guest_tasks(&b->list, n, now, g);
+	seq_puts(m, ",\"guest_tasks\":[");
+	for (j = 0; j < g->nr; j++) {
+		seq_printf(m, "%s{\"as\":%llu,\"user\":%s", j ? "," : "",
+			   g->as[j].key, g->as[j].row.user ? "true" : "false");
+		guest_task_row(&g->as[j].row, &r);
+		vmlat_cols_json(m, COLS(guest_task_cols), &r);
+		seq_putc(m, '}');
+	}
+	guest_task_row(&g->other, &r);
+	seq_puts(m, "],\"guest_tasks_other\":");
+	json_obj(m, COLS(guest_task_cols), &r);
+	seq_printf(m, ",\"guest_tasks_evicted\":%llu", g->evicted);
+}
+
 /* VM @n of @b's list. */
 static void json_vm(struct seq_file *m, unsigned int n, u64 now,
 		    struct tables_buf *b)
@@ -858,6 +968,7 @@ static void json_vm(struct seq_file *m, unsigned int n, u64 now,
 	json_nested(m, n, now, b);
 	json_sync(m, vm, &b->sync);
 	json_preemptors(m, vm, b);
+	json_guest_tasks(m, n, now, b);
 	/* The steal table's columns but observed_ns, which is above. */
 	steal_row(&st, &sr);
 	seq_puts(m, ",\"steal\":");
@@ -923,6 +1034,8 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 	debugfs_create_file("histograms", 0444, dir, NULL, &histograms_fops);
 	debugfs_create_file("preemptors", 0444, dir, NULL, &preemptors_fops);
 	debugfs_create_file("matrix", 0444, dir, NULL, &matrix_fops);
+	debugfs_create_file("guest_tasks", 0444, dir, NULL,
+			    &guest_tasks_fops);
 	debugfs_create_file("steal", 0444, dir, NULL, &steal_fops);
 	debugfs_create_file("nested", 0444, dir, NULL, &nested_fops);
 	debugfs_create_file("nested_exits", 0444, dir, NULL,

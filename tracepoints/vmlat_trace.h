@@ -37,12 +37,14 @@
  * A preemption (switched out while runnable .. back on a CPU) or a wait
  * (woken .. on a CPU) of a vCPU, and the task that ran the longest slice
  * on the CPU it waited for meanwhile: by_pid, by_comm; for a vCPU also
- * its VM (by_vm_pid) and index (by_vcpu), else 0 and -1.
+ * its VM (by_vm_pid) and index (by_vcpu), else 0 and -1. as: the guest
+ * address space the vCPU ran when it lost its CPU (guest_tasks' "as"),
+ * by_as: the one the preempting vCPU ran; 0: none.
  */
 DECLARE_EVENT_CLASS(vmlat_stolen,
-	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u64 as,
 		 const struct vmlat_by *by),
-	TP_ARGS(vm_pid, vcpu, duration_ns, by),
+	TP_ARGS(vm_pid, vcpu, duration_ns, as, by),
 
 	TP_STRUCT__entry(
 		__field(pid_t, vm_pid)
@@ -54,6 +56,8 @@ DECLARE_EVENT_CLASS(vmlat_stolen,
 		__field(pid_t, by_vm_pid)
 		__field(int, by_vcpu)
 		__array(char, by_comm, TASK_COMM_LEN)
+		__field(u64, as)
+		__field(u64, by_as)
 	),
 
 	TP_fast_assign(
@@ -66,24 +70,26 @@ DECLARE_EVENT_CLASS(vmlat_stolen,
 		__entry->by_vm_pid = by->vm_pid;
 		__entry->by_vcpu = by->vcpu;
 		memcpy(__entry->by_comm, by->comm, TASK_COMM_LEN);
+		__entry->as = as;
+		__entry->by_as = by->as;
 	),
 
-	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu by=%s by_pid=%d by_comm=%s by_vm_pid=%d by_vcpu=%d",
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu by=%s by_pid=%d by_comm=%s by_vm_pid=%d by_vcpu=%d as=0x%llx by_as=0x%llx",
 		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
 		  __entry->duration_ns, vmlat_print_by_kind(__entry->by_kind),
 		  __entry->by_pid, __entry->by_comm, __entry->by_vm_pid,
-		  __entry->by_vcpu)
+		  __entry->by_vcpu, __entry->as, __entry->by_as)
 );
 
 DEFINE_EVENT(vmlat_stolen, vmlat_preempt,
-	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u64 as,
 		 const struct vmlat_by *by),
-	TP_ARGS(vm_pid, vcpu, duration_ns, by));
+	TP_ARGS(vm_pid, vcpu, duration_ns, as, by));
 
 DEFINE_EVENT(vmlat_stolen, vmlat_wait,
-	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u64 as,
 		 const struct vmlat_by *by),
-	TP_ARGS(vm_pid, vcpu, duration_ns, by));
+	TP_ARGS(vm_pid, vcpu, duration_ns, as, by));
 
 /*
  * The handling of one VM exit: kvm_exit .. next kvm_entry, host time on
@@ -227,6 +233,8 @@ TRACE_EVENT(vmlat_threshold,
 		__field(pid_t, by_pid)
 		__field(pid_t, by_vm_pid)
 		__array(char, by_comm, TASK_COMM_LEN)
+		__field(u64, as)
+		__field(u64, by_as)
 	),
 
 	TP_fast_assign(
@@ -244,9 +252,11 @@ TRACE_EVENT(vmlat_threshold,
 		__entry->by_pid = r->by.pid;
 		__entry->by_vm_pid = r->by.vm_pid;
 		memcpy(__entry->by_comm, r->by.comm, TASK_COMM_LEN);
+		__entry->as = r->as;
+		__entry->by_as = r->by.as;
 	),
 
-	TP_printk("seq=%llu kind=%s vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu start_ns=%llu end_ns=%llu reason=%s by_pid=%d by_comm=%s by_vm_pid=%d",
+	TP_printk("seq=%llu kind=%s vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu start_ns=%llu end_ns=%llu reason=%s by_pid=%d by_comm=%s by_vm_pid=%d as=0x%llx by_as=0x%llx",
 		  __entry->seq,
 		  __print_symbolic(__entry->kind,
 				   VMLAT_HIST_KINDS(VMLAT_SYMBOL_, VMLAT_COMMA_)),
@@ -255,7 +265,8 @@ TRACE_EVENT(vmlat_threshold,
 		  __entry->kind == VMLAT_HIST_EXIT ?
 		  vmlat_print_exit_reason(__entry->isa, __entry->exit_reason) :
 		  "-",
-		  __entry->by_pid, __entry->by_comm, __entry->by_vm_pid)
+		  __entry->by_pid, __entry->by_comm, __entry->by_vm_pid,
+		  __entry->as, __entry->by_as)
 );
 
 #endif /* _VMLAT_TRACE_H */

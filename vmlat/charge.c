@@ -46,6 +46,8 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 		b->vm_pid = byvc ? byvc->vm->pid : 0;
 		b->vcpu = byvc ? byvc->idx : -1;
 		b->ns = ns;
+		b->as = byvc ? vmlat_as_event_key(READ_ONCE(byvc->acct.as.key)) :
+			       0;
 		if (idle)
 			b->comm[0] = '\0';
 		else

@@ -80,6 +80,7 @@ static noinline void vmlat_interval_report(struct vmlat_vcpu *vc,
 		.vcpu = vc->idx,
 		.duration_ns = ns,
 		.end_ns = now,
+		.as = vmlat_as_event_key(READ_ONCE(vc->acct.as.key)),
 	};
 
 	memcpy(r.vm_comm, vc->vm->comm, sizeof(r.vm_comm));
@@ -111,12 +112,14 @@ static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
 	case VMLAT_DONE_PREEMPT:
 		kind = VMLAT_HIST_PREEMPT;
 		vmlat_ahist_add(&vm->hist[kind], done->ns);
-		trace_vmlat_preempt(vm->pid, vc->idx, done->ns, by);
+		trace_vmlat_preempt(vm->pid, vc->idx, done->ns,
+				    vmlat_as_event_key(vc->acct.as.key), by);
 		break;
 	case VMLAT_DONE_WAIT:
 		kind = VMLAT_HIST_WAIT;
 		vmlat_ahist_add(&vm->hist[kind], done->ns);
-		trace_vmlat_wait(vm->pid, vc->idx, done->ns, by);
+		trace_vmlat_wait(vm->pid, vc->idx, done->ns,
+				 vmlat_as_event_key(vc->acct.as.key), by);
 		break;
 	case VMLAT_DONE_EXIT:
 		/* The exits of clock sync are not the guest's workload. */
@@ -379,6 +382,81 @@ static void vmlat_owner_nested(struct vmlat_vcpu *vc,
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 }
 
+/*
+ * @vc was found running the address space @key at an exit: end its
+ * stretch in the one it ran, for its VM's table. Written as
+ * vmlat_owner_event() writes: without the lock while on CPU.
+ */
+static noinline void vmlat_vcpu_as_moved(struct vmlat_vcpu *vc, u64 key,
+					 bool user)
+{
+	bool locked = READ_ONCE(vc->acct.state) > VMLAT_USER;
+	struct vmlat_vm *vm = vc->vm;
+	struct vmlat_as_stretch s;
+	struct vmlat_as_times t;
+	unsigned long flags;
+	bool ended;
+
+	if (unlikely(locked))
+		raw_spin_lock_irqsave(&vc->lock, flags);
+	raw_write_seqcount_begin(&vc->seq);
+	vmlat_vcpu_catch_up(vc);
+	vmlat_acct_as_times(vc->acct.time_ns, &t);
+	ended = vmlat_as_cursor_move(&vc->acct.as, key, &t, &s);
+	vc->acct.as.user = user;
+	raw_write_seqcount_end(&vc->seq);
+	if (unlikely(locked))
+		raw_spin_unlock_irqrestore(&vc->lock, flags);
+	if (!ended)
+		return;
+	raw_spin_lock_irqsave(&vm->lock, flags);
+	vmlat_as_table_add(&vm->as, &s);
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
+}
+
+/* @vc's address space was seen at CPL 3: it runs guest user code. */
+static noinline void vmlat_vcpu_as_user(struct vmlat_vcpu *vc)
+{
+	unsigned long flags;
+	bool locked = READ_ONCE(vc->acct.state) > VMLAT_USER;
+
+	if (unlikely(locked))
+		raw_spin_lock_irqsave(&vc->lock, flags);
+	raw_write_seqcount_begin(&vc->seq);
+	vc->acct.as.user = true;
+	raw_write_seqcount_end(&vc->seq);
+	if (unlikely(locked))
+		raw_spin_unlock_irqrestore(&vc->lock, flags);
+}
+
+/*
+ * Which guest address space the exit of @vc found running ([P4] GTA):
+ * before the exit is accounted, so that the guest interval it ends goes
+ * to that address space (aspace.h). One load or VMREAD, and a compare;
+ * the CPL too while the address space has not been seen at CPL 3.
+ *
+ * Context: kvm_exit of @vc's vCPU, L1 running, in its thread.
+ */
+static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
+					      struct kvm_vcpu *vcpu, u32 isa)
+{
+	const struct vmlat_as_cursor *c = &vc->acct.as;
+	u64 cr3, key;
+	bool user;
+
+	if (unlikely(vmlat_kvm_read_guest_cr3(vcpu, isa, &vc->vmcb_checked,
+					      &cr3)))
+		return;
+	key = vmlat_as_key(cr3, true);
+	if (likely(key == c->key && c->user))
+		return;
+	user = vmlat_kvm_read_cpl(vcpu, isa, &vc->vmcb_checked) == 3;
+	if (key != c->key)
+		vmlat_vcpu_as_moved(vc, key, user);
+	else if (user)
+		vmlat_vcpu_as_user(vc);
+}
+
 /**
  * vmlat_on_kvm_entry() - a vCPU enters guest mode
  * @vcpu:	the vCPU; current is its thread
@@ -429,6 +507,10 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 		unsigned int nin = VMLAT_NIN_EVENT |
 			(vmlat_kvm_in_l2(vcpu) ? VMLAT_NIN_L2 : 0) |
 			(vmlat_exit_slot_is_vmenter(slot) ? VMLAT_NIN_VMENTER : 0);
+
+		/* An L2 guest's time is its L1 process's, who runs it. */
+		if (!(nin & VMLAT_NIN_L2))
+			vmlat_vcpu_aspace(vc, vcpu, isa);
 
 		if (vmlat_exit_traced_late())
 			exit_ns = vmlat_late_exit_event(vc, vcpu, hlt, now, nin,

@@ -93,6 +93,7 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	vmlat_topk_init(&vm->top);
 	memset(vm->preemptors, 0, sizeof(vm->preemptors));
 	memset(vm->stolen_by, 0, vmlat_stolen_row_bytes());
+	vmlat_as_table_init(&vm->as);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 }
 
@@ -211,13 +212,24 @@ static struct vmlat_vm *vmlat_vm_find(struct kvm *kvm)
 static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 {
 	struct vmlat_vm *vm = vc->vm;
+	struct vmlat_as_stretch s;
+	struct vmlat_as_times t;
+	bool had;
 
 	raw_spin_lock(&vc->lock);
 	WRITE_ONCE(vc->task, NULL);
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_acct_end(&vc->acct, vmlat_now_ns());
+	/* Its last address space's stretch goes to the VM, once. */
+	vmlat_acct_as_times(vc->acct.time_ns, &t);
+	had = vmlat_as_cursor_move(&vc->acct.as, VMLAT_AS_NONE, &t, &s);
 	raw_write_seqcount_end(&vc->seq);
 	raw_spin_unlock(&vc->lock);
+	if (had) {
+		raw_spin_lock(&vm->lock);
+		vmlat_as_table_add(&vm->as, &s);
+		raw_spin_unlock(&vm->lock);
+	}
 	atomic_dec(&vmlat_live_vcpus);
 	if (atomic_dec_and_test(&vm->live_vcpus))
 		WRITE_ONCE(vm->exited, true);

@@ -23,6 +23,7 @@
 #include <linux/spinlock.h>
 
 #include "ahist.h"
+#include "aspace.h"
 #include "clock_sync.h"
 #include "exit_codes.h"
 #include "nested.h"
@@ -33,7 +34,7 @@
 
 /**
  * struct vmlat_vm - one VM, named by its VMM process and its id
- * @lock:	protects @top, @preemptors and @stolen_by
+ * @lock:	protects @top, @preemptors, @stolen_by and @as
  * @kvm:	the struct kvm, as a key only: never dereferenced; NULL once
  *		the VM is known to be destroyed (its threads may live on)
  * @id:		unique per VM lifetime since load: 1, 2, 3...
@@ -55,6 +56,8 @@
  * @preemptors:	who each slot of @top is
  * @stolen_by:	stolen time by host tasks and by each VM: 1 + max_vms
  *		rows (its part of vmlat_stolen), index with vmlat_stolen_row()
+ * @as:		its guest's address spaces: the stretches its vCPUs ended
+ *		(aspace.h; the ones in progress are in their cursors)
  */
 struct vmlat_vm {
 	raw_spinlock_t lock;
@@ -77,6 +80,7 @@ struct vmlat_vm {
 	struct vmlat_topk top;
 	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];
 	u64 *stolen_by;
+	struct vmlat_as_table as;
 };
 
 /* The row of struct vmlat_vm.stolen_by for time stolen by host tasks. */

@@ -47,6 +47,8 @@ enum vmlat_snap_state {
  * @end_ns:	its end
  * @isa:	exit: VMLAT_ISA_SVM/VMX, 0 if undecoded
  * @exit_reason: exit: the raw code
+ * @as:		the guest address space the vCPU ran (aspace.h key, 0 if
+ *		none): preempt/wait: when it lost its CPU; exit: at the exit
  * @by:		preempt/wait: the task that ran the longest slice meanwhile
  */
 struct vmlat_report {
@@ -62,6 +64,7 @@ struct vmlat_report {
 	u64 end_ns;
 	u32 isa;
 	u32 exit_reason;
+	u64 as;
 	struct vmlat_by by;
 };
 

@@ -90,6 +90,9 @@ enum vmlat_nested_by {
  * @vm_pid:	for vCPUs: the pid of their VM, else 0
  * @vcpu:	for vCPUs: their index, else -1
  * @ns:		the slice
+ * @as:		for vCPUs: the guest address space it ran then (aspace.h
+ *		key, see vmlat_as_event_key()), else 0: [P0]'s recursion,
+ *		the guest process that took the time
  * @comm:	the task's name; empty for idle and none
  */
 struct vmlat_by {
@@ -99,6 +102,7 @@ struct vmlat_by {
 	pid_t vm_pid;
 	int vcpu;
 	u64 ns;
+	u64 as;
 	char comm[TASK_COMM_LEN];
 };
 
@@ -129,6 +133,15 @@ struct vmlat_preemptor {
 static inline u64 vmlat_preemptor_key(u8 kind, pid_t pid, int cpu)
 {
 	return (u64)kind << 32 | (kind == VMLAT_BY_IDLE ? (u32)cpu : (u32)pid);
+}
+
+/*
+ * A guest address space as events and reports give it: its key, or 0 when
+ * there is none (CR3 0, the guest's paging off, names none either).
+ */
+static inline u64 vmlat_as_event_key(u64 key)
+{
+	return key == ~0ULL ? 0 : key;	/* VMLAT_AS_NONE */
 }
 
 /* Copy a task name as tracepoints do (no task_lock(): see records.c). */

@@ -153,6 +153,7 @@ bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
 {
 	struct vmlat_vcpu *vc = &vmlat_vcpus[i];
 	struct vmlat_vcpu_acct a;
+	struct vmlat_as_times t;
 	unsigned long flags;
 
 	if (!vmlat_vcpu_in_use(vc))
@@ -172,6 +173,8 @@ bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
 	v->order.late_ns = a.late_ns;
 	vmlat_acct_snapshot(&a, now, v->st.time_ns, &v->st.observed_ns);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	vmlat_acct_as_times(v->st.time_ns, &t);
+	vmlat_as_cursor_stretch(&a.as, &t, &v->as);
 	v->nested = a.nested;
 	if (!a.ended)
 		vmlat_nested_snapshot(&v->nested, now);
@@ -297,6 +300,67 @@ bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v)
 				  v->map.host_ns - v->map.host_min_ns);
 	}
 	return true;
+}
+
+/**
+ * vmlat_view_guest_tasks() - a VM's guest address spaces, most time first
+ * @l:		a list of VMs
+ * @i:		the VM: @l->vms[@i]
+ * @now:	the time stretches in progress are counted up to
+ * @g:		filled in
+ *
+ * The VM's table, copied under its lock, plus each of its vCPUs' stretch
+ * in progress: to its address space's row, or as a row of its own.
+ */
+void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
+			    u64 now, struct vmlat_view_guest_tasks *g)
+{
+	struct vmlat_vm *vm = (struct vmlat_vm *)l->vms[i];	/* its lock */
+	struct vmlat_view_vcpu v;
+	struct vmlat_view_as tmp;
+	u8 idx[VMLAT_AS_SLOTS];
+	unsigned int j, k, n;
+	unsigned long flags;
+	u64 total;
+
+	memset(g, 0, sizeof(*g));
+	raw_spin_lock_irqsave(&vm->lock, flags);
+	n = vmlat_as_table_rank(&vm->as, idx);
+	for (j = 0; j < n; j++) {
+		g->as[j].key = vm->as.slot[idx[j]].key;
+		g->as[j].row = vm->as.row[idx[j]];
+	}
+	g->other = vm->as.other;
+	g->evicted = vm->as.evicted;
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	g->nr = n;
+
+	vmlat_view_for_each_vcpu(l, i, k) {
+		if (!vmlat_view_vcpu(l->vcpus[k], now, &v) || v.vm != vm ||
+		    v.as.key == VMLAT_AS_NONE)
+			continue;
+		for (j = 0; j < g->nr && g->as[j].key != v.as.key; j++)
+			;
+		if (j == VMLAT_VIEW_AS_MAX) {
+			vmlat_as_row_merge(&g->other, &v.as);
+			continue;
+		}
+		if (j == g->nr) {
+			memset(&g->as[j], 0, sizeof(g->as[j]));
+			g->as[j].key = v.as.key;
+			g->nr++;
+		}
+		vmlat_as_row_merge(&g->as[j].row, &v.as);
+	}
+	/* Insertion sort by total time: the stretches changed the order. */
+	for (j = 1; j < g->nr; j++) {
+		tmp = g->as[j];
+		total = vmlat_as_total(&tmp.row.t);
+		for (k = j; k > 0 &&
+		     vmlat_as_total(&g->as[k - 1].row.t) < total; k--)
+			g->as[k] = g->as[k - 1];
+		g->as[k] = tmp;
+	}
 }
 
 /**

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "ahist.h"
+#include "aspace.h"
 #include "clock_fit.h"
 #include "clock_sync.h"
 #include "nested.h"
@@ -76,6 +77,8 @@ struct vmlat_view_order {
  * @st:		its state times
  * @order:	its events out of order and late exits
  * @nested:	its nested accounting, current interval included
+ * @as:		the guest address space it runs and its stretch so far
+ *		(@as.key VMLAT_AS_NONE: none, or its thread exited)
  */
 struct vmlat_view_vcpu {
 	const struct vmlat_vm *vm;
@@ -87,6 +90,38 @@ struct vmlat_view_vcpu {
 	struct vmlat_view_states st;
 	struct vmlat_view_order order;
 	struct vmlat_nested nested;
+	struct vmlat_as_stretch as;
+};
+
+/**
+ * struct vmlat_view_as - a guest address space of a VM
+ * @key:	its key (aspace.h)
+ * @row:	its times, stretches in progress included
+ */
+struct vmlat_view_as {
+	u64 key;
+	struct vmlat_as_row row;
+};
+
+/*
+ * vmlat_view_guest_tasks() returns at most this many: the VM's table and
+ * as many stretches in progress of address spaces without a row.
+ */
+#define VMLAT_VIEW_AS_MAX	(VMLAT_AS_SLOTS + 48)
+
+/**
+ * struct vmlat_view_guest_tasks - a VM's guest address spaces
+ * @nr:		how many of @as
+ * @as:		most time first
+ * @other:	what address spaces without a row had (evicted, or past
+ *		VMLAT_VIEW_AS_MAX)
+ * @evicted:	address spaces that lost their row
+ */
+struct vmlat_view_guest_tasks {
+	unsigned int nr;
+	struct vmlat_view_as as[VMLAT_VIEW_AS_MAX];
+	struct vmlat_as_row other;
+	u64 evicted;
 };
 
 /**
@@ -232,6 +267,8 @@ u64 vmlat_view_nested_exits(const struct vmlat_vm *vm, enum vmlat_nested_by by,
 			    int slot);
 
 bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v);
+void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
+			    u64 now, struct vmlat_view_guest_tasks *g);
 unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
 				   struct vmlat_view_preemptor *out,
 				   u64 *other_ns);

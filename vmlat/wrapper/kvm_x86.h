@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What vmlat reads of KVM's private x86 state, and nowhere else: the raw
- * exit code inside the kvm_exit probe, whether a vCPU runs its L2 guest,
- * whether it ever ran, a VM's vCPUs, and the host TSC at the vCPU's last
- * VM exit.
+ * exit code and the guest's CR3 inside the kvm_exit probe, whether a vCPU
+ * runs its L2 guest, whether it ever ran, a VM's vCPUs, and the host TSC
+ * at the vCPU's last VM exit.
  *
  * kvm_exit passes only (vcpu, isa); the reason is in KVM's vendor state,
  * and kvm_x86_ops (get_exit_info) is not exported in 6.1. What public
@@ -266,7 +266,7 @@ static __always_inline bool vmlat_vmread(unsigned long field,
  *    such a guest cannot make the 64-bit call anyway.
  *
  * Context: a KVM probe in @vcpu's thread during its exit handling (the
- * kvm_hypercall tracepoint), preemption off.
+ * kvm_exit and kvm_hypercall tracepoints), preemption off.
  * Return: 0 to 3, or -EOPNOTSUPP if it cannot be read (@isa unknown, the
  * VMCB pointer not plausible, @vcpu not on this CPU, the VMREAD failed).
  */
@@ -293,6 +293,69 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
 		    !vmlat_vmread(GUEST_SS_AR_BYTES, &ar))
 			return -EOPNOTSUPP;
 		return VMX_AR_DPL(ar);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/**
+ * vmlat_kvm_read_guest_cr3() - the guest's CR3 at the exit being traced
+ * @vcpu:	kvm_exit's vcpu, running its L1 guest (not vmlat_kvm_in_l2())
+ * @isa:	kvm_exit's isa
+ * @checked:	the caller's memory of the last VMCB pointer found plausible
+ *		(as for vmlat_read_exit_code())
+ * @cr3:	set to the guest's CR3 on success
+ *
+ * Where the guest's page-table root is, with public headers:
+ *  - with two-dimensional paging (NPT/EPT: the vCPU's MMU role is
+ *    direct), guest CR3 writes do not exit and KVM's vcpu->arch.cr3 is
+ *    only refreshed when KVM needs it; the hardware saved the guest's CR3
+ *    at this exit: SVM in the VMCB's save.cr3 (public <asm/svm.h>, written
+ *    at every #VMEXIT), VMX in the VMCS's GUEST_CR3 field, read with
+ *    VMREAD as vmlat_read_exit_code() reads the exit reason;
+ *  - with shadow paging every guest CR3 write exits and KVM keeps it in
+ *    vcpu->arch.cr3 (<asm/kvm_host.h>), while the hardware field holds
+ *    KVM's shadow root.
+ * A guest whose state is protected (SEV-ES, TDX) has neither.
+ *
+ * Context: the kvm_exit tracepoint probe, as vmlat_read_exit_code().
+ * Return: 0, or -EOPNOTSUPP if it cannot be read (protected state, @isa
+ * unknown, VMCB pointer not plausible, @vcpu not on this CPU, VMREAD
+ * failed).
+ */
+static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
+						    u32 isa,
+						    const void **checked,
+						    u64 *cr3)
+{
+	struct vmlat_vcpu_svm *svm;
+	const struct vmcb *vmcb;
+	unsigned long v;
+
+	if (unlikely(READ_ONCE(vcpu->arch.guest_state_protected)))
+		return -EOPNOTSUPP;
+	if (unlikely(!READ_ONCE(vcpu->arch.mmu)->root_role.direct)) {
+		*cr3 = READ_ONCE(vcpu->arch.cr3);
+		return 0;
+	}
+	switch (isa) {
+	case VMLAT_ISA_SVM:
+		svm = container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
+		vmcb = READ_ONCE(svm->vmcb);
+		if (unlikely(vmcb != *checked)) {
+			if (!vmcb || !PAGE_ALIGNED(vmcb) ||
+			    !virt_addr_valid(vmcb))
+				return -EOPNOTSUPP;
+			*checked = vmcb;
+		}
+		*cr3 = READ_ONCE(vmcb->save.cr3);
+		return 0;
+	case VMLAT_ISA_VMX:
+		if (READ_ONCE(vcpu->cpu) != smp_processor_id() ||
+		    !vmlat_vmread(GUEST_CR3, &v))
+			return -EOPNOTSUPP;
+		*cr3 = v;
+		return 0;
 	default:
 		return -EOPNOTSUPP;
 	}
