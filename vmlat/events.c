@@ -13,6 +13,7 @@
  * none), no printing.
  */
 #include <linux/kvm_host.h>
+#include <linux/moduleparam.h>
 
 #include "charge.h"
 #include "events.h"
@@ -383,6 +384,24 @@ static void vmlat_owner_nested(struct vmlat_vcpu *vc,
 }
 
 /*
+ * Module parameter guest_tasks: follow the guests' address spaces (read
+ * the guest's CR3 at every exit, guest_tasks). At load only: a cursor
+ * that stopped would go on counting stale stretches.
+ */
+static bool vmlat_gta = true;
+module_param_named(guest_tasks, vmlat_gta, bool, 0444);
+MODULE_PARM_DESC(guest_tasks, "Follow guest processes by their CR3 at every VM exit (default Y); set at load");
+static DEFINE_STATIC_KEY_TRUE(vmlat_gta_on);
+
+/* Context: process context, before any probe is attached. */
+int vmlat_events_init(void)
+{
+	if (!vmlat_gta)
+		static_branch_disable(&vmlat_gta_on);
+	return 0;
+}
+
+/*
  * @vc was found running the address space @key at an exit: end its
  * stretch in the one it ran, for its VM's table. Written as
  * vmlat_owner_event() writes: without the lock while on CPU.
@@ -444,6 +463,8 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 	u64 cr3, key;
 	bool user;
 
+	if (!static_branch_likely(&vmlat_gta_on))
+		return;
 	if (unlikely(vmlat_kvm_read_guest_cr3(vcpu, isa, &vc->vmcb_checked,
 					      &cr3)))
 		return;

@@ -11,6 +11,7 @@
 struct kvm_vcpu;
 struct task_struct;
 
+int vmlat_events_init(void);
 void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
 void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
 void vmlat_on_userspace_exit(void);

@@ -17,6 +17,7 @@
 
 #include "charge.h"
 #include "debugfs.h"
+#include "events.h"
 #include "exit_late.h"
 #include "knobs.h"
 #include "records.h"
@@ -40,6 +41,7 @@ static const struct vmlat_part {
 	{ "records",	vmlat_records_init,	vmlat_records_exit },
 	{ "charge",	vmlat_charge_init,	NULL },
 	{ "exit_late",	vmlat_exit_late_init,	vmlat_exit_late_exit },
+	{ "events",	vmlat_events_init,	NULL },
 	{ "reports",	NULL,			vmlat_report_exit },
 	{ "hooks",	vmlat_hooks_init,	vmlat_hooks_exit },
 	{ "debugfs",	vmlat_debugfs_init,	vmlat_debugfs_exit },

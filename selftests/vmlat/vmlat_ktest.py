@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -34,6 +35,7 @@ def tap(ok, name, why=""):
     if why:
         line += " # " + str(why).replace("\n", " ")
     print(line, flush=True)
+    return ok
 
 
 def wr(path, text):
@@ -90,6 +92,11 @@ def linux_guest_initramfs(tmp, init, files=()):
     each path of @files at the root; its path."""
     root = os.path.join(tmp, "root")
     os.makedirs(os.path.join(root, "bin"))
+    # /dev/null before any mount: busybox sh opens it for a job in the
+    # background, and fails the job without it.
+    os.makedirs(os.path.join(root, "dev"))
+    os.mknod(os.path.join(root, "dev", "null"), 0o666 | stat.S_IFCHR,
+             os.makedev(1, 3))
     shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
     for f in files:
         shutil.copy(f, root)
@@ -101,12 +108,13 @@ def linux_guest_initramfs(tmp, init, files=()):
     return cpio
 
 
-def linux_guest_argv(qemu, kernel, cpio, params=""):
+def linux_guest_argv(qemu, kernel, cpio, params="", smp=1):
     """QEMU's command line for a Linux test guest on the test host's KVM:
-    one vCPU, the console on standard input and output. In-kernel irqchip
-    off: with it, some boots hang (see sync_test.py, boot_guest())."""
+    @smp vCPUs, the console on standard input and output. In-kernel
+    irqchip off: with it, some boots hang (see sync_test.py,
+    boot_guest())."""
     return [qemu, "-enable-kvm", "-cpu", "kvm64", "-machine",
-            "kernel-irqchip=off", "-m", "256", "-smp", "1",
+            "kernel-irqchip=off", "-m", "256", "-smp", str(smp),
             "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
             "-append", ("console=ttyS0 panic=-1 quiet mitigations=off " +
                         params).rstrip()]

@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""gta_test.py - guest thread analysis: vmlat's guest address spaces
+(debugfs guest_tasks) against what a Linux guest says of its processes.
+
+  burners-pti, burners-nopti  [P4]'s experiment: a Linux guest (the test
+           host's own kernel, under qemu-system-x86_64 -enable-kvm, one
+           vCPU: the guest switches between the two without a VM exit)
+           starts a CPU-bound process, a second one 1 s later, stops both
+           (SIGSTOP) 4 s after that and prints their /proc/PID/stat and
+           schedstat. The guest kernel runs with page table isolation
+           forced on (every process has two page-table roots, and CR3
+           changes at every kernel entry and exit), then off. vmlat names
+           each burner's address space, as the two user address spaces
+           with the most guest time, ranked as the guest ranks them. Each
+           one's observed time (guest, exit handling, preempted and
+           waiting) lies within 8% + 40 ms of the guest's own run time of
+           the process (schedstat's sum_exec_runtime: Debian's kernels
+           count steal in it, without PARAVIRT_TIME_ACCOUNTING), and its
+           guest time alone is less; the guest kernel's own address
+           space, never seen at CPL 3, is named "kernel". The pti boot
+           checks that the guest did isolate.
+  two-vms  [P0]'s experiment: two such guests on one host CPU, each
+           running one CPU-bound process, traced while both burn: each
+           VM's vCPU loses over 1 s to the other VM's, and the
+           vmlat_preempt/vmlat_wait events name the guest processes on
+           both sides, for most of that time: "as" is the victim guest's
+           burner, "by_as" the other guest's (each guest's user address
+           space with the most guest time in guest_tasks).
+
+Needs root, kvm_amd or kvm_intel, $VMLAT_KO, $VMLAT_GUEST_KERNEL and
+qemu-system-x86_64. TAP output; exit status 4 when everything was skipped.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from vmlat_ktest import (SkipTest, VMLAT, keep, linux_guest_argv,  # noqa: E402
+                         linux_guest_initramfs, main, rd, rd_json, tap,
+                         tracing_instance, wr)
+
+BURN_S = 4      # both burners run this long, the first 1 s more
+BOOT_S = 100    # a boot that takes longer hung (a good one: about 35 s)
+# vmlat's observed time of a burner against the guest's run time of it
+TOL, TOL_NS = 0.08, 40 * 10**6
+
+# The burners first: a guest frees the page tables of a process that
+# exits and gives them to the next one, and a process run before one of
+# them could have left its time in its address space.
+GUEST_INIT = """#!/bin/busybox sh
+/bin/busybox sh -c 'while :; do :; done' &
+a=$!
+/bin/busybox sleep 1
+/bin/busybox sh -c 'while :; do :; done' &
+b=$!
+/bin/busybox sleep %d
+/bin/busybox kill -STOP $a $b
+/bin/busybox mkdir -p /proc /dev
+/bin/busybox mount -t devtmpfs dev /dev
+exec >/dev/ttyS0 2>&1
+/bin/busybox mount -t proc proc /proc
+echo "=== pti $(/bin/busybox dmesg | /bin/busybox grep -c 'page tables isolation: enabled')"
+echo "=== a $a $(/bin/busybox cat /proc/$a/stat) | $(/bin/busybox cat /proc/$a/schedstat)"
+echo "=== b $b $(/bin/busybox cat /proc/$b/stat) | $(/bin/busybox cat /proc/$b/schedstat)"
+echo "=== steal $(/bin/busybox grep '^cpu ' /proc/stat)"
+echo "=== end"
+/bin/busybox poweroff -f
+""" % BURN_S
+
+
+def guest_env():
+    kernel = os.environ.get("VMLAT_GUEST_KERNEL", "")
+    qemu = shutil.which("qemu-system-x86_64")
+    if not (os.path.isfile(kernel) and qemu):
+        raise SkipTest("needs $VMLAT_GUEST_KERNEL and qemu-system-x86_64")
+    return qemu, kernel
+
+
+def burner(out, tag):
+    """(pid, utime+stime ns, sum_exec_runtime ns) of burner @tag."""
+    for ln in out.splitlines():
+        if ln.startswith("=== %s " % tag):
+            stat, _, sched = ln.split(" ", 3)[3].partition(" | ")
+            # after the comm's closing parenthesis: field 3 is state
+            f = stat.rsplit(")", 1)[1].split()
+            ticks = int(f[11]) + int(f[12])    # utime, stime (fields 14, 15)
+            return (int(ln.split()[2]), ticks * 10**7,
+                    int(sched.split()[0]))
+    return None
+
+
+def boot(qemu, kernel, cpio, params, tag):
+    """Boot the guest; (its console, its VM's JSON) or None if it hung
+    (its console kept as gta_<tag>_hung.txt)."""
+    wr(VMLAT + "/reset", "1")
+    t0 = time.time()
+    with tempfile.TemporaryFile("w+") as log:
+        q = subprocess.Popen(linux_guest_argv(qemu, kernel, cpio, params,
+                                              smp=1),
+                             stdout=log, stderr=subprocess.STDOUT,
+                             universal_newlines=True)
+        try:
+            q.wait(timeout=BOOT_S)
+        except subprocess.TimeoutExpired:
+            q.kill()
+            q.wait()
+        log.seek(0)
+        out = log.read()
+    print("# %s: guest ran %.0f s" % (tag, time.time() - t0), flush=True)
+    if "=== end" not in out:
+        keep("%s_hung.txt" % tag, out)
+        return None
+    vm = [v for v in rd_json()["vms"] if v["pid"] == q.pid]
+    keep("%s_guest_tasks.txt" % tag, rd(VMLAT + "/guest_tasks"))
+    return out, vm[0] if vm else None
+
+
+def burners(pti):
+    qemu, kernel = guest_env()
+    tag = "burners-" + ("pti" if "pti=on" in pti else "nopti")
+    tmp = tempfile.mkdtemp()
+    try:
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT)
+        got = None
+        for _ in range(2):
+            got = boot(qemu, kernel, cpio, pti, tag)
+            if got is not None:
+                break
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if got is None or got[1] is None:
+        tap(False, tag + ".boots", "two boots hung" if got is None else
+            "its VM is not in vmlat's JSON")
+        return
+    out, vm = got
+    keep("%s_console.txt" % tag, out)
+    keep("%s_guest_tasks.json" % tag, json.dumps(vm["guest_tasks"]))
+    a, b = burner(out, "a"), burner(out, "b")
+    if not (a and b):
+        tap(False, tag + ".guest_reports", out[-400:].replace("\n", " | "))
+        return
+    if "pti=on" in pti:
+        tap("=== pti 1" in out, tag + ".guest_isolates",
+            "" if "=== pti 1" in out else
+            "the guest did not say page tables isolation: enabled")
+
+    rows = vm["guest_tasks"]
+    user = [r for r in rows if r["user"]]
+    user.sort(key=lambda r: -r["guest_ns"])
+    summary = "; ".join("as 0x%x guest %d exit %d pre %d wait %d%s" % (
+        r["as"], r["guest_ns"] // 10**6, r["exit_ns"] // 10**6,
+        r["preempted_ns"] // 10**6, r["wait_ns"] // 10**6,
+        "" if r["user"] else " kernel") for r in rows[:6])
+    guest = "a: pid %d ticks %d ms run %d ms; b: pid %d ticks %d ms run %d ms" % (
+        a[0], a[1] // 10**6, a[2] // 10**6, b[0], b[1] // 10**6,
+        b[2] // 10**6)
+    if not tap(len(user) >= 2 and user[1]["guest_ns"] > 10**9,
+               tag + ".burners_found", "%s || %s" % (summary, guest)):
+        return
+    for want, row, name in ((a, user[0], "first"), (b, user[1], "second")):
+        seen = row["observed_ns"]
+        tol = TOL * want[2] + TOL_NS
+        tap(abs(seen - want[2]) <= tol and row["guest_ns"] < want[2],
+            "%s.%s_burner_time" % (tag, name),
+            "vmlat observed %d ms (guest %d), guest's run time %d ms, "
+            "ticks %d ms || %s" % (seen // 10**6, row["guest_ns"] // 10**6,
+                                  want[2] // 10**6, want[1] // 10**6,
+                                  summary))
+    kern = [r for r in rows if not r["user"]]
+    tap(bool(kern), tag + ".kernel_named", summary)
+
+
+# One burner, from the guest's start; "=== burning" once it runs.
+ONE_INIT = """#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /dev
+/bin/busybox mount -t devtmpfs dev /dev
+exec >/dev/ttyS0 2>&1
+/bin/busybox sh -c 'while :; do :; done' &
+a=$!
+echo "=== burning"
+/bin/busybox sleep %d
+/bin/busybox kill -STOP $a
+echo "=== end"
+/bin/busybox poweroff -f
+"""
+
+INST = "/sys/kernel/tracing/instances/vmlat_gta_test"
+EVENT_RE = re.compile(r"vmlat_(?:preempt|wait): vm_pid=(\d+) .*"
+                      r"duration_ns=(\d+) by=(\w+) .*by_vm_pid=(\d+) .*"
+                      r"as=0x([0-9a-f]+) by_as=0x([0-9a-f]+)")
+
+
+class Guest:
+    """A burner guest on host CPU 1, its console read as it comes."""
+
+    def __init__(self, qemu, kernel, cpio):
+        self.lines = []
+        self.q = subprocess.Popen(
+            ["taskset", "-c", "1"] + linux_guest_argv(qemu, kernel, cpio),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True)
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for ln in self.q.stdout:
+            self.lines.append(ln)
+
+    def said(self, what):
+        return any(what in ln for ln in self.lines)
+
+    def finish(self, timeout):
+        try:
+            self.q.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.q.kill()
+            self.q.wait()
+        self.t.join(5)
+        return "".join(self.lines)
+
+
+def t_two_vms():
+    """[P0]'s experiment: two guests on one host CPU, each running one
+    CPU-bound process. Traced while both burn: each VM's vCPU is
+    preempted by the other VM's, and the events name the guest process
+    each one ran: as is the victim guest's burner, by_as the other's
+    (their address spaces as guest_tasks has them: each guest's user
+    address space with the most guest time)."""
+    qemu, kernel = guest_env()
+    tmp = tempfile.mkdtemp()
+    try:
+        cpio = linux_guest_initramfs(tmp, ONE_INIT % 40)
+        wr(VMLAT + "/reset", "1")
+        with tracing_instance(INST, ["vmlat/vmlat_preempt",
+                                     "vmlat/vmlat_wait"], 8192):
+            wr(INST + "/tracing_on", "0")
+            g = [Guest(qemu, kernel, cpio), Guest(qemu, kernel, cpio)]
+            t0 = time.time()
+            while time.time() - t0 < 150 and not all(
+                    x.said("=== burning") or x.q.poll() is not None
+                    for x in g):
+                time.sleep(0.5)
+            burning = all(x.said("=== burning") for x in g)
+            if burning:
+                time.sleep(2)
+                wr(INST + "/tracing_on", "1")
+                time.sleep(8)
+                wr(INST + "/tracing_on", "0")
+            trace = rd(INST + "/trace")
+            outs = [x.finish(120) for x in g]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    keep("two_vms_trace.txt", trace)
+    keep("two_vms_consoles.txt", "\n-----\n".join(outs))
+    if not tap(burning, "two_vms.both_burn", " | ".join(
+            o[-200:].replace("\n", " ") for o in outs)):
+        return
+    vms = {v["pid"]: v for v in rd_json()["vms"]}
+    pids = [x.q.pid for x in g]
+    burner_as = {}
+    for pid in pids:
+        user = sorted((r for r in vms.get(pid, {}).get("guest_tasks", [])
+                       if r["user"]), key=lambda r: -r["guest_ns"])
+        burner_as[pid] = user[0]["as"] if user else None
+    events = [(int(m.group(1)), int(m.group(2)), m.group(3),
+               int(m.group(4)), int(m.group(5), 16), int(m.group(6), 16))
+              for m in EVENT_RE.finditer(trace)]
+    for i, pid in enumerate(pids):
+        other = pids[1 - i]
+        by_other = [e for e in events if e[0] == pid and e[2] == "vm" and
+                    e[3] == other]
+        stolen = sum(e[1] for e in by_other)
+        name = "two_vms.vm%d" % (i + 1)
+        if not tap(stolen > 10**9, name + ".preempted_by_the_other_vm",
+                   "%d ms by VM %d in %d events" % (
+                       stolen // 10**6, other, len(by_other))):
+            continue
+        by_as, victim_as = {}, {}
+        for e in by_other:
+            by_as[e[5]] = by_as.get(e[5], 0) + e[1]
+            victim_as[e[4]] = victim_as.get(e[4], 0) + e[1]
+        top_by = max(by_as, key=by_as.get)
+        top_victim = max(victim_as, key=victim_as.get)
+        tap(top_by == burner_as[other] and by_as[top_by] > stolen / 2,
+            name + ".names_the_other_guests_process",
+            "by_as 0x%x for %d of %d ms, the other's burner 0x%x" % (
+                top_by, by_as[top_by] // 10**6, stolen // 10**6,
+                burner_as[other] or 0))
+        tap(top_victim == burner_as[pid] and
+            victim_as[top_victim] > stolen / 2,
+            name + ".names_its_own_process",
+            "as 0x%x for %d of %d ms, its burner 0x%x" % (
+                top_victim, victim_as[top_victim] // 10**6,
+                stolen // 10**6, burner_as[pid] or 0))
+
+
+def t_burners_pti():
+    burners("mitigations=auto pti=on")
+
+
+def t_burners_nopti():
+    burners("nopti")
+
+
+if __name__ == "__main__":
+    main([t_burners_pti, t_burners_nopti, t_two_vms])
