@@ -3,6 +3,13 @@
 """gta_test.py - guest thread analysis: vmlat's guest address spaces
 (debugfs guest_tasks) against what a Linux guest says of its processes.
 
+  cr3-switch  a KVM guest of its own (cr3_guest) switches among 4 copies
+           of its page-table root, spinning 1 to 4 times as long in each:
+           each root is a row, its slices the guest's visits (KVM_GET_SREGS
+           confirms the CR3 at every exit), its guest time in the spins'
+           order. cr3-switch-shadow: the same on shadow paging (the vendor
+           module reloaded with npt=0 or ept=0). Both run on the Intel
+           test host too.
   burners-pti, burners-nopti  [P4]'s experiment: a Linux guest (the test
            host's own kernel, under qemu-system-x86_64 -enable-kvm, one
            vCPU: the guest switches between the two without a VM exit)
@@ -27,9 +34,18 @@
            both sides, for most of that time: "as" is the victim guest's
            burner, "by_as" the other guest's (each guest's user address
            space with the most guest time in guest_tasks).
+  compensated  [P3]'s experiment: a guest on one host CPU runs a job,
+           then the same job with a host hog on that CPU: the guest's
+           apparent run time of each (schedstat) minus the steal vmlat
+           counted to the job's address space is the same within 5%,
+           though the hog made the job at least 1.5 times as long; the
+           guest's own /proc/stat steal over the second job is below
+           vmlat's by more than half the job's exit handling (type-2
+           steal, which a guest cannot see).
 
-Needs root, kvm_amd or kvm_intel, $VMLAT_KO, $VMLAT_GUEST_KERNEL and
-qemu-system-x86_64. TAP output; exit status 4 when everything was skipped.
+Needs root, kvm_amd or kvm_intel, $VMLAT_KO; the Linux guests
+$VMLAT_GUEST_KERNEL and qemu-system-x86_64; run from the directory
+holding cr3_guest. TAP output; exit status 4 when everything was skipped.
 """
 import json
 import os
@@ -260,7 +276,7 @@ def t_two_vms():
         shutil.rmtree(tmp, ignore_errors=True)
     keep("two_vms_trace.txt", trace)
     keep("two_vms_consoles.txt", "\n-----\n".join(outs))
-    if not tap(burning, "two_vms.both_burn", " | ".join(
+    if not tap(burning, "two_vms.both_burn", "" if burning else " | ".join(
             o[-200:].replace("\n", " ") for o in outs)):
         return
     vms = {v["pid"]: v for v in rd_json()["vms"]}
@@ -302,6 +318,198 @@ def t_two_vms():
                 stolen // 10**6, burner_as[pid] or 0))
 
 
+# The same work twice: alone, then with a hog beside its vCPU on the host.
+JOB = ("/bin/busybox sh -c 'i=0; while [ $i -lt %d ]; do i=$((i+1)); done;"
+       " /bin/busybox cat /proc/$$/schedstat'")
+STEAL_INIT = """#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /dev
+/bin/busybox mount -t devtmpfs dev /dev
+exec >/dev/ttyS0 2>&1
+/bin/busybox mount -t proc proc /proc
+echo "=== job1 $(%s)"
+/bin/busybox sleep 2
+echo "=== steal1 $(/bin/busybox grep '^cpu ' /proc/stat)"
+echo "=== job2 $(%s)"
+echo "=== steal2 $(/bin/busybox grep '^cpu ' /proc/stat)"
+echo "=== end"
+/bin/busybox poweroff -f
+"""
+JOB_ITERS = 60000
+
+
+def as_times(vm):
+    """{address space: its row} of a VM's guest_tasks."""
+    return {r["as"]: r for r in vm["guest_tasks"]}
+
+
+def t_compensated():
+    """[P3]'s experiment: a guest runs the same job twice, alone on host
+    CPU 1, then with a host hog on that CPU. The guest's apparent run time
+    of the job (its schedstat) minus the steal vmlat saw for the job's
+    address space (exit handling, preempted, waiting) is the same in both
+    runs within 5%, though the hog made the apparent time at least 1.5
+    times as long; and the guest's own steal (/proc/stat) over the second
+    run is less than vmlat's steal minus half the job's exit handling:
+    the guest cannot see that (type-2) steal."""
+    qemu, kernel = guest_env()
+    job = JOB % JOB_ITERS
+    tmp = tempfile.mkdtemp()
+    hog = None
+    try:
+        cpio = linux_guest_initramfs(tmp, STEAL_INIT % (job, job))
+        wr(VMLAT + "/reset", "1")
+        g = Guest(qemu, kernel, cpio)
+        t0 = time.time()
+        while time.time() - t0 < 200 and not g.said("=== job1") and \
+                g.q.poll() is None:
+            time.sleep(0.2)
+        vm = [v for v in rd_json()["vms"] if v["pid"] == g.q.pid]
+        first = as_times(vm[0]) if vm else {}
+        if g.said("=== job1"):
+            hog = subprocess.Popen(["taskset", "-c", "1", "sh", "-c",
+                                    "while :; do :; done"])
+        while time.time() - t0 < 400 and not g.said("=== job2") and \
+                g.q.poll() is None:
+            time.sleep(0.2)
+        vm = [v for v in rd_json()["vms"] if v["pid"] == g.q.pid]
+        second = as_times(vm[0]) if vm else {}
+        if hog:
+            hog.kill()
+            hog.wait()
+        out = g.finish(120)
+    finally:
+        if hog and hog.poll() is None:
+            hog.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    keep("compensated_console.txt", out)
+    runs = {}
+    for m in re.finditer(r"=== (job[12]) (\d+)", out):
+        runs[m.group(1)] = int(m.group(2))
+    for m in re.finditer(r"=== (steal[12]) cpu +((?:\d+ +){7})(\d+)", out):
+        runs[m.group(1)] = int(m.group(3)) * 10**7  # steal, USER_HZ ticks
+    if not tap(len(runs) == 4 and first and second, "compensated.runs",
+               "runs %s, address spaces %d then %d; %s" % (
+                   sorted(runs), len(first), len(second),
+                   out[-300:].replace("\n", " | "))):
+        return
+
+    def job_row(before, after):
+        """The job's address space in a run: the user one whose guest
+        time grew the most; its times in the run."""
+        best = None
+        for k, r in after.items():
+            d = {t: r[t] - before.get(k, {}).get(t, 0) for t in
+                 ("guest_ns", "exit_ns", "preempted_ns", "wait_ns")}
+            if r["user"] and (not best or d["guest_ns"] > best["guest_ns"]):
+                best = d
+        return best
+    r1, r2 = job_row({}, first), job_row(first, second)
+    stolen = [r["exit_ns"] + r["preempted_ns"] + r["wait_ns"]
+              for r in (r1, r2)]
+    comp = [runs["job1"] - stolen[0], runs["job2"] - stolen[1]]
+    why = ("apparent %d, %d ms; vmlat steal %d, %d ms (exit %d, %d); "
+           "compensated %d, %d ms" % (
+               runs["job1"] // 10**6, runs["job2"] // 10**6,
+               stolen[0] // 10**6, stolen[1] // 10**6,
+               r1["exit_ns"] // 10**6, r2["exit_ns"] // 10**6,
+               comp[0] // 10**6, comp[1] // 10**6))
+    tap(runs["job2"] >= 1.5 * runs["job1"], "compensated.hog_slows_the_job",
+        why)
+    tap(abs(comp[1] - comp[0]) <= 0.05 * comp[0],
+        "compensated.same_without_steal", why)
+    guest_steal = runs["steal2"] - runs["steal1"]
+    tap(guest_steal < stolen[1] - r2["exit_ns"] / 2,
+        "compensated.guest_steal_misses_exit_handling",
+        "guest steal %d ms; %s" % (guest_steal // 10**6, why))
+
+
+CR3_ROOTS = 4
+
+
+def kvm_vendor():
+    """(kvm_amd or kvm_intel, its two-dimensional paging parameter)."""
+    with open("/proc/cpuinfo") as f:
+        intel = " vmx " in f.read()
+    return ("kvm_intel", "ept") if intel else ("kvm_amd", "npt")
+
+
+def kvm_reload(mod, *params):
+    """Reload the vendor module @mod with @params; True if it loaded."""
+    subprocess.run(["rmmod", mod], stderr=subprocess.DEVNULL)
+    return subprocess.run(["modprobe", mod, "nested=1"] + list(params),
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+def cr3_switch(tag, shadow):
+    """cr3_guest: CR3_ROOTS page-table roots, switched by the guest
+    without an exit (with NPT/EPT) or with one (shadow paging)."""
+    mod, tdp = kvm_vendor()
+    if shadow and not kvm_reload(mod, tdp + "=0"):
+        kvm_reload(mod)
+        raise SkipTest("%s does not load with %s=0" % (mod, tdp))
+    try:
+        with open("/sys/module/%s/parameters/%s" % (mod, tdp)) as f:
+            on = f.read().strip()
+        wr(VMLAT + "/reset", "1")
+        p = subprocess.Popen([os.path.join(HERE, "cr3_guest"),
+                              str(CR3_ROOTS), "6"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT,
+                             universal_newlines=True)
+        out, _ = p.communicate(timeout=180)
+        vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+    finally:
+        if shadow:
+            kvm_reload(mod)
+    keep("%s.txt" % tag, out)
+    roots, exits = [], []
+    mismatches = None
+    for ln in out.splitlines():
+        f = ln.split()
+        if f[:1] == ["root"]:
+            roots.append(int(f[2], 16))
+            exits.append(int(f[4]))
+        elif f[:1] == ["mismatches"]:
+            mismatches = int(f[1])
+    if not tap(p.returncode == 0 and mismatches == 0 and
+               len(roots) == CR3_ROOTS and min(exits) >= 10 and vm and
+               (on in ("0", "N")) == shadow,
+               tag + ".runs", "%s=%s: %s" % (tdp, on, out[-300:])):
+        return
+    rows = as_times(vm[0])
+    have = [rows.get(r) for r in roots]
+    summary = "; ".join("0x%x exits %d: %s" % (
+        r, e, "guest %d ms slices %d user %s" % (
+            h["guest_ns"] // 10**6, h["slices"], h["user"]) if h else "none")
+        for r, e, h in zip(roots, exits, have))
+    tap(all(h and not h["user"] for h in have), tag + ".roots_are_rows",
+        summary)
+    if not all(have):
+        return
+    tap(all(abs(h["slices"] - e) <= 2 for h, e in zip(have, exits)),
+        tag + ".slices_are_visits", summary)
+    g = [h["guest_ns"] for h in have]
+    tap(all(a < b for a, b in zip(g, g[1:])) and
+        0.5 * CR3_ROOTS <= g[-1] / g[0] <= 2 * CR3_ROOTS,
+        tag + ".guest_time_follows_the_spins", summary)
+
+
+def t_cr3_switch():
+    """A guest switching among 4 page-table roots itself (NPT/EPT): each
+    root is a row of guest_tasks, named nothing but kernel (CPL 0), whose
+    slices are the guest's visits to it (its OUT exits, as KVM_GET_SREGS
+    confirms each one's CR3) within 2, and whose guest time grows with
+    the loop the guest spins in it (1 to 4 times as long: a ratio of 2 to
+    8 from the first to the last)."""
+    cr3_switch("cr3_switch", False)
+
+
+def t_cr3_switch_shadow():
+    """The same with the vendor module reloaded with npt=0 (ept=0): on
+    shadow paging, where every CR3 write exits and the hardware field
+    holds KVM's root, vmlat reads the guest's CR3 from KVM."""
+    cr3_switch("cr3_switch_shadow", True)
+
+
 def t_burners_pti():
     burners("mitigations=auto pti=on")
 
@@ -311,4 +519,5 @@ def t_burners_nopti():
 
 
 if __name__ == "__main__":
-    main([t_burners_pti, t_burners_nopti, t_two_vms])
+    main([t_cr3_switch, t_cr3_switch_shadow, t_burners_pti, t_burners_nopti,
+          t_two_vms, t_compensated])

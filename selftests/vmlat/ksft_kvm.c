@@ -61,7 +61,8 @@ const char *vmlat_run_error(const struct kvm_run *run, char *buf,
  * Pages of memslot 0: libkvm's 512 for the program's ELF, a stack per
  * vCPU, tables.
  */
-#define VMLAT_VM_PAGES(nr_vcpus)	(512 + (nr_vcpus) * DEFAULT_STACK_PGS + 16)
+#define VMLAT_VM_PAGES(nr_vcpus)	(512 + (nr_vcpus) * DEFAULT_STACK_PGS + 16 + \
+					 2 * VMLAT_CR3_MAX + 1)
 
 /**
  * struct vmlat_vm - a VM on libkvm
@@ -460,6 +461,118 @@ int vmlat_guest_run_until(struct vmlat_guest_progress *pr, uint64_t max_ms,
 	ret = vmlat_vm_create(&vm, tiny_guest_code, UINT32_MAX, st);
 	if (!ret)
 		ret = tiny_vm_run(vm, UINT32_MAX, pr, deadline_ms, st);
+	vmlat_vm_destroy(vm);
+	return ret;
+}
+
+/* ---- a guest that switches address spaces ---------------------------- */
+
+/* The roots cr3_guest_code() switches among: set by the host before it runs. */
+static uint64_t cr3_roots[VMLAT_CR3_MAX];
+
+/*
+ * Round after round, for each root k of @n: loads it into CR3, spins
+ * (k + 1) * VMLAT_CR3_SPIN loops, and OUTs k: root k's guest time grows
+ * with k, and every OUT exit is taken in the root it names.
+ */
+static void cr3_guest_code(uint32_t n)
+{
+	volatile uint64_t i;
+	uint32_t k;
+
+	for (;;) {
+		for (k = 0; k < n; k++) {
+			__asm__ __volatile__("mov %0, %%cr3"
+					     : : "r"(cr3_roots[k]) : "memory");
+			for (i = 0; i < (k + 1) * (uint64_t)VMLAT_CR3_SPIN; i++)
+				;
+			__asm__ __volatile__("outl %%eax, %[port]"
+					     : : "a"(k), [port] "i"(VMLAT_CR3_PORT)
+					     : "memory");
+		}
+	}
+}
+
+/**
+ * vmlat_guest_run_cr3() - a guest switching among @n page-table roots
+ * @n:     how many roots, 1..VMLAT_CR3_MAX
+ * @ms:    how long to run it
+ * @st:    receives the roots, the exits in each, and KVM's view of CR3
+ *         at each exit; on failure @st->error says why
+ *
+ * Each root is a copy of libkvm's PML4 in a page of its own, 8 KiB
+ * aligned (so that no two are the halves of one KPTI pair). At every OUT
+ * exit, KVM_GET_SREGS says which CR3 the guest had: what KVM itself
+ * holds, the oracle for vmlat's reading of it; an exit whose CR3 is not
+ * the root the guest named counts in @st->mismatches.
+ *
+ * Return: 0, -EINVAL for a bad @n, or as vmlat_guest_run_exits().
+ */
+int vmlat_guest_run_cr3(unsigned int n, uint64_t ms,
+			struct vmlat_cr3_stats *st)
+{
+	uint64_t deadline_ms = vmlat_now_ms() + ms, gpa, root;
+	struct vmlat_guest_stats gs;
+	struct kvm_sregs sregs;
+	const struct kvm_run *run;
+	struct vmlat_vm *vm;
+	char buf[80];
+	uint32_t k;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!n || n > VMLAT_CR3_MAX)
+		return vmlat_errorf(st->error, sizeof(st->error), -EINVAL,
+				    "1 to %d roots", VMLAT_CR3_MAX);
+	ret = vmlat_vm_create(&vm, cr3_guest_code, n, &gs);
+	if (ret) {
+		memcpy(st->error, gs.error, sizeof(st->error));
+		return ret;
+	}
+	gpa = vm_phy_pages_alloc(vm->vm, 2 * n + 1,
+				 KVM_GUEST_PAGE_TABLE_MIN_PADDR, 0);
+	root = (gpa + 0x1fff) & ~0x1fffULL;
+	for (k = 0; k < n; k++, root += 0x2000) {
+		memcpy(addr_gpa2hva(vm->vm, root),
+		       addr_gpa2hva(vm->vm, vm->vm->pgd), 0x1000);
+		cr3_roots[k] = root;
+		st->roots[k] = root;
+	}
+	st->pgd = vm->vm->pgd;
+	st->n = n;
+	sync_global_to_guest(vm->vm, cr3_roots);
+	run = vm->vcpu->run;
+	while (!ret && vmlat_now_ms() < deadline_ms) {
+		if (ioctl(vm->vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			ret = vmlat_errorf(st->error, sizeof(st->error), -errno,
+					   "KVM_RUN: %s", strerror(errno));
+			break;
+		}
+		switch (run->exit_reason) {
+		case KVM_EXIT_IO:
+			memcpy(&k, (const uint8_t *)run + run->io.data_offset,
+			       sizeof(k));
+			if (run->io.port != VMLAT_CR3_PORT || k >= n) {
+				ret = vmlat_errorf(st->error, sizeof(st->error),
+						   -EPROTO, "OUT of %u to 0x%x",
+						   k, run->io.port);
+				break;
+			}
+			vcpu_sregs_get(vm->vcpu, &sregs);
+			st->exits[k]++;
+			if ((sregs.cr3 & ~0xfffULL) != st->roots[k])
+				st->mismatches++;
+			break;
+		case KVM_EXIT_INTR:
+			break;
+		default:
+			ret = vmlat_errorf(st->error, sizeof(st->error), -EPROTO,
+					   "%s", vmlat_run_error(run, buf,
+								 sizeof(buf)));
+		}
+	}
 	vmlat_vm_destroy(vm);
 	return ret;
 }

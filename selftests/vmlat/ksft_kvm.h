@@ -68,6 +68,33 @@ int vmlat_vm_vcpu_fd_n(const struct vmlat_vm *vm, unsigned int i);
 struct kvm_run *vmlat_vm_kvm_run_n(const struct vmlat_vm *vm, unsigned int i);
 void vmlat_vm_destroy(struct vmlat_vm *vm);
 
+/* ---- a guest switching among page-table roots (vmlat_guest_run_cr3) ---- */
+
+#define VMLAT_CR3_MAX	8
+#define VMLAT_CR3_PORT	0x11
+#define VMLAT_CR3_SPIN	20000	/* loops in root 0 per round; k + 1 times in root k */
+
+/**
+ * struct vmlat_cr3_stats - what userspace saw of a vmlat_guest_run_cr3() run
+ * @n:          how many roots
+ * @pgd:        libkvm's own root, which the guest starts in
+ * @roots:      the roots' guest-physical addresses
+ * @exits:      OUT exits in each root
+ * @mismatches: exits whose CR3 (KVM_GET_SREGS) was not their root
+ * @error:      why the run failed, empty on success
+ */
+struct vmlat_cr3_stats {
+	unsigned int n;
+	uint64_t pgd;
+	uint64_t roots[VMLAT_CR3_MAX];
+	uint64_t exits[VMLAT_CR3_MAX];
+	uint64_t mismatches;
+	char error[160];
+};
+
+int vmlat_guest_run_cr3(unsigned int n, uint64_t ms,
+			struct vmlat_cr3_stats *st);
+
 /*
  * Is the host CPU an Intel (VMX) one? Its guests' hypercall is VMCALL, an
  * AMD's VMMCALL: KVM turns the other one into a #UD exit and patches it.

@@ -100,9 +100,13 @@ VMLAT_SVM_EXITS(VMLAT_SVM_UAPI_CHECK_)
 
 /* ---- the reader ------------------------------------------------------- */
 
-static __always_inline int vmlat_read_svm_exit_code(struct kvm_vcpu *vcpu,
-						    u64 *code,
-						    const void **checked)
+/*
+ * The current VMCB of an SVM @vcpu, or NULL if the pointer is not
+ * plausible; @checked: the caller's per-vCPU memory of the last one found
+ * so (NULL at first).
+ */
+static __always_inline const struct vmcb *
+vmlat_svm_vmcb(struct kvm_vcpu *vcpu, const void **checked)
 {
 	struct vmlat_vcpu_svm *svm =
 		container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
@@ -115,9 +119,20 @@ static __always_inline int vmlat_read_svm_exit_code(struct kvm_vcpu *vcpu,
 	 */
 	if (unlikely(vmcb != *checked)) {
 		if (!vmcb || !PAGE_ALIGNED(vmcb) || !virt_addr_valid(vmcb))
-			return -EOPNOTSUPP;
+			return NULL;
 		*checked = vmcb;
 	}
+	return vmcb;
+}
+
+static __always_inline int vmlat_read_svm_exit_code(struct kvm_vcpu *vcpu,
+						    u64 *code,
+						    const void **checked)
+{
+	const struct vmcb *vmcb = vmlat_svm_vmcb(vcpu, checked);
+
+	if (!vmcb)
+		return -EOPNOTSUPP;
 	*code = READ_ONCE(vmcb->control.exit_code);
 	return 0;
 }
@@ -273,20 +288,14 @@ static __always_inline bool vmlat_vmread(unsigned long field,
 static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
 					      const void **checked)
 {
-	struct vmlat_vcpu_svm *svm;
 	const struct vmcb *vmcb;
 	unsigned long ar;
 
 	switch (isa) {
 	case VMLAT_ISA_SVM:
-		svm = container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
-		vmcb = READ_ONCE(svm->vmcb);
-		if (vmcb != *checked) {
-			if (!vmcb || !PAGE_ALIGNED(vmcb) ||
-			    !virt_addr_valid(vmcb))
-				return -EOPNOTSUPP;
-			*checked = vmcb;
-		}
+		vmcb = vmlat_svm_vmcb(vcpu, checked);
+		if (!vmcb)
+			return -EOPNOTSUPP;
 		return READ_ONCE(vmcb->save.cpl) & 3;
 	case VMLAT_ISA_VMX:
 		if (READ_ONCE(vcpu->cpu) != smp_processor_id() ||
@@ -328,7 +337,6 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 						    const void **checked,
 						    u64 *cr3)
 {
-	struct vmlat_vcpu_svm *svm;
 	const struct vmcb *vmcb;
 	unsigned long v;
 
@@ -340,14 +348,9 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 	}
 	switch (isa) {
 	case VMLAT_ISA_SVM:
-		svm = container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
-		vmcb = READ_ONCE(svm->vmcb);
-		if (unlikely(vmcb != *checked)) {
-			if (!vmcb || !PAGE_ALIGNED(vmcb) ||
-			    !virt_addr_valid(vmcb))
-				return -EOPNOTSUPP;
-			*checked = vmcb;
-		}
+		vmcb = vmlat_svm_vmcb(vcpu, checked);
+		if (!vmcb)
+			return -EOPNOTSUPP;
 		*cr3 = READ_ONCE(vmcb->save.cr3);
 		return 0;
 	case VMLAT_ISA_VMX:

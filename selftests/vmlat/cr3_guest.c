@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cr3_guest: a KVM guest that switches among page-table roots, for
+ * gta_test.py (vmlat's guest address spaces against KVM's own CR3).
+ *
+ *   cr3_guest N SECONDS    N roots (1..8), for SECONDS
+ *
+ * Prints libkvm's root, then each root with the OUT exits taken in it,
+ * then how many exits KVM_GET_SREGS found in another CR3 than the guest
+ * said (0 unless KVM or the guest is broken):
+ *
+ *   pgd 0x<gpa>
+ *   root <k> 0x<gpa> exits <count>
+ *   mismatches <count>
+ *
+ * Exit status 0, or 1 with a message if the run failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ksft_kvm.h"
+
+int main(int argc, char **argv)
+{
+	struct vmlat_cr3_stats st;
+	unsigned int k, n;
+	int secs;
+
+	if (argc != 3 || (n = atoi(argv[1])) < 1 || n > VMLAT_CR3_MAX ||
+	    (secs = atoi(argv[2])) < 1) {
+		fprintf(stderr, "usage: %s ROOTS(1..%d) SECONDS\n", argv[0],
+			VMLAT_CR3_MAX);
+		return 2;
+	}
+	if (vmlat_guest_run_cr3(n, secs * 1000ULL, &st)) {
+		fprintf(stderr, "cr3_guest: %s\n", st.error);
+		return 1;
+	}
+	printf("pgd 0x%llx\n", (unsigned long long)st.pgd);
+	for (k = 0; k < st.n; k++)
+		printf("root %u 0x%llx exits %llu\n", k,
+		       (unsigned long long)st.roots[k],
+		       (unsigned long long)st.exits[k]);
+	printf("mismatches %llu\n", (unsigned long long)st.mismatches);
+	return 0;
+}
