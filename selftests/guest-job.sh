@@ -10,7 +10,8 @@
 #      VMLAT_ONLY (optional): run only these parts, a space-separated list
 #      of test names (hooks_test, sync_test...), kvm_selftests and kunit;
 #      a Python test as NAME:CASE,CASE runs only those cases of it;
-#      VMLAT_SKIP (optional): parts not to run, whatever VMLAT_ONLY says.
+#      VMLAT_SKIP (optional): parts not to run, whatever VMLAT_ONLY says;
+#      a Python test as NAME:CASE,CASE runs without those cases.
 set -u
 
 OUT=$VMLAT_OUT
@@ -43,10 +44,11 @@ wanted() {	# wanted PART: is PART in VMLAT_ONLY (or is it unset), not in VMLAT_S
 	return 1
 }
 
-# cases_of PART: the cases of a Python test VMLAT_ONLY names as
-# "PART:case,case" (run_suite's $VMLAT_TESTS), space-separated; empty: all.
+# cases_of PART [LIST]: the cases of a Python test that LIST (default
+# VMLAT_ONLY) names as "PART:case,case", space-separated (run_suite's
+# $VMLAT_TESTS, or with VMLAT_SKIP its $VMLAT_SKIP_TESTS); empty: none.
 cases_of() {
-	for w_ in ${VMLAT_ONLY:-}; do
+	for w_ in ${2-${VMLAT_ONLY:-}}; do
 		case $w_ in "$1":*) echo "${w_#*:}" | tr , ' ' ;; esac
 	done
 }
@@ -79,6 +81,7 @@ run_test() {	# run_test NAME PATH
 	*" $1 "*) to_=$((TEST_TIMEOUT * 2)) ;;
 	esac
 	VMLAT_KO=$VMLAT_KO VMLAT_TESTS=$(cases_of "$1") \
+		VMLAT_SKIP_TESTS=$(cases_of "$1" "${VMLAT_SKIP:-}") \
 		run_logged "$OUT/$1.tap" timeout -k 10 "$to_" "$2"
 	rc_=$?
 	echo "exit status $rc_" >>"$OUT/$1.log"

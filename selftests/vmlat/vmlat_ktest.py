@@ -340,15 +340,18 @@ def run_suite(tests, needs_tracefs=True):
         names[t] = name.replace("_", "-")
     # $VMLAT_TESTS: run only these tests (names as in the results, e.g.
     # "exits hog"), as kselftest_harness's -t does.
+    # $VMLAT_SKIP_TESTS: run all but these.
     only = os.environ.get("VMLAT_TESTS", "").split()
-    unknown = set(only) - set(names.values())
+    skip = os.environ.get("VMLAT_SKIP_TESTS", "").split()
+    unknown = set(only + skip) - set(names.values())
     if unknown:
-        print("not ok 1 select-tests # no test named %s in $VMLAT_TESTS" %
-              " ".join(sorted(unknown)))
+        print("not ok 1 select-tests # no test named %s in $VMLAT_TESTS "
+              "or $VMLAT_SKIP_TESTS" % " ".join(sorted(unknown)))
         print("1..1")
         return 1
     if only:
         tests = [t for t in tests if names[t] in only]
+    tests = [t for t in tests if names[t] not in skip]
     subprocess.run(["insmod", ko], check=True)
     skipped = 0
     try:
