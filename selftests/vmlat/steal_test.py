@@ -60,10 +60,12 @@ and wake-ups) in the ftrace record:
     switch-outs (run_delay starts earlier, vmlat is lower) and switch-ins
     (run_delay ends earlier, vmlat is higher), these widen the tolerance
     on their side only.
-  - guest vs rundelay: 1% + 30 ms: the guest's /proc/stat counts in
-    USER_HZ (10 ms) ticks, at its own ticks (4 ms), and KVM publishes
-    run_delay only at the next entry: at each end of the window, a
-    tick of /proc/stat and a guest tick of lag (seen: < 0.6%).
+  - guest vs rundelay: 1% + 30 ms + the longest runnable interval of
+    the window: the guest's /proc/stat counts in USER_HZ (10 ms) ticks,
+    at its own ticks (4 ms), and KVM publishes run_delay only at the
+    next entry: at each end of the window, a tick of /proc/stat, a guest
+    tick and a preemption of lag (seen: < 0.6% on 6.1 and 6.12 at first,
+    then -2.6% on 6.1 and -3.0 to -4.0% on 7.2 RT).
   - every interval the thread spent runnable off CPU in the ftrace
     record has its vmlat_preempt or vmlat_wait: exactly, the event next
     to ftrace's sched_switch of the switch-in on that CPU, with no other
@@ -244,10 +246,13 @@ def components(trace, tid, t0, t1):
     lastwake = {}        # per CPU: the last sched_wakeup onto it since
                          # its last sched_switch
 
+    c["max_ns"] = 0     # the longest runnable interval in the window
+
     def add(kind, start, end):
         start, end = max(start, t0), min(end, t1)
         if end > start:
             c[kind + "_ns"] += end - start
+            c["max_ns"] = max(c["max_ns"], end - start)
 
     c["missed"] = []     # (kind, switch-in time) with no vmlat event
     # per CPU, in its order: [what, time, kind] of its sched_switches
@@ -449,10 +454,15 @@ def check(name, w):
         "vmlat %d ns, run_delay %d ns + %d ns of wake-up calls (%+.2f%%), "
         "bounds %d..%d" % (vmlat, rdl, c["wake_call_ns"],
                            100.0 * (vmlat - want) / max(want, 1), lo, hi))
-    tol = rdl // 100 + 30 * 10**6
+    # the guest's reading trails by up to a preemption and a tick (the
+    # lag of `steal` in Documentation/vmlat.rst): its two readings, each
+    # less than the longest runnable interval late
+    tol = rdl // 100 + 30 * 10**6 + c["max_ns"]
     tap(abs(guest - rdl) <= tol, name + ".guest_steal_is_run_delay",
-        "guest %d ns, run_delay %d ns (%+.2f%%), tolerance %d" %
-        (guest, rdl, 100.0 * (guest - rdl) / max(rdl, 1), tol))
+        "guest %d ns, run_delay %d ns (%+.2f%%), tolerance %d (the "
+        "longest interval %d ns)" %
+        (guest, rdl, 100.0 * (guest - rdl) / max(rdl, 1), tol,
+         c["max_ns"]))
     # the guest's steal is run_delay: both tolerances
     want = guest + c["wake_call_ns"]
     lo, hi = lo - tol, hi + tol
