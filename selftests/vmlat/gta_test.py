@@ -455,6 +455,8 @@ def t_compensated():
 
 
 CR3_ROOTS = 4
+# how long cr3_guest runs (selftests/run: 1 s on the slow Bochs host)
+CR3_SECS = os.environ.get("VMLAT_CR3_SECS", "3")
 
 
 def kvm_vendor():
@@ -483,7 +485,8 @@ def cr3_switch(tag, shadow):
             on = f.read().strip()
         wr(VMLAT + "/reset", "1")
         p = subprocess.Popen([os.path.join(HERE, "cr3_guest"),
-                              str(CR3_ROOTS), "6"], stdout=subprocess.PIPE,
+                              str(CR3_ROOTS), CR3_SECS],
+                             stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT,
                              universal_newlines=True)
         out, _ = p.communicate(timeout=180)
