@@ -375,6 +375,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 	struct vmlat_view_guest_tasks *g;
 	struct guest_task_row r;
 	struct vmlat_view_vm v;
+	u64 now = vmlat_now_ns();
 	unsigned int j;
 	int i;
 
@@ -386,7 +387,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 	seq_putc(m, '\n');
 	for (i = 0; i < b->nr_vms; i++) {
 		vmlat_view_vm(b->vms[i], &v);
-		vmlat_view_guest_tasks(&b->list, i, vmlat_now_ns(), g);
+		vmlat_view_guest_tasks(&b->list, i, now, g);
 		for (j = 0; j < g->nr; j++) {
 			seq_printf(m, "%d 0x%llx - %s", v.pid, g->as[j].key,
 				   guest_task_name(&g->as[j].row));

@@ -362,25 +362,40 @@ static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
 }
 
 /*
- * Apply @fn to the nested state of the current thread's @vc, as
- * vmlat_owner_event() writes: without the lock while it is on CPU.
+ * A write of the current thread's @vc's accounting outside its state
+ * machine, as vmlat_owner_event() writes: without the lock while it is
+ * on CPU, with it otherwise. Return: whether it took the lock (for
+ * vmlat_owner_write_end()).
  */
+static __always_inline bool vmlat_owner_write_begin(struct vmlat_vcpu *vc,
+						    unsigned long *flags)
+{
+	bool locked = READ_ONCE(vc->acct.state) > VMLAT_USER;
+
+	if (unlikely(locked))
+		raw_spin_lock_irqsave(&vc->lock, *flags);
+	raw_write_seqcount_begin(&vc->seq);
+	return locked;
+}
+
+static __always_inline void vmlat_owner_write_end(struct vmlat_vcpu *vc,
+						  bool locked,
+						  unsigned long flags)
+{
+	raw_write_seqcount_end(&vc->seq);
+	if (unlikely(locked))
+		raw_spin_unlock_irqrestore(&vc->lock, flags);
+}
+
+/* Apply @fn to the nested state of the current thread's @vc. */
 static void vmlat_owner_nested(struct vmlat_vcpu *vc,
 			       void (*fn)(struct vmlat_nested *n))
 {
 	unsigned long flags;
+	bool locked = vmlat_owner_write_begin(vc, &flags);
 
-	if (likely(READ_ONCE(vc->acct.state) <= VMLAT_USER)) {
-		raw_write_seqcount_begin(&vc->seq);
-		fn(&vc->acct.nested);
-		raw_write_seqcount_end(&vc->seq);
-		return;
-	}
-	raw_spin_lock_irqsave(&vc->lock, flags);
-	raw_write_seqcount_begin(&vc->seq);
 	fn(&vc->acct.nested);
-	raw_write_seqcount_end(&vc->seq);
-	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	vmlat_owner_write_end(vc, locked, flags);
 }
 
 /*
@@ -403,29 +418,23 @@ int vmlat_events_init(void)
 
 /*
  * @vc was found running the address space @key at an exit: end its
- * stretch in the one it ran, for its VM's table. Written as
- * vmlat_owner_event() writes: without the lock while on CPU.
+ * stretch in the one it ran, for its VM's table.
  */
 static noinline void vmlat_vcpu_as_moved(struct vmlat_vcpu *vc, u64 key,
 					 bool user)
 {
-	bool locked = READ_ONCE(vc->acct.state) > VMLAT_USER;
 	struct vmlat_vm *vm = vc->vm;
 	struct vmlat_as_stretch s;
 	struct vmlat_as_times t;
 	unsigned long flags;
-	bool ended;
+	bool ended, locked;
 
-	if (unlikely(locked))
-		raw_spin_lock_irqsave(&vc->lock, flags);
-	raw_write_seqcount_begin(&vc->seq);
+	locked = vmlat_owner_write_begin(vc, &flags);
 	vmlat_vcpu_catch_up(vc);
 	vmlat_acct_as_times(vc->acct.time_ns, &t);
 	ended = vmlat_as_cursor_move(&vc->acct.as, key, &t, &s);
 	vc->acct.as.user = user;
-	raw_write_seqcount_end(&vc->seq);
-	if (unlikely(locked))
-		raw_spin_unlock_irqrestore(&vc->lock, flags);
+	vmlat_owner_write_end(vc, locked, flags);
 	if (!ended)
 		return;
 	raw_spin_lock_irqsave(&vm->lock, flags);
@@ -437,15 +446,10 @@ static noinline void vmlat_vcpu_as_moved(struct vmlat_vcpu *vc, u64 key,
 static noinline void vmlat_vcpu_as_user(struct vmlat_vcpu *vc)
 {
 	unsigned long flags;
-	bool locked = READ_ONCE(vc->acct.state) > VMLAT_USER;
+	bool locked = vmlat_owner_write_begin(vc, &flags);
 
-	if (unlikely(locked))
-		raw_spin_lock_irqsave(&vc->lock, flags);
-	raw_write_seqcount_begin(&vc->seq);
 	vc->acct.as.user = true;
-	raw_write_seqcount_end(&vc->seq);
-	if (unlikely(locked))
-		raw_spin_unlock_irqrestore(&vc->lock, flags);
+	vmlat_owner_write_end(vc, locked, flags);
 }
 
 /*

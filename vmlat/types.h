@@ -11,6 +11,7 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 
+#include "aspace.h"
 #include "exit_codes.h"
 
 /*
@@ -141,7 +142,7 @@ static inline u64 vmlat_preemptor_key(u8 kind, pid_t pid, int cpu)
  */
 static inline u64 vmlat_as_event_key(u64 key)
 {
-	return key == ~0ULL ? 0 : key;	/* VMLAT_AS_NONE */
+	return key == VMLAT_AS_NONE ? 0 : key;
 }
 
 /* Copy a task name as tracepoints do (no task_lock(): see records.c). */

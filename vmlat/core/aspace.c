@@ -4,13 +4,6 @@
  */
 #include "aspace.h"
 
-const char *const vmlat_as_time_names[VMLAT_NR_AS_TIMES] = {
-	[VMLAT_AS_GUEST]	= "guest",
-	[VMLAT_AS_EXIT]		= "exit",
-	[VMLAT_AS_PREEMPTED]	= "preempted",
-	[VMLAT_AS_WAIT]		= "wait",
-};
-
 /* The sum of @t's times: an address space's weight in its table. */
 u64 vmlat_as_total(const struct vmlat_as_times *t)
 {
@@ -112,23 +105,6 @@ static void vmlat_as_row_add(struct vmlat_as_row *r,
 }
 
 /**
- * vmlat_as_table_find() - the row of an address space
- * @t:		a table
- * @key:	the address space
- *
- * Return: its row's index, or -1 if it has none.
- */
-int vmlat_as_table_find(const struct vmlat_as_table *t, u64 key)
-{
-	int i;
-
-	for (i = 0; i < VMLAT_AS_SLOTS; i++)
-		if (t->slot[i].hits && t->slot[i].key == key)
-			return i;
-	return -1;
-}
-
-/**
  * vmlat_as_row_merge() - add a stretch to a row
  * @r:		the row
  * @s:		the stretch
@@ -155,7 +131,6 @@ void vmlat_as_row_merge(struct vmlat_as_row *r,
 unsigned int vmlat_as_table_add(struct vmlat_as_table *t,
 				const struct vmlat_as_stretch *s)
 {
-	u64 before = t->other_weight;
 	struct vmlat_as_row *r;
 	unsigned int i;
 	bool fresh;
@@ -164,8 +139,11 @@ unsigned int vmlat_as_table_add(struct vmlat_as_table *t,
 			      s->key, vmlat_as_total(&s->t), &fresh);
 	r = &t->row[i];
 	if (fresh) {
-		/* Taken over (not free): its times go to "other". */
-		if (t->other_weight != before || r->slices) {
+		/*
+		 * Taken over, not free (every stretch added counts a slice):
+		 * its times go to "other".
+		 */
+		if (r->slices) {
 			vmlat_as_row_add(&t->other, &r->t, r->slices, r->user);
 			t->evicted++;
 		}

@@ -65,8 +65,6 @@ enum vmlat_as_time {
 	VMLAT_NR_AS_TIMES
 };
 
-extern const char *const vmlat_as_time_names[VMLAT_NR_AS_TIMES];
-
 struct vmlat_as_times {
 	u64 ns[VMLAT_NR_AS_TIMES];
 };
@@ -137,7 +135,6 @@ void vmlat_as_cursor_stretch(const struct vmlat_as_cursor *c,
 void vmlat_as_table_init(struct vmlat_as_table *t);
 unsigned int vmlat_as_table_add(struct vmlat_as_table *t,
 				const struct vmlat_as_stretch *s);
-int vmlat_as_table_find(const struct vmlat_as_table *t, u64 key);
 void vmlat_as_row_merge(struct vmlat_as_row *r,
 			const struct vmlat_as_stretch *s);
 unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
