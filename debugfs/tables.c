@@ -361,12 +361,34 @@ DEFINE_SHOW_ATTRIBUTE(steal);
 /* ---- guest address spaces -------------------------------------------- */
 
 /*
- * An address space's name: "kernel" if only the guest kernel was seen
- * running in it, else "-" (unnamed).
+ * An address space's process, "pid comm": as its guest named it; else
+ * "- kernel" if only the guest kernel was seen running in it, "- -" if
+ * not.
  */
-static const char *guest_task_name(const struct vmlat_as_row *a)
+static void guest_task_name(struct seq_file *m, const struct vmlat_view_as *a)
 {
-	return a->user ? "-" : "kernel";
+	if (!a->tgid) {
+		seq_puts(m, a->row.user ? "- -" : "- kernel");
+		return;
+	}
+	seq_printf(m, "%u ", a->tgid);
+	if (a->comm[0])
+		vmlat_seq_comm(m, a->comm);
+	else
+		seq_putc(m, '-');
+}
+
+/* The names line of a VM whose guest gave any. */
+static void guest_task_names(struct seq_file *m, pid_t pid,
+			     const struct vmlat_view_guest_tasks *g)
+{
+	const struct vmlat_as_names_stats *n = &g->names;
+
+	if (!n->calls)
+		return;
+	seq_printf(m, "# vm_pid %d names %u calls %llu taken %llu limited %llu malformed %llu user %llu dropped %llu ended %llu\n",
+		   pid, g->names_held, n->calls, n->taken, n->limited,
+		   n->malformed, n->user, n->dropped, n->ended);
 }
 
 static int guest_tasks_show(struct seq_file *m, void *unused)
@@ -389,8 +411,8 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 		vmlat_view_vm(b->vms[i], &v);
 		vmlat_view_guest_tasks(&b->list, i, now, g);
 		for (j = 0; j < g->nr; j++) {
-			seq_printf(m, "%d 0x%llx - %s", v.pid, g->as[j].key,
-				   guest_task_name(&g->as[j].row));
+			seq_printf(m, "%d 0x%llx ", v.pid, g->as[j].key);
+			guest_task_name(m, &g->as[j]);
 			guest_task_row(&g->as[j].row, &r);
 			vmlat_cols_text(m, COLS(guest_task_cols), &r);
 			seq_putc(m, '\n');
@@ -402,6 +424,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 			seq_printf(m, "\n# vm_pid %d evicted %llu\n", v.pid,
 				   g->evicted);
 		}
+		guest_task_names(m, v.pid, g);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -890,6 +913,10 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 	for (j = 0; j < g->nr; j++) {
 		seq_printf(m, "%s{\"as\":%llu,\"user\":%s", j ? "," : "",
 			   g->as[j].key, g->as[j].row.user ? "true" : "false");
+		if (g->as[j].tgid) {
+			seq_printf(m, ",\"pid\":%u,\"comm\":", g->as[j].tgid);
+			vmlat_seq_json_str(m, g->as[j].comm);
+		}
 		guest_task_row(&g->as[j].row, &r);
 		vmlat_cols_json(m, COLS(guest_task_cols), &r);
 		seq_putc(m, '}');
@@ -898,6 +925,10 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 	seq_puts(m, "],\"guest_tasks_other\":");
 	json_obj(m, COLS(guest_task_cols), &r);
 	seq_printf(m, ",\"guest_tasks_evicted\":%llu", g->evicted);
+	seq_printf(m, ",\"guest_names\":{\"held\":%u,\"calls\":%llu,\"taken\":%llu,\"limited\":%llu,\"malformed\":%llu,\"user\":%llu,\"dropped\":%llu,\"ended\":%llu}",
+		   g->names_held, g->names.calls, g->names.taken,
+		   g->names.limited, g->names.malformed, g->names.user,
+		   g->names.dropped, g->names.ended);
 }
 
 /* VM @n of @b's list. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * vmlat's clock-synchronisation hypercall: the ABI between a guest (the
- * guest module vmlat_guest.ko, or any program that speaks it), the host
- * module vmlat.ko and the tools. 64-bit guests only, from CPL 0.
+ * vmlat's hypercalls: the ABI between a guest (the guest module
+ * vmlat_guest.ko, or any program that speaks it), the host module vmlat.ko
+ * and the tools. 64-bit guests only, from CPL 0. Two calls share the
+ * number, told apart by the header in RBX: clock sync (versions 1 and 2)
+ * and, from version 3, process names.
  *
- * One exchange per hypercall, numbered seq = 1, 2, 3...:
+ * Clock sync: one exchange per hypercall, numbered seq = 1, 2, 3...:
  *
  *	RAX = VMLAT_HC_NR
  *	RBX = VMLAT_HC_HDR, the magic and this version (2); in: the reply
@@ -49,6 +51,16 @@
 #define VMLAT_HC_HDR		VMLAT_HC_HDR_OF(VMLAT_HC_VERSION)
 #define VMLAT_HC_HDR_V1		VMLAT_HC_HDR_OF(1)
 /*
+ * Version 3's call: an operation in bits 8..15 (clock sync keeps version
+ * 2's header). Two bits from any sync header: a single flipped bit never
+ * turns one into the other.
+ */
+#define VMLAT_HC_OP_NAME	1
+#define VMLAT_HC_HDR_NAME	(VMLAT_HC_HDR_OF(3) | (VMLAT_HC_OP_NAME << 8))
+#define VMLAT_HC_NAME_NEW	0x1ULL		/* RCX: a new address space */
+#define VMLAT_HC_NAME_RATE	1000
+#define VMLAT_HC_NAME_BURST	200
+/*
  * The host takes at most this many exchanges per second and VM, and up to
  * VMLAT_HC_BURST of them at once after a pause: a token bucket.
  */
@@ -68,6 +80,7 @@
 #define VMLAT_HC_CALL_LIMITED	2	/* over the rate: ignored */
 #define VMLAT_HC_CALL_MALFORMED	3	/* seq 0: ignored */
 #define VMLAT_HC_CALL_REPLAYED	4	/* seq of the last call taken: ignored */
+/* (names: TAKEN, LIMITED, or MALFORMED for a field out of range) */
 
 /* ... and with exchange seq - 1 (when the call was taken) */
 #define VMLAT_HC_PREV_NONE	0	/* none pending: the first call */

@@ -609,6 +609,27 @@ void vmlat_on_nested_vmexit_inject(void)
 		vmlat_owner_nested(vc, vmlat_nested_inject);
 }
 
+/*
+ * A name hypercall (version 3): the guest says which process owns a
+ * page-table root. Labels only: under the VM's lock, bounded (aspace.h).
+ */
+static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
+			      u64 root, u64 tgid, u64 comm0, int cpl)
+{
+	struct vmlat_as_name_args a = {
+		.root = root, .tgid = tgid, .comm = { comm0 }, .cpl = cpl,
+	};
+	unsigned long flags;
+	u64 reply;
+
+	if (cpl == 0)
+		a.comm[1] = vmlat_kvm_read_rdi(vcpu);
+	raw_spin_lock_irqsave(&vm->lock, flags);
+	reply = vmlat_as_name_call(&vm->names, &vm->as, &a, vmlat_now_ns());
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	return reply;
+}
+
 /**
  * vmlat_on_kvm_hypercall() - a guest made a hypercall
  * @nr:		its number (RAX)
@@ -620,9 +641,10 @@ void vmlat_on_nested_vmexit_inject(void)
  * vmlat's clock-sync calls (hypercall/vmlat_hypercall.h) go to their VM's
  * mapping with the CPL they were made at (KVM fires this tracepoint before
  * its own CPL check); a version 2 call from CPL 0 gets its reply in RBX.
- * The exits of calls from CPL 0 leave the exit statistics for the VM's
- * sync counters; the others are the guest's own. Any other number returns
- * at once.
+ * Name calls (version 3) go to the VM's names. The exits of calls from
+ * CPL 0 leave the exit statistics for the VM's sync counters (vmlat's own
+ * traffic); the others are the guest's own. Any other number returns at
+ * once.
  *
  * Context: kvm_hypercall tracepoint, in the vCPU's thread, handling the
  * exit (the kvm_exit probe ran), preemption off.
@@ -650,14 +672,21 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	vm = vc->vm;
 	/* The record's vCPU, if this thread runs it now: alive. */
 	vcpu = (struct kvm_vcpu *)vc->kvm_vcpu;
-	if (vmlat_kvm_vcpu_loaded(vcpu))
+	if (!vmlat_kvm_vcpu_loaded(vcpu))
+		vcpu = NULL;
+	else
 		a.cpl = vmlat_kvm_read_cpl(vcpu, vc->exit_isa,
 					   &vc->vmcb_checked);
-	reply = vmlat_vm_sync_call(&vm->sync, &a, vmlat_now_ns(), &x);
+	if (a0 == VMLAT_HC_HDR_NAME) {
+		reply = vmlat_vm_name_call(vm, vcpu, a1, a2, a3, a.cpl);
+	} else {
+		reply = vmlat_vm_sync_call(&vm->sync, &a, vmlat_now_ns(), &x);
+		if (x.seq)
+			trace_vmlat_sync(vm->pid, vc->idx, x.seq, x.g1, x.h,
+					 x.g2);
+	}
 	if (reply)
 		vmlat_kvm_set_rbx(vcpu, reply);
-	if (x.seq)
-		trace_vmlat_sync(vm->pid, vc->idx, x.seq, x.g1, x.h, x.g2);
 	if (a.cpl != 0)
 		return;
 

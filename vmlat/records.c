@@ -94,6 +94,7 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	memset(vm->preemptors, 0, sizeof(vm->preemptors));
 	memset(vm->stolen_by, 0, vmlat_stolen_row_bytes());
 	vmlat_as_table_init(&vm->as);
+	vmlat_as_names_clear_stats(&vm->names);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 }
 
@@ -123,6 +124,7 @@ static int vmlat_vm_slot(void)
 static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 {
 	struct vmlat_vm *vm = &vmlat_vms[slot];
+	unsigned long flags;
 	int i;
 
 	/* An exited VM's vCPU records go with it. */
@@ -132,6 +134,9 @@ static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 	}
 	vmlat_vm_clear_stats(vm);
 	vmlat_vm_sync_init(&vm->sync);
+	raw_spin_lock_irqsave(&vm->lock, flags);
+	vmlat_as_names_init(&vm->names);
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
 	vm->kvm = kvm;
 	vm->id = ++vmlat_vm_last_id ?: ++vmlat_vm_last_id;
 	vm->pid = current->tgid;

@@ -34,7 +34,7 @@
 
 /**
  * struct vmlat_vm - one VM, named by its VMM process and its id
- * @lock:	protects @top, @preemptors, @stolen_by and @as
+ * @lock:	protects @top, @preemptors, @stolen_by, @as and @names
  * @kvm:	the struct kvm, as a key only: never dereferenced; NULL once
  *		the VM is known to be destroyed (its threads may live on)
  * @id:		unique per VM lifetime since load: 1, 2, 3...
@@ -58,6 +58,7 @@
  *		rows (its part of vmlat_stolen), index with vmlat_stolen_row()
  * @as:		its guest's address spaces: the stretches its vCPUs ended
  *		(aspace.h; the ones in progress are in their cursors)
+ * @names:	who its guest said owns which address space (aspace.h)
  */
 struct vmlat_vm {
 	raw_spinlock_t lock;
@@ -81,6 +82,7 @@ struct vmlat_vm {
 	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];
 	u64 *stolen_by;
 	struct vmlat_as_table as;
+	struct vmlat_as_names names;
 };
 
 /* The row of struct vmlat_vm.stolen_by for time stolen by host tasks. */

@@ -310,7 +310,8 @@ bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v)
  * @g:		filled in
  *
  * The VM's table, copied under its lock, plus each of its vCPUs' stretch
- * in progress: to its address space's row, or as a row of its own.
+ * in progress: to its address space's row, or as a row of its own; and the
+ * name its guest gave each one.
  */
 void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 			    u64 now, struct vmlat_view_guest_tasks *g)
@@ -352,6 +353,20 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 		}
 		vmlat_as_row_merge(&g->as[j].row, &v.as);
 	}
+	/* The names, for the rows found. */
+	raw_spin_lock_irqsave(&vm->lock, flags);
+	for (j = 0; j < g->nr; j++) {
+		const struct vmlat_as_name *name =
+			vmlat_as_name_find(&vm->names, g->as[j].key);
+
+		if (name) {
+			g->as[j].tgid = name->tgid;
+			memcpy(g->as[j].comm, name->comm, sizeof(name->comm));
+		}
+	}
+	g->names = vm->names.st;
+	g->names_held = vmlat_as_names_count(&vm->names);
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
 	/* Insertion sort by total time: the stretches changed the order. */
 	for (j = 1; j < g->nr; j++) {
 		tmp = g->as[j];

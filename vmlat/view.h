@@ -97,10 +97,14 @@ struct vmlat_view_vcpu {
  * struct vmlat_view_as - a guest address space of a VM
  * @key:	its key (aspace.h)
  * @row:	its times, stretches in progress included
+ * @tgid:	the guest process its guest named it after; 0: no name
+ * @comm:	that process's name
  */
 struct vmlat_view_as {
 	u64 key;
 	struct vmlat_as_row row;
+	u32 tgid;
+	char comm[VMLAT_AS_COMM_LEN];
 };
 
 /*

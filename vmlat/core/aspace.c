@@ -3,6 +3,7 @@
  * Guest address spaces (pure logic, see aspace.h).
  */
 #include "aspace.h"
+#include "vmlat_hypercall.h"
 
 /* The sum of @t's times: an address space's weight in its table. */
 u64 vmlat_as_total(const struct vmlat_as_times *t)
@@ -164,4 +165,203 @@ unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
 				 u8 idx[VMLAT_AS_SLOTS])
 {
 	return vmlat_topk_rank_in(t->slot, VMLAT_AS_SLOTS, idx);
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+#define NAME_NS_PER_S	1000000000ULL
+#define NAME_COST_NS	(NAME_NS_PER_S / VMLAT_HC_NAME_RATE)
+#define NAME_BURST_NS	(VMLAT_HC_NAME_BURST * NAME_COST_NS)
+/* RCX: the root's address bits, and the flag. */
+#define NAME_ROOT_BITS	(VMLAT_AS_ADDR_MASK | VMLAT_HC_NAME_NEW)
+
+/**
+ * vmlat_as_names_init() - no names, a full rate budget
+ * @n:	a VM's names
+ */
+void vmlat_as_names_init(struct vmlat_as_names *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->credit_ns = NAME_BURST_NS;
+}
+
+/**
+ * vmlat_as_names_clear_stats() - zero the counters, keep the names
+ * @n:	a VM's names
+ */
+void vmlat_as_names_clear_stats(struct vmlat_as_names *n)
+{
+	memset(&n->st, 0, sizeof(n->st));
+}
+
+static unsigned int name_set(u64 key)
+{
+	/* Keys are 8 KiB apart under KPTI; ended ones differ in 52..63. */
+	return ((key >> 13) ^ (key >> 21) ^ (key >> VMLAT_AS_GEN_SHIFT)) %
+	       VMLAT_AS_NAME_SETS;
+}
+
+/* The row of @key in @t, or -1. */
+static int row_of(const struct vmlat_as_table *t, u64 key)
+{
+	int i;
+
+	for (i = 0; i < VMLAT_AS_SLOTS; i++)
+		if (t->slot[i].hits && t->slot[i].key == key)
+			return i;
+	return -1;
+}
+
+static struct vmlat_as_name *name_slot(struct vmlat_as_names *n, u64 key)
+{
+	struct vmlat_as_name *w = n->set[name_set(key)];
+	int i;
+
+	for (i = 0; i < VMLAT_AS_NAME_WAYS; i++)
+		if (w[i].key == key)
+			return &w[i];
+	return NULL;
+}
+
+/**
+ * vmlat_as_name_find() - the name of an address space
+ * @n:		a VM's names
+ * @key:	its key
+ *
+ * Return: its name, or NULL if the guest gave none (or it was dropped).
+ */
+const struct vmlat_as_name *vmlat_as_name_find(const struct vmlat_as_names *n,
+					       u64 key)
+{
+	return key ? name_slot((struct vmlat_as_names *)n, key) : NULL;
+}
+
+/**
+ * vmlat_as_names_count() - how many names the cache holds
+ * @n:	a VM's names
+ */
+unsigned int vmlat_as_names_count(const struct vmlat_as_names *n)
+{
+	unsigned int i, j, c = 0;
+
+	for (i = 0; i < VMLAT_AS_NAME_SETS; i++)
+		for (j = 0; j < VMLAT_AS_NAME_WAYS; j++)
+			c += !!n->set[i][j].key;
+	return c;
+}
+
+/*
+ * The place for a new name of @key: its own, a free one, or the oldest of
+ * its set that names no row of @t (the oldest of all if each one does).
+ */
+static struct vmlat_as_name *name_place(struct vmlat_as_names *n,
+					const struct vmlat_as_table *t,
+					u64 key)
+{
+	struct vmlat_as_name *w = n->set[name_set(key)];
+	struct vmlat_as_name *old = NULL, *oldest = &w[0];
+	int i;
+
+	for (i = 0; i < VMLAT_AS_NAME_WAYS; i++)
+		if (w[i].key == key)
+			return &w[i];
+	for (i = 0; i < VMLAT_AS_NAME_WAYS; i++)
+		if (!w[i].key)
+			return &w[i];
+	for (i = 0; i < VMLAT_AS_NAME_WAYS; i++) {
+		if (w[i].stamp < oldest->stamp)
+			oldest = &w[i];
+		if (row_of(t, w[i].key) < 0 &&
+		    (!old || w[i].stamp < old->stamp))
+			old = &w[i];
+	}
+	n->st.dropped++;
+	return old ?: oldest;
+}
+
+/*
+ * The process that had @key exited: its row and its name move to a key
+ * of their own, with a generation no row has.
+ */
+static void name_end(struct vmlat_as_names *n, struct vmlat_as_table *t,
+		     u64 key, struct vmlat_as_name *name)
+{
+	struct vmlat_as_name keep, *to;
+	int row = row_of(t, key);
+	u64 ended;
+	int i;
+
+	/* 16 rows: one of 17 generations is free. */
+	for (i = 0; i <= VMLAT_AS_SLOTS; i++) {
+		n->gen = n->gen % ((1U << (64 - VMLAT_AS_GEN_SHIFT)) - 1) + 1;
+		ended = key | ((u64)n->gen << VMLAT_AS_GEN_SHIFT);
+		if (row_of(t, ended) < 0)
+			break;
+	}
+	n->st.ended++;
+	if (row >= 0)
+		t->slot[row].key = ended;
+	if (!name)
+		return;
+	keep = *name;
+	name->key = 0;
+	if (row < 0)
+		return;		/* no time of its own: no need of a name */
+	to = name_place(n, t, ended);
+	*to = keep;
+	to->key = ended;
+}
+
+/**
+ * vmlat_as_name_call() - a name hypercall of the VM's guest
+ * @n:		the VM's names
+ * @t:		its address-space table (ended rows change key)
+ * @a:		the call
+ * @now:	the host time of the call
+ *
+ * Context: the caller serialises access to @n and @t.
+ * Return: the reply for the guest's RBX, VMLAT_HC_REPLY(call, 0); 0 for
+ * none (a call from another ring than 0).
+ */
+u64 vmlat_as_name_call(struct vmlat_as_names *n, struct vmlat_as_table *t,
+		       const struct vmlat_as_name_args *a, u64 now)
+{
+	struct vmlat_as_name *name;
+	u64 key;
+
+	n->st.calls++;
+	if (a->cpl != 0) {
+		n->st.user++;
+		return 0;
+	}
+	if ((a->root & ~NAME_ROOT_BITS) || !(a->root & VMLAT_AS_ADDR_MASK) ||
+	    !a->tgid || a->tgid > 0xffffffffULL) {
+		n->st.malformed++;
+		return VMLAT_HC_REPLY(VMLAT_HC_CALL_MALFORMED, 0);
+	}
+	if (now > n->refill_ns) {
+		u64 room = NAME_BURST_NS - n->credit_ns;
+
+		n->credit_ns += now - n->refill_ns < room ?
+				now - n->refill_ns : room;
+		n->refill_ns = now;
+	}
+	if (n->credit_ns < NAME_COST_NS) {
+		n->st.limited++;
+		return VMLAT_HC_REPLY(VMLAT_HC_CALL_LIMITED, 0);
+	}
+	n->credit_ns -= NAME_COST_NS;
+
+	key = vmlat_as_key(a->root, true);
+	name = name_slot(n, key);
+	if ((a->root & VMLAT_HC_NAME_NEW) && (name || row_of(t, key) >= 0))
+		name_end(n, t, key, name);
+	name = name_place(n, t, key);
+	name->key = key;
+	name->stamp = ++n->clock;
+	name->tgid = a->tgid;
+	memcpy(name->comm, a->comm, sizeof(name->comm));
+	name->comm[VMLAT_AS_COMM_LEN - 1] = '\0';
+	n->st.taken++;
+	return VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0);
 }

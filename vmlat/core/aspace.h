@@ -141,4 +141,103 @@ unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
 				 u8 idx[VMLAT_AS_SLOTS]);
 u64 vmlat_as_total(const struct vmlat_as_times *t);
 
+/*
+ * Names (hypercall/vmlat_hypercall.h, version 3): the guest module says
+ * which process (tgid, comm) owns which page-table root. A bounded,
+ * set-associative cache per VM: VMLAT_AS_NAME_SETS sets of
+ * VMLAT_AS_NAME_WAYS names, a full set giving up its oldest name that is
+ * not one of the table's rows. Names only label rows; nothing is counted
+ * by them.
+ *
+ * A root said to be new (fork, exec) that already has a name or time was
+ * another process's, which exited: its row and its name are "ended", moved
+ * to a key no CR3 gives (a generation in bits 52..63), and the root starts
+ * again for the new process.
+ */
+#define VMLAT_AS_NAME_SETS	16
+#define VMLAT_AS_NAME_WAYS	8
+#define VMLAT_AS_NAMES		(VMLAT_AS_NAME_SETS * VMLAT_AS_NAME_WAYS)
+#define VMLAT_AS_COMM_LEN	16
+#define VMLAT_AS_GEN_SHIFT	52
+
+/* An ended address space's key: never a CR3's. */
+static inline bool vmlat_as_key_ended(u64 key)
+{
+	return key != VMLAT_AS_NONE && (key >> VMLAT_AS_GEN_SHIFT);
+}
+
+/**
+ * struct vmlat_as_name - what the guest said of one root
+ * @key:	the address-space key (an ended one keeps its name); 0: free
+ * @stamp:	when it was set (the cache's clock): the oldest goes first
+ * @tgid:	the process
+ * @comm:	its name, NUL terminated
+ */
+struct vmlat_as_name {
+	u64 key;
+	u64 stamp;
+	u32 tgid;
+	char comm[VMLAT_AS_COMM_LEN];
+};
+
+/**
+ * struct vmlat_as_name_args - one name hypercall as the guest made it
+ * @root:	RCX: the page-table root, and VMLAT_HC_NAME_NEW
+ * @tgid:	RDX
+ * @comm:	RSI, RDI: the name's bytes 0..7 and 8..15
+ * @cpl:	the privilege level it was made at; < 0: unknown
+ */
+struct vmlat_as_name_args {
+	u64 root;
+	u64 tgid;
+	u64 comm[2];
+	int cpl;
+};
+
+/**
+ * struct vmlat_as_names_stats - what became of a VM's name hypercalls
+ * @calls:	name hypercalls seen (@user included)
+ * @user:	calls not made at CPL 0 (or of unknown CPL): ignored
+ * @taken:	names set
+ * @limited:	calls over the rate limit: ignored
+ * @malformed:	calls with a field out of range: ignored
+ * @dropped:	names that gave up their place in the cache to newer ones
+ * @ended:	address spaces ended: a new process had their root
+ */
+struct vmlat_as_names_stats {
+	u64 calls;
+	u64 user;
+	u64 taken;
+	u64 limited;
+	u64 malformed;
+	u64 dropped;
+	u64 ended;
+};
+
+/**
+ * struct vmlat_as_names - a VM's names
+ * @set:	the cache
+ * @clock:	its clock: one tick per name set
+ * @gen:	the last generation an ended address space took
+ * @credit_ns:	rate limit: token bucket, in ns of credit
+ * @refill_ns:	when @credit_ns was last refilled
+ * @st:		the counters
+ */
+struct vmlat_as_names {
+	struct vmlat_as_name set[VMLAT_AS_NAME_SETS][VMLAT_AS_NAME_WAYS];
+	u64 clock;
+	u16 gen;
+	u64 credit_ns;
+	u64 refill_ns;
+	struct vmlat_as_names_stats st;
+};
+
+void vmlat_as_names_init(struct vmlat_as_names *n);
+void vmlat_as_names_clear_stats(struct vmlat_as_names *n);
+u64 vmlat_as_name_call(struct vmlat_as_names *n, struct vmlat_as_table *t,
+		       const struct vmlat_as_name_args *a, u64 now);
+const struct vmlat_as_name *vmlat_as_name_find(const struct vmlat_as_names *n,
+					       u64 key);
+unsigned int vmlat_as_names_count(const struct vmlat_as_names *n);
+
 #endif /* _VMLAT_ASPACE_H */

@@ -16,11 +16,20 @@
  * progress add up to the vCPU's guest, exit, preempted and wait times;
  * a key with more than 1/VMLAT_AS_SLOTS of the time has a row and one
  * without a row had at most the least weight. Messages name the seed.
+ *
+ * The names (what a guest says of its roots): a call from another ring
+ * than 0 gets no reply and changes nothing; each field out of range is
+ * malformed and sets no name; the rate is the token bucket's, to the
+ * call; any number of roots leaves at most VMLAT_AS_NAMES names, and never
+ * drops the name of a row; a new process on a root with time ends its row
+ * (its time and name kept apart under an ended key), and names never
+ * change a row's times.
  */
 #include <kunit/test.h>
 
 #include "aspace.h"
 #include "state.h"
+#include "vmlat_hypercall.h"
 
 static u64 lcg_next(u64 *state)
 {
@@ -351,12 +360,213 @@ static void vmlat_as_reset_restarts_stretch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_EXIT], 0ULL);
 }
 
+/* A name call of @tgid "name<tgid>" for @root, from CPL @cpl. */
+static u64 name_call(struct vmlat_as_names *n, struct vmlat_as_table *t,
+		     u64 root, u64 tgid, int cpl, u64 now)
+{
+	struct vmlat_as_name_args a = { .root = root, .tgid = tgid, .cpl = cpl };
+	char comm[16] = "";
+
+	snprintf(comm, sizeof(comm), "name%llu", (unsigned long long)tgid);
+	memcpy(a.comm, comm, sizeof(a.comm));
+	return vmlat_as_name_call(n, t, &a, now);
+}
+
+#define TAKEN	VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0)
+#define LIMITED	VMLAT_HC_REPLY(VMLAT_HC_CALL_LIMITED, 0)
+#define BAD	VMLAT_HC_REPLY(VMLAT_HC_CALL_MALFORMED, 0)
+
+static void vmlat_as_names_checked(struct kunit *test)
+{
+	struct vmlat_as_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	struct vmlat_as_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const struct vmlat_as_name *got;
+	u64 now = 1000000000ULL;
+
+	KUNIT_ASSERT_TRUE(test, n && t);
+	vmlat_as_names_init(n);
+	vmlat_as_table_init(t);
+	/* CPL 3, or unknown: no reply, nothing set */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 5, 3, now), 0ULL);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 5, -1, now), 0ULL);
+	KUNIT_EXPECT_EQ(test, n->st.user, 2ULL);
+	/* each field out of range */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000 | 2, 5, 0, now), BAD);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000 | 1ULL << 52, 5, 0, now),
+			BAD);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, VMLAT_HC_NAME_NEW, 5, 0, now),
+			BAD);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 0, 0, now), BAD);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 1ULL << 32, 0, now), BAD);
+	KUNIT_EXPECT_EQ(test, n->st.malformed, 5ULL);
+	KUNIT_EXPECT_EQ(test, vmlat_as_names_count(n), 0U);
+	/* a good one: found by its key, KPTI's user half too */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 0xffffffffULL, 0, now),
+			TAKEN);
+	got = vmlat_as_name_find(n, vmlat_as_key(0x11000 | 0x805, true));
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_EQ(test, got->tgid, 0xffffffffU);
+	KUNIT_EXPECT_STREQ(test, got->comm, "name4294967295");
+	KUNIT_EXPECT_NULL(test, vmlat_as_name_find(n, 0x12000));
+	KUNIT_EXPECT_EQ(test, n->st.calls, 8ULL);
+	KUNIT_EXPECT_EQ(test, n->st.taken, 1ULL);
+}
+
+static void vmlat_as_names_rate(struct kunit *test)
+{
+	struct vmlat_as_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	struct vmlat_as_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	u64 now = 5000000000ULL, cost = 1000000000ULL / VMLAT_HC_NAME_RATE;
+	int i;
+
+	KUNIT_ASSERT_TRUE(test, n && t);
+	vmlat_as_names_init(n);
+	vmlat_as_table_init(t);
+	for (i = 0; i < VMLAT_HC_NAME_BURST; i++)
+		KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now), TAKEN);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now), LIMITED);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now + cost - 1),
+			LIMITED);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now + cost), TAKEN);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now + cost), LIMITED);
+	/* a long pause refills the burst, no more */
+	now += 1000 * cost * VMLAT_HC_NAME_BURST;
+	for (i = 0; i < VMLAT_HC_NAME_BURST; i++)
+		KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now), TAKEN);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now), LIMITED);
+	KUNIT_EXPECT_EQ(test, n->st.limited, 4ULL);
+	/* a malformed call costs nothing */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 0, 0, now + cost), BAD);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now + cost), TAKEN);
+}
+
+/* A stretch of @ns guest time in @key: makes or feeds its row. */
+static void add_time(struct vmlat_as_table *t, u64 key, u64 ns)
+{
+	struct vmlat_as_stretch st = { .key = key, .user = true };
+
+	st.t.ns[VMLAT_AS_GUEST] = ns;
+	vmlat_as_table_add(t, &st);
+}
+
+static int row_with(const struct vmlat_as_table *t, u64 key)
+{
+	int i;
+
+	for (i = 0; i < VMLAT_AS_SLOTS; i++)
+		if (t->slot[i].hits && t->slot[i].key == key)
+			return i;
+	return -1;
+}
+
+static void vmlat_as_names_bounded(struct kunit *test)
+{
+	struct vmlat_as_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	struct vmlat_as_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct vmlat_as_table *before;
+	u64 now = 0, rng = 7, k;
+	unsigned int rows = 0;
+	int i;
+
+	before = kunit_kzalloc(test, sizeof(*before), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, n && t && before);
+	vmlat_as_names_init(n);
+	vmlat_as_table_init(t);
+	/* 12 rows, named */
+	for (i = 1; i <= 12; i++) {
+		add_time(t, (u64)i << 20, 1000 * i);
+		KUNIT_EXPECT_EQ(test, name_call(n, t, (u64)i << 20, i, 0, now),
+				TAKEN);
+	}
+	*before = *t;
+	/* 20000 names of made-up roots, some said new, at the rate */
+	for (i = 0; i < 20000; i++) {
+		now += 1000000000ULL / VMLAT_HC_NAME_RATE;
+		k = (lcg_below(&rng, 1ULL << 30) + 1) << 13 | 1ULL << 50;
+		KUNIT_EXPECT_EQ(test, name_call(n, t, k | (i & 1), 100 + i, 0,
+						now), TAKEN);
+	}
+	KUNIT_EXPECT_LE(test, vmlat_as_names_count(n), (unsigned int)VMLAT_AS_NAMES);
+	KUNIT_EXPECT_GT(test, n->st.dropped, 19000ULL - VMLAT_AS_NAMES);
+	/* the rows keep their names, and their times: names count nothing */
+	for (i = 1; i <= 12; i++) {
+		const struct vmlat_as_name *got =
+			vmlat_as_name_find(n, (u64)i << 20);
+
+		KUNIT_EXPECT_TRUE_MSG(test, got && got->tgid == (u32)i, "row %d", i);
+		rows += row_with(t, (u64)i << 20) >= 0;
+	}
+	KUNIT_EXPECT_EQ(test, rows, 12U);
+	KUNIT_EXPECT_EQ(test, memcmp(before, t, sizeof(*t)), 0);
+}
+
+static void vmlat_as_names_new_ends_row(struct kunit *test)
+{
+	struct vmlat_as_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	struct vmlat_as_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const struct vmlat_as_name *got;
+	u64 key = 0x40000, ended;
+	int r, e;
+
+	KUNIT_ASSERT_TRUE(test, n && t);
+	vmlat_as_names_init(n);
+	vmlat_as_table_init(t);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, key, 10, 0, 1), TAKEN);
+	add_time(t, key, 5000);
+	/* the same process again (the list at load): nothing ends */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, key, 10, 0, 2), TAKEN);
+	KUNIT_EXPECT_GE(test, row_with(t, key), 0);
+	KUNIT_EXPECT_EQ(test, n->st.ended, 0ULL);
+	/* a new process on that root: the old one's row and name move */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, key | VMLAT_HC_NAME_NEW, 11, 0, 3),
+			TAKEN);
+	KUNIT_EXPECT_EQ(test, n->st.ended, 1ULL);
+	KUNIT_EXPECT_LT(test, row_with(t, key), 0);
+	for (e = -1, r = 0; r < VMLAT_AS_SLOTS; r++)
+		if (t->slot[r].hits && vmlat_as_key_ended(t->slot[r].key))
+			e = r;
+	KUNIT_ASSERT_GE(test, e, 0);
+	ended = t->slot[e].key;
+	KUNIT_EXPECT_EQ(test, vmlat_as_key(ended, true), key);
+	KUNIT_EXPECT_EQ(test, t->row[e].t.ns[VMLAT_AS_GUEST], 5000ULL);
+	got = vmlat_as_name_find(n, ended);
+	KUNIT_EXPECT_TRUE(test, got && got->tgid == 10);
+	got = vmlat_as_name_find(n, key);
+	KUNIT_EXPECT_TRUE(test, got && got->tgid == 11);
+	/* the new process's time is a row of its own */
+	add_time(t, key, 700);
+	r = row_with(t, key);
+	KUNIT_ASSERT_GE(test, r, 0);
+	KUNIT_EXPECT_EQ(test, t->row[r].t.ns[VMLAT_AS_GUEST], 700ULL);
+	/* new again without time: a name to replace, no row to end */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x80000 | VMLAT_HC_NAME_NEW, 12, 0,
+					4), TAKEN);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x80000 | VMLAT_HC_NAME_NEW, 13, 0,
+					5), TAKEN);
+	KUNIT_EXPECT_EQ(test, n->st.ended, 2ULL);
+	got = vmlat_as_name_find(n, 0x80000);
+	KUNIT_EXPECT_TRUE(test, got && got->tgid == 13);
+	/* every row's generation is its own: 40 ends of one root */
+	for (r = 0; r < 40; r++) {
+		add_time(t, key, 1000000);
+		name_call(n, t, key | VMLAT_HC_NAME_NEW, 20 + r, 0, 10 + r);
+	}
+	for (r = 0; r < VMLAT_AS_SLOTS; r++)
+		for (e = r + 1; e < VMLAT_AS_SLOTS; e++)
+			KUNIT_EXPECT_FALSE(test, t->slot[r].hits && t->slot[e].hits &&
+					   t->slot[r].key == t->slot[e].key);
+}
+
 static struct kunit_case vmlat_aspace_cases[] = {
 	KUNIT_CASE(vmlat_as_key_masks_flags),
 	KUNIT_CASE(vmlat_as_cursor_stretches),
 	KUNIT_CASE(vmlat_as_few_keys_exact),
 	KUNIT_CASE(vmlat_as_many_keys_bounded),
 	KUNIT_CASE(vmlat_as_reset_restarts_stretch),
+	KUNIT_CASE(vmlat_as_names_checked),
+	KUNIT_CASE(vmlat_as_names_rate),
+	KUNIT_CASE(vmlat_as_names_bounded),
+	KUNIT_CASE(vmlat_as_names_new_ends_row),
 	{}
 };
 

@@ -384,6 +384,22 @@ static __always_inline void vmlat_kvm_set_rbx(struct kvm_vcpu *vcpu, u64 val)
 }
 
 /**
+ * vmlat_kvm_read_rdi() - the guest's RDI at this exit
+ * @vcpu:	a vCPU loaded by the current thread, handling an exit
+ *
+ * kvm_rdi_read() (kvm_cache_regs.h) without its mode mask: as RBX in
+ * vmlat_kvm_set_rbx(), the exit code of both vendors saved every GPR but
+ * RAX, RSP and RIP into vcpu->arch.regs[]. The kvm_hypercall tracepoint
+ * gives RBX, RCX, RDX and RSI; a name hypercall also has RDI.
+ *
+ * Context: as vmlat_kvm_read_cpl().
+ */
+static __always_inline u64 vmlat_kvm_read_rdi(struct kvm_vcpu *vcpu)
+{
+	return READ_ONCE(vcpu->arch.regs[VCPU_REGS_RDI]);
+}
+
+/**
  * vmlat_kvm_vcpu_never_ran() - whether @vcpu never completed a VM entry
  * @vcpu:	a live vCPU
  *
