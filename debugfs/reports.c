@@ -20,6 +20,7 @@
 #include "exit_codes.h"
 #include "knobs.h"
 #include "report.h"
+#include "view.h"
 
 static const char *const vmlat_snap_names[] = {
 	[VMLAT_SNAP_QUEUED]	= "queued",
@@ -27,6 +28,23 @@ static const char *const vmlat_snap_names[] = {
 	[VMLAT_SNAP_LIMITED]	= "limited",
 	[VMLAT_SNAP_FAILED]	= "failed",
 };
+
+/* "pid comm" of a guest address space, as its guest names it; "- -". */
+static void report_as_name(struct seq_file *m, pid_t vm_pid, u64 as)
+{
+	char comm[VMLAT_AS_COMM_LEN];
+	u32 tgid;
+
+	if (!vmlat_view_as_name(vm_pid, as, &tgid, comm)) {
+		seq_puts(m, "- -");
+		return;
+	}
+	seq_printf(m, "%u ", tgid);
+	if (comm[0])
+		vmlat_seq_comm(m, comm);
+	else
+		seq_putc(m, '-');
+}
 
 static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 {
@@ -45,8 +63,12 @@ static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 		   r->vcpu, r->cpu, r->duration_ns, r->start_ns, r->end_ns,
 		   reason, vmlat_by_kind_names[r->by.kind], r->by.pid);
 	vmlat_seq_comm(m, r->by.comm);
-	seq_printf(m, " %-7d %-5d %-8s 0x%-12llx 0x%llx\n", r->by.vm_pid,
+	seq_printf(m, " %-7d %-5d %-8s 0x%-12llx 0x%-12llx ", r->by.vm_pid,
 		   r->by.vcpu, vmlat_snap_names[r->snap], r->as, r->by.as);
+	report_as_name(m, r->vm_pid, r->as);
+	seq_putc(m, ' ');
+	report_as_name(m, r->by.vm_pid, r->by.as);
+	seq_putc(m, '\n');
 }
 
 static int reports_show(struct seq_file *m, void *unused)
@@ -63,7 +85,7 @@ static int reports_show(struct seq_file *m, void *unused)
 	first = seq > VMLAT_REPORTS ? seq - VMLAT_REPORTS + 1 : 1;
 	seq_printf(m, "# reports %llu (the last %d kept), snapshots taken %llu, rate-limited %llu, failed %llu\n",
 		   seq, VMLAT_REPORTS, taken, limited, failed);
-	seq_puts(m, "# seq kind vm_pid vm_comm vcpu cpu duration_ns start_ns end_ns exit_reason by by_pid by_comm by_vm_pid by_vcpu snapshot as by_as\n");
+	seq_puts(m, "# seq kind vm_pid vm_comm vcpu cpu duration_ns start_ns end_ns exit_reason by by_pid by_comm by_vm_pid by_vcpu snapshot as by_as as_pid as_comm by_as_pid by_as_comm\n");
 	for (i = first; i <= seq; i++)
 		report_show_one(m, &ring[(i - 1) % VMLAT_REPORTS]);
 	kfree(ring);

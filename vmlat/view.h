@@ -120,12 +120,16 @@ struct vmlat_view_as {
  * @other:	what address spaces without a row had (evicted, or past
  *		VMLAT_VIEW_AS_MAX)
  * @evicted:	address spaces that lost their row
+ * @names:	its names' counters (their cache not copied)
+ * @names_held:	how many names its cache holds
  */
 struct vmlat_view_guest_tasks {
 	unsigned int nr;
 	struct vmlat_view_as as[VMLAT_VIEW_AS_MAX];
 	struct vmlat_as_row other;
 	u64 evicted;
+	struct vmlat_as_names_stats names;
+	unsigned int names_held;
 };
 
 /**
@@ -271,6 +275,7 @@ u64 vmlat_view_nested_exits(const struct vmlat_vm *vm, enum vmlat_nested_by by,
 			    int slot);
 
 bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v);
+bool vmlat_view_as_name(pid_t vm_pid, u64 key, u32 *tgid, char *comm);
 void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 			    u64 now, struct vmlat_view_guest_tasks *g);
 unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
