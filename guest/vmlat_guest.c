@@ -24,10 +24,23 @@
  * emulation when the VMM asked for that: vmlat sees no call then, and
  * this module makes none.
  *
+ * Names (version 3 of the hypercall, module parameter names): the module
+ * tells the host which process owns which page-table root, so that
+ * vmlat's guest_tasks shows guest pids and names. Every process once the
+ * host answers (at load, and again whenever a host vmlat starts
+ * answering: it may be new), then each new address space: the
+ * sched_process_fork of a process (not a thread) and sched_process_exec
+ * tracepoints. The probes only queue (a bounded ring: a full one drops
+ * and asks for a new list of all); a work item makes the calls, at most
+ * VMLAT_HC_NAME_RATE / 2 a second, again later for any the host limited.
+ * A host that does not answer them takes no names: none are made until
+ * one answers the clock-sync calls anew.
+ *
  * /sys/kernel/debug/vmlat_guest/status shows this side: whether the host
  * runs vmlat, why the module makes no calls (if so), calls made, replies
  * and what they said, failures (a return other than KVM's -KVM_ENOSYS: a
- * hypervisor that is not KVM, or one that took the number), round trips.
+ * hypervisor that is not KVM, or one that took the number), round trips;
+ * and the names sent.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,9 +51,19 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/mm_types.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
 #include <linux/workqueue.h>
+#include <asm/page.h>
 #include <asm/kvm_para.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
@@ -51,6 +74,10 @@
 
 static unsigned int rate_hz = 10;
 static bool clock_tsc;
+static bool names = true;
+
+module_param(names, bool, 0444);
+MODULE_PARM_DESC(names, "tell the host which process owns which address space (default Y); set at load");
 
 static int rate_set(const char *val, const struct kernel_param *kp)
 {
@@ -205,8 +232,12 @@ static u64 vmlat_guest_delay_ns(void)
 }
 
 /* What the host's reply says. Context: vmlat_guest_lock held. */
+static void vmlat_names_host_answers(void);
+
 static void vmlat_guest_reply(u64 rbx, u64 g2)
 {
+	if (st.host != VMLAT_HOST_YES)
+		vmlat_names_host_answers();
 	st.host = VMLAT_HOST_YES;
 	st.replies++;
 	st.last_reply = rbx;
@@ -301,10 +332,418 @@ static enum hrtimer_restart vmlat_guest_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* ---- names ---------------------------------------------------------- */
+
+/* What one name call says. */
+struct vmlat_name {
+	u64 root;		/* RCX: __pa(pgd), and VMLAT_HC_NAME_NEW */
+	u64 runtime;		/* the list's order: least CPU time first */
+	u32 tgid;
+	char comm[TASK_COMM_LEN];
+};
+
+/* Calls a second at most: half the host's limit, in batches. */
+#define VMLAT_NAMES_BATCH	10
+#define VMLAT_NAMES_PERIOD_MS	(1000 * VMLAT_NAMES_BATCH * 2 / VMLAT_HC_NAME_RATE)
+/* New address spaces queued by the probes, and processes in one list. */
+#define VMLAT_NAMES_RING	256
+#define VMLAT_NAMES_LIST_MAX	4096
+/*
+ * Every VMLAT_NAMES_REFRESH_S, the VMLAT_NAMES_REFRESH busiest processes
+ * again: the host's cache keeps a name while its process has a row there,
+ * and drops the oldest of the others; a process that runs alone on a vCPU
+ * for long may have no row yet when many new ones come.
+ */
+#define VMLAT_NAMES_REFRESH	32
+#define VMLAT_NAMES_REFRESH_S	10
+
+static DEFINE_RAW_SPINLOCK(vmlat_names_ring_lock);
+static struct {
+	struct vmlat_name e[VMLAT_NAMES_RING];
+	unsigned int head;	/* next to send */
+	unsigned int len;
+	bool relist;		/* dropped some: list all again */
+	u64 queued;
+	u64 dropped;
+} ring;
+
+/* The work item's, and debugfs's under vmlat_names_lock. */
+static DEFINE_MUTEX(vmlat_names_lock);
+static struct {
+	bool stopping;
+	bool host_takes;	/* the last name call got an answer */
+	bool relist;		/* make a list of all processes */
+	bool refresh;		/* make one, send the busiest */
+	struct vmlat_name *list;	/* a list being sent */
+	unsigned int list_len;
+	unsigned int list_next;
+	unsigned int backoff;	/* delay shift after a limited call */
+	u64 lists;
+	u64 refreshes;
+	u64 listed;
+	u64 over;		/* processes past VMLAT_NAMES_LIST_MAX */
+	u64 calls;
+	u64 taken;
+	u64 limited;
+	u64 malformed;
+	u64 unanswered;
+} nm;
+
+static void vmlat_names_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(vmlat_names_work, vmlat_names_work_fn);
+static void vmlat_names_refresh_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(vmlat_names_refresh_work, vmlat_names_refresh_fn);
+
+static struct tracepoint *vmlat_tp_fork, *vmlat_tp_exec;
+
+/* Fill @n for @mm's process @p; @new: a new address space. */
+static void vmlat_name_of(struct vmlat_name *n, struct task_struct *p,
+			  struct mm_struct *mm, bool new)
+{
+	n->root = __pa(mm->pgd) | (new ? VMLAT_HC_NAME_NEW : 0);
+	n->tgid = p->tgid;
+	n->runtime = p->se.sum_exec_runtime;
+	/* As tracepoints copy it: no task_lock() in a probe. */
+	memcpy(n->comm, p->comm, sizeof(n->comm));
+	n->comm[TASK_COMM_LEN - 1] = '\0';
+}
+
+/* A new address space, from a probe: queue it, or drop and ask a list. */
+static void vmlat_names_queue(struct task_struct *p, struct mm_struct *mm)
+{
+	unsigned long flags;
+	bool kick;
+
+	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
+	if (ring.len < VMLAT_NAMES_RING) {
+		vmlat_name_of(&ring.e[(ring.head + ring.len) %
+				      VMLAT_NAMES_RING], p, mm, true);
+		ring.len++;
+		ring.queued++;
+	} else {
+		ring.dropped++;
+		ring.relist = true;
+	}
+	kick = ring.len == 1;
+	raw_spin_unlock_irqrestore(&vmlat_names_ring_lock, flags);
+	/*
+	 * A period later, as from one batch to the next: the work item comes
+	 * back while there are more, and a burst of forks never makes calls
+	 * faster than the batches do.
+	 */
+	if (kick)
+		queue_delayed_work(system_wq, &vmlat_names_work,
+				   msecs_to_jiffies(VMLAT_NAMES_PERIOD_MS));
+}
+
+static void vmlat_names_fork(void *data, struct task_struct *parent,
+			     struct task_struct *child)
+{
+	/* Threads (and vfork) share the parent's address space. */
+	if (!(child->flags & PF_KTHREAD) && child->mm &&
+	    child->mm != parent->mm)
+		vmlat_names_queue(child, child->mm);
+}
+
+static void vmlat_names_exec(void *data, struct task_struct *p,
+			     pid_t old_pid, struct linux_binprm *bprm)
+{
+	if (p->mm)
+		vmlat_names_queue(p, p->mm);
+}
+
+static void vmlat_names_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_fork"))
+		vmlat_tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		vmlat_tp_exec = tp;
+}
+
+static int vmlat_name_cmp(const void *a, const void *b)
+{
+	const struct vmlat_name *x = a, *y = b;
+
+	return x->runtime < y->runtime ? -1 : x->runtime > y->runtime;
+}
+
+/*
+ * A list of every process (that has an address space), least CPU time
+ * first: the busiest are the freshest in the host's cache; for a refresh,
+ * only the VMLAT_NAMES_REFRESH busiest. Context: vmlat_names_lock held.
+ */
+static void vmlat_names_list(bool refresh)
+{
+	struct task_struct *p;
+	unsigned int n = 0;
+	u64 over = 0;
+
+	kvfree(nm.list);
+	nm.list = kvmalloc_array(VMLAT_NAMES_LIST_MAX, sizeof(*nm.list),
+				 GFP_KERNEL);
+	nm.list_len = 0;
+	nm.list_next = 0;
+	if (!nm.list)
+		return;		/* the caller tries again later */
+	rcu_read_lock();
+	for_each_process(p) {
+		if (p->flags & PF_KTHREAD)
+			continue;
+		if (n == VMLAT_NAMES_LIST_MAX) {
+			over++;
+			continue;
+		}
+		task_lock(p);
+		if (p->mm)
+			vmlat_name_of(&nm.list[n++], p, p->mm, false);
+		task_unlock(p);
+	}
+	rcu_read_unlock();
+	sort(nm.list, n, sizeof(*nm.list), vmlat_name_cmp, NULL);
+	nm.list_len = n;
+	if (refresh) {
+		nm.list_next = n > VMLAT_NAMES_REFRESH ?
+			       n - VMLAT_NAMES_REFRESH : 0;
+		nm.refreshes++;
+		return;
+	}
+	nm.lists++;
+	nm.listed += n;
+	nm.over += over;
+}
+
+/* One name call; its reply. */
+static u64 vmlat_names_call(const struct vmlat_name *n)
+{
+	u64 rbx = VMLAT_HC_HDR_NAME, c[2] = { 0, 0 };
+	long ret;
+
+	memcpy(c, n->comm, min(sizeof(c), sizeof(n->comm)));
+	asm volatile(KVM_HYPERCALL
+		     : "=a"(ret), "+b"(rbx)
+		     : "a"(VMLAT_HC_NR), "c"(n->root), "d"((u64)n->tgid),
+		       "S"(c[0]), "D"(c[1])
+		     : "memory");
+	nm.calls++;
+	return ret == -KVM_ENOSYS && VMLAT_HC_IS_REPLY(rbx) ? rbx : 0;
+}
+
+/* The next name to send, from the list first, then the ring. */
+static bool vmlat_names_next(struct vmlat_name *n, bool *from_list)
+{
+	unsigned long flags;
+	bool any = false;
+
+	if (nm.list && nm.list_next < nm.list_len) {
+		*n = nm.list[nm.list_next];
+		*from_list = true;
+		return true;
+	}
+	*from_list = false;
+	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
+	if (ring.relist) {
+		ring.relist = false;
+		nm.relist = true;
+	}
+	if (ring.len && !nm.relist) {
+		*n = ring.e[ring.head];
+		any = true;
+	}
+	raw_spin_unlock_irqrestore(&vmlat_names_ring_lock, flags);
+	return any;
+}
+
+static void vmlat_names_pop(bool from_list)
+{
+	unsigned long flags;
+
+	if (from_list) {
+		nm.list_next++;
+		return;
+	}
+	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
+	ring.head = (ring.head + 1) % VMLAT_NAMES_RING;
+	ring.len--;
+	raw_spin_unlock_irqrestore(&vmlat_names_ring_lock, flags);
+}
+
+/* Forget what is queued: a list of all comes next. */
+static void vmlat_names_flush_ring(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
+	ring.len = 0;
+	ring.relist = false;
+	raw_spin_unlock_irqrestore(&vmlat_names_ring_lock, flags);
+}
+
+static void vmlat_names_work_fn(struct work_struct *work)
+{
+	unsigned long delay = 0;
+	struct vmlat_name n;
+	bool from_list;
+	unsigned int i;
+	u64 reply;
+
+	mutex_lock(&vmlat_names_lock);
+	if (nm.stopping || !nm.host_takes)
+		goto out;
+	for (i = 0; i < VMLAT_NAMES_BATCH; i++) {
+		/* A refresh waits for the list being sent, if any. */
+		if (nm.relist || (nm.refresh && !nm.list)) {
+			/* A list of all: what is queued is in it. */
+			if (nm.relist)
+				vmlat_names_flush_ring();
+			vmlat_names_list(!nm.relist);
+			if (!nm.list) {
+				delay = HZ;	/* no memory: later */
+				goto again;
+			}
+			nm.relist = false;
+			nm.refresh = false;
+		}
+		if (!vmlat_names_next(&n, &from_list)) {
+			if (nm.relist)
+				continue;
+			goto out;	/* all sent: the probes kick again */
+		}
+		reply = vmlat_names_call(&n);
+		if (!reply) {
+			/* No vmlat that takes names: until one answers sync. */
+			nm.unanswered++;
+			nm.host_takes = false;
+			vmlat_names_flush_ring();
+			goto out;
+		}
+		if (VMLAT_HC_REPLY_CALL(reply) == VMLAT_HC_CALL_LIMITED) {
+			nm.limited++;
+			nm.backoff = min(nm.backoff + 1, 6U);
+			delay = msecs_to_jiffies(VMLAT_NAMES_PERIOD_MS << nm.backoff);
+			goto again;
+		}
+		nm.backoff = 0;
+		if (VMLAT_HC_REPLY_CALL(reply) == VMLAT_HC_CALL_TAKEN)
+			nm.taken++;
+		else
+			nm.malformed++;
+		vmlat_names_pop(from_list);
+	}
+	delay = msecs_to_jiffies(VMLAT_NAMES_PERIOD_MS);
+again:
+	queue_delayed_work(system_wq, &vmlat_names_work, delay ?: 1);
+out:
+	if (nm.list && nm.list_next >= nm.list_len) {
+		kvfree(nm.list);
+		nm.list = NULL;
+	}
+	mutex_unlock(&vmlat_names_lock);
+}
+
+static void vmlat_names_refresh_fn(struct work_struct *work)
+{
+	mutex_lock(&vmlat_names_lock);
+	if (nm.stopping) {
+		mutex_unlock(&vmlat_names_lock);
+		return;
+	}
+	if (nm.host_takes) {
+		nm.refresh = true;
+		mod_delayed_work(system_wq, &vmlat_names_work, 0);
+	}
+	mutex_unlock(&vmlat_names_lock);
+	queue_delayed_work(system_wq, &vmlat_names_refresh_work,
+			   VMLAT_NAMES_REFRESH_S * HZ);
+}
+
+/*
+ * A host vmlat answers the clock-sync calls, and did not before: it may be
+ * new (loaded, reloaded) and know no names. Send it all. Context:
+ * vmlat_guest_lock held (the names work never takes it).
+ */
+static void vmlat_names_host_answers(void)
+{
+	if (!names)
+		return;
+	mutex_lock(&vmlat_names_lock);
+	nm.host_takes = true;
+	nm.relist = true;
+	mutex_unlock(&vmlat_names_lock);
+	mod_delayed_work(system_wq, &vmlat_names_work, 0);
+}
+
+static void vmlat_names_show(struct seq_file *m)
+{
+	unsigned long flags;
+	u64 queued, dropped;
+
+	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
+	queued = ring.queued;
+	dropped = ring.dropped;
+	raw_spin_unlock_irqrestore(&vmlat_names_ring_lock, flags);
+	mutex_lock(&vmlat_names_lock);
+	seq_printf(m, "names %s\n", !names ? "off" :
+		   !vmlat_tp_fork ? "no-tracepoints" : "on");
+	seq_printf(m, "names_host %s\n", nm.host_takes ? "yes" : "no");
+	seq_printf(m, "names_lists %llu\n", nm.lists);
+	seq_printf(m, "names_refreshes %llu\n", nm.refreshes);
+	seq_printf(m, "names_listed %llu\n", nm.listed);
+	seq_printf(m, "names_over %llu\n", nm.over);
+	seq_printf(m, "names_queued %llu\n", queued);
+	seq_printf(m, "names_dropped %llu\n", dropped);
+	seq_printf(m, "names_calls %llu\n", nm.calls);
+	seq_printf(m, "names_taken %llu\n", nm.taken);
+	seq_printf(m, "names_limited %llu\n", nm.limited);
+	seq_printf(m, "names_malformed %llu\n", nm.malformed);
+	seq_printf(m, "names_unanswered %llu\n", nm.unanswered);
+	mutex_unlock(&vmlat_names_lock);
+}
+
+/* Attach the probes: names on, before any call. */
+static void vmlat_names_start(void)
+{
+	if (!names)
+		return;
+	queue_delayed_work(system_wq, &vmlat_names_refresh_work,
+			   VMLAT_NAMES_REFRESH_S * HZ);
+	for_each_kernel_tracepoint(vmlat_names_find_tp, NULL);
+	if (!vmlat_tp_fork || !vmlat_tp_exec ||
+	    tracepoint_probe_register(vmlat_tp_fork, vmlat_names_fork, NULL)) {
+		vmlat_tp_fork = NULL;
+		pr_warn("names: no sched_process_fork/exec tracepoints; naming only the processes there are\n");
+		return;
+	}
+	if (tracepoint_probe_register(vmlat_tp_exec, vmlat_names_exec, NULL)) {
+		tracepoint_probe_unregister(vmlat_tp_fork, vmlat_names_fork,
+					    NULL);
+		vmlat_tp_fork = NULL;
+		pr_warn("names: no sched_process_exec tracepoint; naming only the processes there are\n");
+	}
+}
+
+static void vmlat_names_stop(void)
+{
+	if (vmlat_tp_fork) {
+		tracepoint_probe_unregister(vmlat_tp_fork, vmlat_names_fork,
+					    NULL);
+		tracepoint_probe_unregister(vmlat_tp_exec, vmlat_names_exec,
+					    NULL);
+		tracepoint_synchronize_unregister();
+	}
+	mutex_lock(&vmlat_names_lock);
+	nm.stopping = true;
+	mutex_unlock(&vmlat_names_lock);
+	/* Each one may queue the other: until neither is left. */
+	cancel_delayed_work_sync(&vmlat_names_refresh_work);
+	cancel_delayed_work_sync(&vmlat_names_work);
+	kvfree(nm.list);
+	nm.list = NULL;
+}
+
 static int status_show(struct seq_file *m, void *unused)
 {
 	mutex_lock(&vmlat_guest_lock);
-	seq_printf(m, "# vmlat_guest: hypercall version %d, clock %s\n",
+	seq_printf(m, "# vmlat_guest: hypercall versions %d (clock sync) and 3 (names), clock %s\n",
 		   VMLAT_HC_VERSION, clock_tsc ? "tsc" : "mono");
 	seq_printf(m, "host_vmlat %s\n", vmlat_host_names[st.host]);
 	seq_printf(m, "disabled %s\n", st.disabled ?: "no");
@@ -328,6 +767,7 @@ static int status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "rtt_max %llu\n", st.rtt_max);
 	seq_printf(m, "rtt_last %llu\n", st.rtt_last);
 	mutex_unlock(&vmlat_guest_lock);
+	vmlat_names_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);
@@ -361,9 +801,10 @@ static int __init vmlat_guest_init(void)
 			st.disabled);
 		return 0;
 	}
+	vmlat_names_start();
 	schedule_work(&vmlat_guest_work);
-	pr_info("clock-sync exchanges with the host, at most %u per second, clock %s\n",
-		rate_hz, clock_tsc ? "tsc" : "mono");
+	pr_info("clock-sync exchanges with the host, at most %u per second, clock %s; names %s\n",
+		rate_hz, clock_tsc ? "tsc" : "mono", names ? "on" : "off");
 	return 0;
 }
 
@@ -376,11 +817,13 @@ static void __exit vmlat_guest_exit(void)
 	hrtimer_cancel(&vmlat_guest_timer);
 	cancel_work_sync(&vmlat_guest_work);
 	hrtimer_cancel(&vmlat_guest_timer);
+	/* The sync work queues the names work: it is done. */
+	vmlat_names_stop();
 	debugfs_remove_recursive(vmlat_guest_dir);
 }
 
 module_init(vmlat_guest_init);
 module_exit(vmlat_guest_exit);
 
-MODULE_DESCRIPTION("vmlat guest side: clock-sync hypercalls to the host");
+MODULE_DESCRIPTION("vmlat guest side: clock-sync and process-name hypercalls to the host");
 MODULE_LICENSE("GPL");
