@@ -10,12 +10,21 @@
            order. cr3-switch-shadow: the same on shadow paging (the vendor
            module reloaded with npt=0 or ept=0). Both run on the Intel
            test host too.
+  names-flood  a guest of its own (./sync_guest names, at CPL 0) lies
+           (names its CR3 pid 1 "init") and floods name hypercalls
+           (VMLAT_NAMES_FLOOD, default 5000, over 100000 made-up roots,
+           some malformed) while another VM names its own CR3: replies
+           as each guest counted them, the rate and the 128 names held,
+           no row made by a name, the other VM's names all taken.
   burners-pti, burners-nopti  [P4]'s experiment: a Linux guest (the test
            host's own kernel, under qemu-system-x86_64 -enable-kvm, one
            vCPU: the guest switches between the two without a VM exit)
-           starts a CPU-bound process, a second one 1 s later, stops both
-           (SIGSTOP) 4 s after that and prints their /proc/PID/stat and
-           schedstat. The guest kernel runs with page table isolation
+           starts a CPU-bound process, loads vmlat_guest.ko, starts a
+           second one 1 s later, stops both (SIGSTOP) 4 s after that and
+           prints their /proc/PID/stat and schedstat. vmlat names each
+           row with the guest's pid and comm of its burner (the first by
+           the module's list at load, the second by its fork and exec),
+           and took every name call the guest made. The guest kernel runs with page table isolation
            forced on (every process has two page-table roots, and CR3
            changes at every kernel entry and exit), then off. vmlat names
            each burner's address space, as the two user address spaces
@@ -48,8 +57,8 @@
            cannot see).
 
 Needs root, kvm_amd or kvm_intel, $VMLAT_KO; the Linux guests
-$VMLAT_GUEST_KERNEL and qemu-system-x86_64; run from the directory
-holding cr3_guest. TAP output; exit status 4 when everything was skipped.
+$VMLAT_GUEST_KERNEL, $VMLAT_GUEST_KO and qemu-system-x86_64; run from the
+directory holding cr3_guest and sync_guest. TAP output; exit status 4 when everything was skipped.
 """
 import json
 import os
@@ -72,18 +81,24 @@ BOOT_S = 100    # a boot that takes longer hung (a good one: about 35 s)
 # vmlat's observed time of a burner against the guest's run time of it
 TOL, TOL_NS = 0.08, 40 * 10**6
 
-# The burners first: a guest frees the page tables of a process that
-# exits and gives them to the next one, and a process run before one of
-# them could have left its time in its address space.
+# The first burner first: a guest frees the page tables of a process
+# that exits and gives them to the next one, and a process run before it
+# could have left its time in its address space. vmlat_guest.ko names it
+# in its list of all processes at load; the second burner, started after,
+# by its fork and exec (its root may be one insmod left: a new address
+# space ends that one's row).
 GUEST_INIT = """#!/bin/busybox sh
 /bin/busybox sh -c 'while :; do :; done' &
 a=$!
+/bin/busybox mkdir -p /proc /dev /sys
+/bin/busybox mount -t sysfs sys /sys
+/bin/busybox mount -t debugfs debugfs /sys/kernel/debug
+/bin/busybox insmod /vmlat_guest.ko
 /bin/busybox sleep 1
 /bin/busybox sh -c 'while :; do :; done' &
 b=$!
 /bin/busybox sleep %d
 /bin/busybox kill -STOP $a $b
-/bin/busybox mkdir -p /proc /dev
 /bin/busybox mount -t devtmpfs dev /dev
 exec >/dev/ttyS0 2>&1
 /bin/busybox mount -t proc proc /proc
@@ -91,6 +106,10 @@ echo "=== pti $(/bin/busybox dmesg | /bin/busybox grep -c 'page tables isolation
 echo "=== a $a $(/bin/busybox cat /proc/$a/stat) | $(/bin/busybox cat /proc/$a/schedstat)"
 echo "=== b $b $(/bin/busybox cat /proc/$b/stat) | $(/bin/busybox cat /proc/$b/schedstat)"
 echo "=== steal $(/bin/busybox grep '^cpu ' /proc/stat)"
+/bin/busybox sleep 1
+echo -n "=== names "
+while read k v; do case $k in names_*) echo -n "$k $v ";; esac; done </sys/kernel/debug/vmlat_guest/status
+echo
 echo "=== end"
 /bin/busybox poweroff -f
 """ % BURN_S
@@ -104,17 +123,32 @@ def guest_env():
     return qemu, kernel
 
 
+def guest_ko():
+    ko = os.environ.get("VMLAT_GUEST_KO", "")
+    if not os.path.isfile(ko):
+        raise SkipTest("needs $VMLAT_GUEST_KO")
+    return ko
+
+
 def burner(out, tag):
-    """(pid, utime+stime ns, sum_exec_runtime ns) of burner @tag."""
+    """(pid, utime+stime ns, sum_exec_runtime ns, comm) of burner @tag."""
     for ln in out.splitlines():
         if ln.startswith("=== %s " % tag):
             stat, _, sched = ln.split(" ", 3)[3].partition(" | ")
             # after the comm's closing parenthesis: field 3 is state
-            f = stat.rsplit(")", 1)[1].split()
+            head, _, rest = stat.rpartition(")")
+            f = rest.split()
             ticks = int(f[11]) + int(f[12])    # utime, stime (fields 14, 15)
             return (int(ln.split()[2]), ticks * 10**7,
-                    int(sched.split()[0]))
+                    int(sched.split()[0]), head.partition("(")[2])
     return None
+
+
+def guest_said(out, what):
+    """{name: number} of a guest's "=== @what k v k v..." line."""
+    m = re.search(r"=== %s (.*)" % what, out)
+    f = m.group(1).split() if m else []
+    return {k: int(v) for k, v in zip(f[::2], f[1::2]) if v.isdigit()}
 
 
 def boot(qemu, kernel, cpio, params, tag):
@@ -145,10 +179,11 @@ def boot(qemu, kernel, cpio, params, tag):
 
 def burners(pti):
     qemu, kernel = guest_env()
+    ko = guest_ko()
     tag = "burners-" + ("pti" if "pti=on" in pti else "nopti")
     tmp = tempfile.mkdtemp()
     try:
-        cpio = linux_guest_initramfs(tmp, GUEST_INIT)
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
         got = None
         for _ in range(2):
             got = boot(qemu, kernel, cpio, pti, tag)
@@ -194,8 +229,23 @@ def burners(pti):
             "ticks %d ms || %s" % (seen // 10**6, row["guest_ns"] // 10**6,
                                   want[2] // 10**6, want[1] // 10**6,
                                   summary))
-    kern = [r for r in rows if not r["user"]]
+    kern = [r for r in rows if not r["user"] and "pid" not in r]
     tap(bool(kern), tag + ".kernel_named", summary)
+    # vmlat_guest.ko's names: the guest's own pid and comm of each burner
+    # (a by the list at load, b by its fork and exec), every call taken.
+    for want, row, name in ((a, user[0], "first"), (b, user[1], "second")):
+        tap(row.get("pid") == want[0] and row.get("comm") == want[3],
+            "%s.%s_burner_named" % (tag, name),
+            "row pid %s comm %s, the guest's %d %s || %s" % (
+                row.get("pid"), row.get("comm"), want[0], want[3], summary))
+    # The guest's count is read before its last commands (poweroff) are
+    # named: the host may have more.
+    said = guest_said(out, "names")
+    got = vm["guest_names"]
+    tap(said.get("names_calls", 0) >= 2 and
+        said.get("names_taken") == said.get("names_calls") and
+        got["taken"] == got["calls"] >= said.get("names_calls"),
+        tag + ".every_name_taken", "host %s; guest %s" % (got, said))
 
 
 # One burner, from the guest's start; "=== burning" once it runs.
@@ -454,6 +504,89 @@ def t_compensated():
             guest_steal // 10**6, vmlat_steal // 10**6, exits // 10**6))
 
 
+NAMES_HELD_MAX = 128    # aspace.h: VMLAT_AS_NAMES, the bound per VM
+NAME_RATE, NAME_BURST = 1000, 200   # vmlat_hypercall.h
+NAMES_RE = re.compile(r"mode=names pid=(\d+) cr3=0x([0-9a-f]+) calls=(\d+) "
+                      r"taken=(\d+) limited=(\d+) malformed=(\d+) "
+                      r"none=(\d+) duration_ms=(\d+)")
+
+
+def names_run(args):
+    """./sync_guest names @args: its pid, CR3 and reply counts."""
+    return subprocess.Popen([os.path.join(HERE, "sync_guest"), "names"] +
+                            [str(a) for a in args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def names_result(p, tag):
+    out, _ = p.communicate(timeout=300)
+    keep("names_flood_%s.txt" % tag, out)
+    m = NAMES_RE.search(out)
+    if p.returncode or not m:
+        return None
+    f = [int(x, 16) if i == 1 else int(x) for i, x in enumerate(m.groups())]
+    return dict(zip(("pid", "cr3", "calls", "taken", "limited",
+                     "malformed", "none", "ms"), f))
+
+
+def t_names_flood():
+    """A guest that floods and lies (./sync_guest names, at CPL 0 as a
+    guest kernel): it names its own CR3 pid 1 "init", then makes FLOOD
+    name calls as fast as it can over 100000 made-up roots, every eighth
+    one malformed, then names its own CR3 again (until taken). Meanwhile
+    another VM names its own CR3 pid 7 "honest-vm-7" (past 8 bytes: RDI).
+    The host answers every call as the guest counted (taken, limited,
+    malformed: the same numbers in guest_names), takes no more than the
+    rate allows, holds at most NAMES_HELD_MAX names, counts nothing by
+    them (the liar's only row is its own CR3, named as it lied); the other
+    VM got every one of its calls taken and its own name only."""
+    flood = int(os.environ.get("VMLAT_NAMES_FLOOD", "5000"))
+    wr(VMLAT + "/reset", "1")
+    liar = names_run([flood, 100000, 1, "init"])
+    time.sleep(0.2)
+    honest = names_run([50, 0, 7, "honest-vm-7"])
+    h = names_result(honest, "honest")
+    lr = names_result(liar, "liar")
+    if not tap(bool(h and lr), "names_flood.runs", "liar %s, honest %s" % (
+            lr, h)):
+        return
+    vms = {v["pid"]: v for v in rd_json()["vms"]}
+    keep("names_flood_guest_tasks.txt", rd(VMLAT + "/guest_tasks"))
+    lv, hv = vms.get(lr["pid"]), vms.get(h["pid"])
+    if not tap(bool(lv and hv), "names_flood.vms_listed", str(sorted(vms))):
+        return
+    g = lv["guest_names"]
+    secs = lr["ms"] / 1000.0
+    tap(g["calls"] == lr["calls"] and g["taken"] == lr["taken"] and
+        g["limited"] == lr["limited"] and
+        g["malformed"] == lr["malformed"] and lr["none"] == 0,
+        "names_flood.replies_as_counted", "host %s, guest %s" % (g, lr))
+    tap(lr["taken"] <= NAME_BURST + NAME_RATE * secs * 1.05 + 1 and
+        (lr["limited"] > 0 or
+         lr["calls"] <= NAME_BURST + NAME_RATE * secs),
+        "names_flood.rate_limited",
+        "%d calls in %.2f s: %d taken, %d limited" % (
+            lr["calls"], secs, lr["taken"], lr["limited"]))
+    tap(0 < g["held"] <= NAMES_HELD_MAX, "names_flood.bounded",
+        "held %d of %d names taken" % (g["held"], g["taken"]))
+    own = lr["cr3"] & 0x000ffffffffff000 & ~0x1000
+    rows = lv["guest_tasks"]
+    desc = "; ".join("0x%x %s %s" % (r["as"], r.get("pid"), r.get("comm"))
+                     for r in rows)
+    tap(len(rows) == 1 and rows[0]["as"] == own and
+        rows[0].get("pid") == 1 and rows[0].get("comm") == "init",
+        "names_flood.labels_only_itself", "own 0x%x; rows %s" % (own, desc))
+    hg = hv["guest_names"]
+    hown = h["cr3"] & 0x000ffffffffff000 & ~0x1000
+    hrows = hv["guest_tasks"]
+    tap(h["calls"] == h["taken"] == hg["taken"] == hg["calls"] and
+        hg["limited"] == 0 and hg["held"] == 1 and
+        [(r["as"], r.get("pid"), r.get("comm")) for r in hrows] ==
+        [(hown, 7, "honest-vm-7")],
+        "names_flood.other_vm_unaffected", "host %s, guest %s, rows %s" % (
+            hg, h, [(r["as"], r.get("pid"), r.get("comm")) for r in hrows]))
+
+
 CR3_ROOTS = 4
 # how long cr3_guest runs (selftests/run: 1 s on the slow Bochs host)
 CR3_SECS = os.environ.get("VMLAT_CR3_SECS", "3")
@@ -553,5 +686,5 @@ def t_burners_nopti():
 
 
 if __name__ == "__main__":
-    main([t_cr3_switch, t_cr3_switch_shadow, t_burners_pti, t_burners_nopti,
-          t_two_vms, t_compensated])
+    main([t_cr3_switch, t_cr3_switch_shadow, t_names_flood, t_burners_pti,
+          t_burners_nopti, t_two_vms, t_compensated])

@@ -17,6 +17,14 @@
  *	headers, g2 garbage, and every fourth call all random (header,
  *	seq, times). KVM's answer to each (-KVM_EPERM: it saw CPL 3) and
  *	RBX after it are counted.
+ *   sync_guest names N KEYS TGID COMM
+ *	process names (version 3): one call naming the guest's own CR3
+ *	TGID COMM, then N calls as fast as the guest can make them: with
+ *	KEYS > 0, roots among KEYS made-up ones (every other one said new,
+ *	every eighth call malformed: a bit above the address); with KEYS 0,
+ *	the first call again. Then the first call again, every 2 ms until
+ *	it is taken. Prints the CR3 (KVM_GET_SREGS) and the replies: taken,
+ *	limited, malformed, none.
  *   sync_guest clockpair
  *	the host's TSC and CLOCK_MONOTONIC read together (the pair of 20
  *	whose clock reads are closest around the TSC read), no guest
@@ -70,7 +78,8 @@ static void name(void)							\
 			     "	outb	%%al, %[port]\n"		\
 			     "	jmp	1b\n"				\
 			     : : [port] "i"(SYNC_PORT)			\
-			     : "rax", "rbx", "rcx", "rdx", "rsi", "memory"); \
+			     : "rax", "rbx", "rcx", "rdx", "rsi", "rdi",	\
+			       "memory");					\
 }
 SYNC_GUEST_CODE(sync_guest_vmmcall, "vmmcall")
 SYNC_GUEST_CODE(sync_guest_vmcall, "vmcall")
@@ -86,6 +95,7 @@ static uint64_t mono_ns(void)
 /* A call; @nr: 0 for vmlat's; @rax and @rbx: what came back. */
 struct call {
 	uint64_t nr, hdr, g1, prev_g2, seq;
+	uint64_t rdi;		/* a name call's comm[8..15] */
 	uint64_t rax, rbx;
 };
 
@@ -102,6 +112,7 @@ static int make_call(int fd, struct kvm_run *run, struct call *c)
 	regs.rcx = c->g1;
 	regs.rdx = c->prev_g2;
 	regs.rsi = c->seq;
+	regs.rdi = c->rdi;
 	if (ioctl(fd, KVM_SET_REGS, &regs) < 0)
 		return -errno;
 	for (;;) {
@@ -325,6 +336,67 @@ static int flood(int fd, struct kvm_run *run, long n)
 	return 0;
 }
 
+/* Version 3: @n name calls after one naming the guest's own CR3. */
+static int names(int fd, struct kvm_run *run, long n, long keys,
+		 uint64_t tgid, const char *comm)
+{
+	long i, taken = 0, limited = 0, malformed = 0, none = 0, sent = 0;
+	uint64_t t0 = mono_ns(), comm_own[2] = { 0, 0 };
+	struct kvm_sregs sregs;
+	struct call c, own;
+	char name[16];
+	int err;
+
+	if (ioctl(fd, KVM_GET_SREGS, &sregs) < 0)
+		return -errno;
+	memset(name, 0, sizeof(name));
+	strncpy(name, comm, sizeof(name) - 1);
+	memcpy(comm_own, name, sizeof(comm_own));
+	memset(&own, 0, sizeof(own));
+	own.hdr = VMLAT_HC_HDR_NAME;
+	own.g1 = sregs.cr3 & ~0xfffULL;
+	own.prev_g2 = tgid;
+	own.seq = comm_own[0];
+	own.rdi = comm_own[1];
+	/* The own name first, and again at the end until it is taken. */
+	for (i = -1; i <= n; i++) {
+		c = own;
+		if (i >= 0 && i < n && keys > 0) {
+			c.g1 = (uint64_t)(1 + random() % keys) << 13;
+			c.g1 |= i % 2 ? VMLAT_HC_NAME_NEW : 0;
+			if (i % 8 == 7)
+				c.g1 |= 1ULL << 60;
+			c.prev_g2 = 1 + random() % 4000000;
+			memset(name, 0, sizeof(name));
+			snprintf(name, sizeof(name), "flood%ld", i % 1000000000);
+			memcpy(&c.seq, name, 8);
+			memcpy(&c.rdi, name + 8, 8);
+		}
+		err = make_call(fd, run, &c);
+		if (err)
+			return err;
+		sent++;
+		if (!VMLAT_HC_IS_REPLY(c.rbx)) {
+			none++;
+		} else if (VMLAT_HC_REPLY_CALL(c.rbx) == VMLAT_HC_CALL_TAKEN) {
+			taken++;
+		} else if (VMLAT_HC_REPLY_CALL(c.rbx) == VMLAT_HC_CALL_LIMITED) {
+			limited++;
+			if (i == n && limited < 1000000) {
+				usleep(2000);
+				i--;	/* the last one again */
+			}
+		} else if (VMLAT_HC_REPLY_CALL(c.rbx) == VMLAT_HC_CALL_MALFORMED) {
+			malformed++;
+		}
+	}
+	printf("sync_guest mode=names pid=%d cr3=0x%llx calls=%ld taken=%ld limited=%ld malformed=%ld none=%ld duration_ms=%llu\n",
+	       (int)getpid(), (unsigned long long)sregs.cr3, sent, taken,
+	       limited, malformed, none,
+	       (unsigned long long)((mono_ns() - t0) / 1000000 + 1));
+	return 0;
+}
+
 static int clockpair(void)
 {
 	uint64_t m1, m2, tsc, best = UINT64_MAX, best_tsc = 0, best_mono = 0;
@@ -374,11 +446,13 @@ int main(int argc, char **argv)
 		k_user = strtol(argv[5], NULL, 0);
 	} else if (argc == 3 && !strcmp(argv[1], "flood")) {
 		;
+	} else if (argc == 6 && !strcmp(argv[1], "names")) {
+		;
 	} else {
 		argc = 0;
 	}
 	if (!argc) {
-		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N | clockpair\n",
+		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N | names N KEYS TGID COMM | clockpair\n",
 			argv[0]);
 		return 2;
 	}
@@ -397,6 +471,10 @@ int main(int argc, char **argv)
 		       vmlat_vm_user_page(vm, regs.rsp - 8))) {
 		fprintf(stderr, "sync_guest: cannot map the guest for ring 3\n");
 		err = -EFAULT;
+	} else if (!strcmp(argv[1], "names")) {
+		err = names(fd, run, strtol(argv[2], NULL, 0),
+			    strtol(argv[3], NULL, 0),
+			    strtoull(argv[4], NULL, 0), argv[5]);
 	} else if (argc >= 5) {
 		err = honest(fd, run, strtol(argv[2], NULL, 0),
 			     strtol(argv[3], NULL, 0),
