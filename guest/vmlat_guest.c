@@ -32,9 +32,11 @@
  * sched_process_fork of a process (not a thread) and sched_process_exec
  * tracepoints. The probes only queue (a bounded ring: a full one drops
  * and asks for a new list of all); a work item makes the calls, at most
- * VMLAT_HC_NAME_RATE / 2 a second, again later for any the host limited.
- * A host that does not answer them takes no names: none are made until
- * one answers the clock-sync calls anew.
+ * VMLAT_HC_NAME_RATE / 2 a second, the ring's first, then the list's
+ * whose process still has that address space, again later for any the
+ * host limited. Every 10 s, the busiest processes again. A host that
+ * does not answer three calls in a row takes no names: none are made
+ * until one answers the clock-sync calls anew.
  *
  * /sys/kernel/debug/vmlat_guest/status shows this side: whether the host
  * runs vmlat, why the module makes no calls (if so), calls made, replies
@@ -48,10 +50,12 @@
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/kstrtox.h>
+#include <linux/mem_encrypt.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/mm_types.h>
+#include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -382,6 +386,8 @@ static struct {
 	u64 refreshes;
 	u64 listed;
 	u64 over;		/* processes past VMLAT_NAMES_LIST_MAX */
+	u64 stale;		/* list entries gone by their turn */
+	unsigned int silent;	/* calls in a row without a reply */
 	u64 calls;
 	u64 taken;
 	u64 limited;
@@ -396,11 +402,17 @@ static DECLARE_DELAYED_WORK(vmlat_names_refresh_work, vmlat_names_refresh_fn);
 
 static struct tracepoint *vmlat_tp_fork, *vmlat_tp_exec;
 
+/* What the guest's CR3 holds for @mm: the SME/SEV C-bit included. */
+static u64 vmlat_name_root(struct mm_struct *mm)
+{
+	return __sme_pa(mm->pgd);
+}
+
 /* Fill @n for @mm's process @p; @new: a new address space. */
 static void vmlat_name_of(struct vmlat_name *n, struct task_struct *p,
 			  struct mm_struct *mm, bool new)
 {
-	n->root = __pa(mm->pgd) | (new ? VMLAT_HC_NAME_NEW : 0);
+	n->root = vmlat_name_root(mm) | (new ? VMLAT_HC_NAME_NEW : 0);
 	n->tgid = p->tgid;
 	n->runtime = p->se.sum_exec_runtime;
 	/* As tracepoints copy it: no task_lock() in a probe. */
@@ -487,16 +499,33 @@ static void vmlat_names_list(bool refresh)
 		return;		/* the caller tries again later */
 	rcu_read_lock();
 	for_each_process(p) {
+		struct task_struct *t;
+		u64 runtime = 0;
+		bool named = false;
+
 		if (p->flags & PF_KTHREAD)
 			continue;
 		if (n == VMLAT_NAMES_LIST_MAX) {
 			over++;
 			continue;
 		}
-		task_lock(p);
-		if (p->mm)
-			vmlat_name_of(&nm.list[n++], p, p->mm, false);
-		task_unlock(p);
+		/*
+		 * A thread that has the address space (the leader may have
+		 * exited), as find_lock_task_mm() does; the CPU time of all.
+		 */
+		for_each_thread(p, t) {
+			runtime += t->se.sum_exec_runtime;
+			if (named)
+				continue;
+			task_lock(t);
+			if (t->mm) {
+				vmlat_name_of(&nm.list[n], p, t->mm, false);
+				named = true;
+			}
+			task_unlock(t);
+		}
+		if (named)
+			nm.list[n++].runtime = runtime;
 	}
 	rcu_read_unlock();
 	sort(nm.list, n, sizeof(*nm.list), vmlat_name_cmp, NULL);
@@ -528,29 +557,65 @@ static u64 vmlat_names_call(const struct vmlat_name *n)
 	return ret == -KVM_ENOSYS && VMLAT_HC_IS_REPLY(rbx) ? rbx : 0;
 }
 
-/* The next name to send, from the list first, then the ring. */
+/*
+ * Whether list entry @n still says the truth: its process is alive and
+ * has that address space. A list is older than the ring's new address
+ * spaces, which go first: a process that exited since may have left its
+ * root to one of them.
+ */
+static bool vmlat_name_current(const struct vmlat_name *n)
+{
+	struct task_struct *p, *t;
+	bool ok = false;
+
+	rcu_read_lock();
+	p = pid_task(find_pid_ns(n->tgid, &init_pid_ns), PIDTYPE_PID);
+	if (p) {
+		for_each_thread(p, t) {
+			bool has;
+
+			task_lock(t);
+			has = t->mm;
+			if (has)
+				ok = vmlat_name_root(t->mm) ==
+				     (n->root & ~VMLAT_HC_NAME_NEW);
+			task_unlock(t);
+			if (has)
+				break;
+		}
+	}
+	rcu_read_unlock();
+	return ok;
+}
+
+/* The next name to send: the ring's first, then the list's. */
 static bool vmlat_names_next(struct vmlat_name *n, bool *from_list)
 {
 	unsigned long flags;
 	bool any = false;
 
-	if (nm.list && nm.list_next < nm.list_len) {
-		*n = nm.list[nm.list_next];
-		*from_list = true;
-		return true;
-	}
-	*from_list = false;
 	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
 	if (ring.relist) {
 		ring.relist = false;
 		nm.relist = true;
 	}
-	if (ring.len && !nm.relist) {
+	if (ring.len) {
 		*n = ring.e[ring.head];
 		any = true;
 	}
 	raw_spin_unlock_irqrestore(&vmlat_names_ring_lock, flags);
-	return any;
+	*from_list = false;
+	if (any)
+		return true;
+	while (nm.list && nm.list_next < nm.list_len) {
+		*n = nm.list[nm.list_next];
+		*from_list = true;
+		if (vmlat_name_current(n))
+			return true;
+		nm.stale++;
+		nm.list_next++;
+	}
+	return false;
 }
 
 static void vmlat_names_pop(bool from_list)
@@ -590,8 +655,8 @@ static void vmlat_names_work_fn(struct work_struct *work)
 	if (nm.stopping || !nm.host_takes)
 		goto out;
 	for (i = 0; i < VMLAT_NAMES_BATCH; i++) {
-		/* A refresh waits for the list being sent, if any. */
-		if (nm.relist || (nm.refresh && !nm.list)) {
+		/* A list waits for the one being sent, if any. */
+		if ((nm.relist || nm.refresh) && !nm.list) {
 			/* A list of all: what is queued is in it. */
 			if (nm.relist)
 				vmlat_names_flush_ring();
@@ -604,18 +669,30 @@ static void vmlat_names_work_fn(struct work_struct *work)
 			nm.refresh = false;
 		}
 		if (!vmlat_names_next(&n, &from_list)) {
-			if (nm.relist)
+			if (nm.relist && !nm.list)
 				continue;
 			goto out;	/* all sent: the probes kick again */
 		}
+		/* As the clock sync: KVM would route it elsewhere. */
+		if (vmlat_guest_routed_away())
+			goto out;
 		reply = vmlat_names_call(&n);
 		if (!reply) {
-			/* No vmlat that takes names: until one answers sync. */
+			/*
+			 * No vmlat that takes names (three in a row: not one
+			 * call lost): none until one answers sync anew.
+			 */
 			nm.unanswered++;
+			if (++nm.silent < 3) {
+				delay = msecs_to_jiffies(VMLAT_NAMES_PERIOD_MS);
+				goto again;
+			}
+			nm.silent = 0;
 			nm.host_takes = false;
 			vmlat_names_flush_ring();
 			goto out;
 		}
+		nm.silent = 0;
 		if (VMLAT_HC_REPLY_CALL(reply) == VMLAT_HC_CALL_LIMITED) {
 			nm.limited++;
 			nm.backoff = min(nm.backoff + 1, 6U);
@@ -649,7 +726,8 @@ static void vmlat_names_refresh_fn(struct work_struct *work)
 	}
 	if (nm.host_takes) {
 		nm.refresh = true;
-		mod_delayed_work(system_wq, &vmlat_names_work, 0);
+		/* Not mod_delayed_work(): a limited call's delay stays. */
+		queue_delayed_work(system_wq, &vmlat_names_work, 0);
 	}
 	mutex_unlock(&vmlat_names_lock);
 	queue_delayed_work(system_wq, &vmlat_names_refresh_work,
@@ -689,6 +767,7 @@ static void vmlat_names_show(struct seq_file *m)
 	seq_printf(m, "names_refreshes %llu\n", nm.refreshes);
 	seq_printf(m, "names_listed %llu\n", nm.listed);
 	seq_printf(m, "names_over %llu\n", nm.over);
+	seq_printf(m, "names_stale %llu\n", nm.stale);
 	seq_printf(m, "names_queued %llu\n", queued);
 	seq_printf(m, "names_dropped %llu\n", dropped);
 	seq_printf(m, "names_calls %llu\n", nm.calls);
@@ -733,7 +812,7 @@ static void vmlat_names_stop(void)
 	mutex_lock(&vmlat_names_lock);
 	nm.stopping = true;
 	mutex_unlock(&vmlat_names_lock);
-	/* Each one may queue the other: until neither is left. */
+	/* The refresh queues the names work: it goes first. */
 	cancel_delayed_work_sync(&vmlat_names_refresh_work);
 	cancel_delayed_work_sync(&vmlat_names_work);
 	kvfree(nm.list);

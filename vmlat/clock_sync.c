@@ -15,6 +15,7 @@ void vmlat_vm_sync_init(struct vmlat_vm_sync *s)
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	vmlat_sync_data_init(&s->d);
+	vmlat_as_name_gate_init(&s->names);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	atomic64_set(&s->exits, 0);
 	atomic64_set(&s->exit_ns, 0);
@@ -30,6 +31,7 @@ void vmlat_vm_sync_clear_stats(struct vmlat_vm_sync *s)
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	vmlat_sync_data_clear_stats(&s->d);
+	vmlat_as_name_gate_clear_stats(&s->names);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	atomic64_set(&s->exits, 0);
 	atomic64_set(&s->exit_ns, 0);
@@ -71,5 +73,41 @@ void vmlat_vm_sync_copy(struct vmlat_vm_sync *s,
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	*copy = s->d;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/**
+ * vmlat_vm_name_gate() - a name hypercall of the VM's guest, checked
+ * @s:		the VM's sync state
+ * @a:		the call
+ * @now:	the host time of the call
+ *
+ * Context: kvm_hypercall tracepoint, a vCPU thread of the VM.
+ * Return: vmlat_as_name_gate()'s.
+ */
+u64 vmlat_vm_name_gate(struct vmlat_vm_sync *s,
+		       const struct vmlat_as_name_args *a, u64 now)
+{
+	unsigned long flags;
+	u64 reply;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	reply = vmlat_as_name_gate(&s->names, a, now);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return reply;
+}
+
+/**
+ * vmlat_vm_name_gate_copy() - the gate's counters, for readers
+ * @s:		a VM's sync state
+ * @copy:	the copy
+ */
+void vmlat_vm_name_gate_copy(struct vmlat_vm_sync *s,
+			     struct vmlat_as_name_gate *copy)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	*copy = s->names;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 }

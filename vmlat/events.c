@@ -611,7 +611,9 @@ void vmlat_on_nested_vmexit_inject(void)
 
 /*
  * A name hypercall (version 3): the guest says which process owns a
- * page-table root. Labels only: under the VM's lock, bounded (aspace.h).
+ * page-table root (aspace.h). Checked and rate-limited under the sync
+ * lock; only the calls let through (VMLAT_HC_NAME_RATE a second at most)
+ * take the VM's lock, which the scheduler's probes take too.
  */
 static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
 			      u64 root, u64 tgid, u64 comm0, int cpl)
@@ -624,8 +626,11 @@ static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
 
 	if (cpl == 0)
 		a.comm[1] = vmlat_kvm_read_rdi(vcpu);
+	reply = vmlat_vm_name_gate(&vm->sync, &a, vmlat_now_ns());
+	if (reply != VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0))
+		return reply;
 	raw_spin_lock_irqsave(&vm->lock, flags);
-	reply = vmlat_as_name_call(&vm->names, &vm->as, &a, vmlat_now_ns());
+	vmlat_as_name_set(&vm->names, &vm->as, &a);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 	return reply;
 }

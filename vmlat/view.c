@@ -302,6 +302,18 @@ bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v)
 	return true;
 }
 
+/* @a's name, if its guest gave one. Context: its VM's lock held. */
+static void vmlat_view_as_named(const struct vmlat_as_names *names,
+				struct vmlat_view_as *a)
+{
+	const struct vmlat_as_name *name = vmlat_as_name_find(names, a->key);
+
+	if (name) {
+		a->tgid = name->tgid;
+		memcpy(a->comm, name->comm, sizeof(name->comm));
+	}
+}
+
 /**
  * vmlat_view_guest_tasks() - a VM's guest address spaces, most time first
  * @l:		a list of VMs
@@ -317,6 +329,7 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 			    u64 now, struct vmlat_view_guest_tasks *g)
 {
 	struct vmlat_vm *vm = (struct vmlat_vm *)l->vms[i];	/* its lock */
+	struct vmlat_as_name_gate gate;
 	struct vmlat_view_vcpu v;
 	struct vmlat_view_as tmp;
 	u8 idx[VMLAT_AS_SLOTS];
@@ -330,6 +343,7 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 	for (j = 0; j < n; j++) {
 		g->as[j].key = vm->as.slot[idx[j]].key;
 		g->as[j].row = vm->as.row[idx[j]];
+		vmlat_view_as_named(&vm->names, &g->as[j]);
 	}
 	g->other = vm->as.other;
 	g->evicted = vm->as.evicted;
@@ -353,18 +367,16 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 		}
 		vmlat_as_row_merge(&g->as[j].row, &v.as);
 	}
-	/* The names, for the rows found. */
+	/*
+	 * The names of the rows that only stretches in progress made, and
+	 * the counters. (A root ended since the table was copied: its
+	 * stretch in progress is the new process's.)
+	 */
+	vmlat_vm_name_gate_copy(&vm->sync, &gate);
 	raw_spin_lock_irqsave(&vm->lock, flags);
-	for (j = 0; j < g->nr; j++) {
-		const struct vmlat_as_name *name =
-			vmlat_as_name_find(&vm->names, g->as[j].key);
-
-		if (name) {
-			g->as[j].tgid = name->tgid;
-			memcpy(g->as[j].comm, name->comm, sizeof(name->comm));
-		}
-	}
-	g->names = vm->names.st;
+	for (j = n; j < g->nr; j++)
+		vmlat_view_as_named(&vm->names, &g->as[j]);
+	vmlat_as_names_stats(&gate, &vm->names, &g->names);
 	g->names_held = vmlat_as_names_count(&vm->names);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 	/* Insertion sort by total time: the stretches changed the order. */

@@ -176,13 +176,34 @@ unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
 #define NAME_ROOT_BITS	(VMLAT_AS_ADDR_MASK | VMLAT_HC_NAME_NEW)
 
 /**
- * vmlat_as_names_init() - no names, a full rate budget
+ * vmlat_as_name_gate_init() - a full rate budget, no calls
+ * @g:	a VM's gate
+ */
+void vmlat_as_name_gate_init(struct vmlat_as_name_gate *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->credit_ns = NAME_BURST_NS;
+}
+
+/**
+ * vmlat_as_name_gate_clear_stats() - zero the counters, keep the budget
+ * @g:	a VM's gate
+ */
+void vmlat_as_name_gate_clear_stats(struct vmlat_as_name_gate *g)
+{
+	g->calls = 0;
+	g->user = 0;
+	g->limited = 0;
+	g->malformed = 0;
+}
+
+/**
+ * vmlat_as_names_init() - no names
  * @n:	a VM's names
  */
 void vmlat_as_names_init(struct vmlat_as_names *n)
 {
 	memset(n, 0, sizeof(*n));
-	n->credit_ns = NAME_BURST_NS;
 }
 
 /**
@@ -191,7 +212,28 @@ void vmlat_as_names_init(struct vmlat_as_names *n)
  */
 void vmlat_as_names_clear_stats(struct vmlat_as_names *n)
 {
-	memset(&n->st, 0, sizeof(n->st));
+	n->taken = 0;
+	n->dropped = 0;
+	n->ended = 0;
+}
+
+/**
+ * vmlat_as_names_stats() - a VM's name counters, from its gate and names
+ * @g:	the gate (a copy)
+ * @n:	the names
+ * @st:	set to the counters
+ */
+void vmlat_as_names_stats(const struct vmlat_as_name_gate *g,
+			  const struct vmlat_as_names *n,
+			  struct vmlat_as_names_stats *st)
+{
+	st->calls = g->calls;
+	st->user = g->user;
+	st->limited = g->limited;
+	st->malformed = g->malformed;
+	st->taken = n->taken;
+	st->dropped = n->dropped;
+	st->ended = n->ended;
 }
 
 static unsigned int name_set(u64 key)
@@ -275,7 +317,7 @@ static struct vmlat_as_name *name_place(struct vmlat_as_names *n,
 		    (!old || w[i].stamp < old->stamp))
 			old = &w[i];
 	}
-	n->st.dropped++;
+	n->dropped++;
 	return old ?: oldest;
 }
 
@@ -286,7 +328,7 @@ static struct vmlat_as_name *name_place(struct vmlat_as_names *n,
 static void name_end(struct vmlat_as_names *n, struct vmlat_as_table *t,
 		     u64 key, struct vmlat_as_name *name)
 {
-	struct vmlat_as_name keep, *to;
+	struct vmlat_as_name keep, *to, *stale;
 	int row = row_of(t, key);
 	u64 ended;
 	int i;
@@ -298,7 +340,11 @@ static void name_end(struct vmlat_as_names *n, struct vmlat_as_table *t,
 		if (row_of(t, ended) < 0)
 			break;
 	}
-	n->st.ended++;
+	n->ended++;
+	/* A name left at that key (its row long gone, the generations wrapped) */
+	stale = name_slot(n, ended);
+	if (stale)
+		stale->key = 0;
 	if (row >= 0)
 		t->slot[row].key = ended;
 	if (!name)
@@ -313,48 +359,64 @@ static void name_end(struct vmlat_as_names *n, struct vmlat_as_table *t,
 }
 
 /**
- * vmlat_as_name_call() - a name hypercall of the VM's guest
- * @n:		the VM's names
- * @t:		its address-space table (ended rows change key)
+ * vmlat_as_name_gate() - a name hypercall of the VM's guest, checked
+ * @g:		the VM's gate
  * @a:		the call
  * @now:	the host time of the call
  *
- * Context: the caller serialises access to @n and @t.
- * Return: the reply for the guest's RBX, VMLAT_HC_REPLY(call, 0); 0 for
- * none (a call from another ring than 0).
+ * Context: the caller serialises access to @g.
+ * Return: the reply for the guest's RBX, VMLAT_HC_REPLY(call, 0): TAKEN
+ * if the call is to be set (vmlat_as_name_set()), LIMITED or MALFORMED if
+ * not; 0 for none (a call from another ring than 0).
  */
-u64 vmlat_as_name_call(struct vmlat_as_names *n, struct vmlat_as_table *t,
+u64 vmlat_as_name_gate(struct vmlat_as_name_gate *g,
 		       const struct vmlat_as_name_args *a, u64 now)
 {
-	struct vmlat_as_name *name;
-	u64 key;
-
-	n->st.calls++;
+	g->calls++;
 	if (a->cpl != 0) {
-		n->st.user++;
+		g->user++;
 		return 0;
 	}
-	if ((a->root & ~NAME_ROOT_BITS) || !(a->root & VMLAT_AS_ADDR_MASK) ||
+	/* The root's key is never 0: that is a free place in the cache. */
+	if ((a->root & ~NAME_ROOT_BITS) || !vmlat_as_key(a->root, true) ||
 	    !a->tgid || a->tgid > 0xffffffffULL) {
-		n->st.malformed++;
+		g->malformed++;
 		return VMLAT_HC_REPLY(VMLAT_HC_CALL_MALFORMED, 0);
 	}
-	if (now > n->refill_ns) {
-		u64 room = NAME_BURST_NS - n->credit_ns;
+	if (now > g->refill_ns) {
+		u64 room = NAME_BURST_NS - g->credit_ns;
 
-		n->credit_ns += now - n->refill_ns < room ?
-				now - n->refill_ns : room;
-		n->refill_ns = now;
+		g->credit_ns += now - g->refill_ns < room ?
+				now - g->refill_ns : room;
+		g->refill_ns = now;
 	}
-	if (n->credit_ns < NAME_COST_NS) {
-		n->st.limited++;
+	if (g->credit_ns < NAME_COST_NS) {
+		g->limited++;
 		return VMLAT_HC_REPLY(VMLAT_HC_CALL_LIMITED, 0);
 	}
-	n->credit_ns -= NAME_COST_NS;
+	g->credit_ns -= NAME_COST_NS;
+	return VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0);
+}
 
-	key = vmlat_as_key(a->root, true);
-	name = name_slot(n, key);
-	if ((a->root & VMLAT_HC_NAME_NEW) && (name || row_of(t, key) >= 0))
+/**
+ * vmlat_as_name_set() - set the name of a call the gate let through
+ * @n:		the VM's names
+ * @t:		its address-space table (ended rows change key)
+ * @a:		the call
+ *
+ * A new root whose name is the same process's (a list of all processes
+ * sent after its fork) ends nothing.
+ *
+ * Context: the caller serialises access to @n and @t.
+ */
+void vmlat_as_name_set(struct vmlat_as_names *n, struct vmlat_as_table *t,
+		       const struct vmlat_as_name_args *a)
+{
+	u64 key = vmlat_as_key(a->root, true);
+	struct vmlat_as_name *name = name_slot(n, key);
+
+	if ((a->root & VMLAT_HC_NAME_NEW) &&
+	    (name ? name->tgid != a->tgid : row_of(t, key) >= 0))
 		name_end(n, t, key, name);
 	name = name_place(n, t, key);
 	name->key = key;
@@ -362,6 +424,5 @@ u64 vmlat_as_name_call(struct vmlat_as_names *n, struct vmlat_as_table *t,
 	name->tgid = a->tgid;
 	memcpy(name->comm, a->comm, sizeof(name->comm));
 	name->comm[VMLAT_AS_COMM_LEN - 1] = '\0';
-	n->st.taken++;
-	return VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0);
+	n->taken++;
 }

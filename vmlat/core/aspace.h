@@ -143,16 +143,18 @@ u64 vmlat_as_total(const struct vmlat_as_times *t);
 
 /*
  * Names (hypercall/vmlat_hypercall.h, version 3): the guest module says
- * which process (tgid, comm) owns which page-table root. A bounded,
+ * which process (tgid, comm) owns which page-table root. A call passes a
+ * gate first (checks, rate), then sets its name in a bounded,
  * set-associative cache per VM: VMLAT_AS_NAME_SETS sets of
  * VMLAT_AS_NAME_WAYS names, a full set giving up its oldest name that is
- * not one of the table's rows. Names only label rows; nothing is counted
- * by them.
+ * not one of the table's rows. Nothing is counted by a name.
  *
- * A root said to be new (fork, exec) that already has a name or time was
- * another process's, which exited: its row and its name are "ended", moved
- * to a key no CR3 gives (a generation in bits 52..63), and the root starts
- * again for the new process.
+ * A root said to be new (fork, exec) that has another process's name, or
+ * no name but a row, was a process's that exited: its row and its name
+ * are "ended", moved to a key no CR3 gives (a generation in bits 52..63),
+ * and the root's next stretch starts a row of its own for the new process
+ * (taking a slot: the least row may lose its own). Time of the root in a
+ * vCPU's stretch in progress goes to the new process.
  */
 #define VMLAT_AS_NAME_SETS	16
 #define VMLAT_AS_NAME_WAYS	8
@@ -195,6 +197,28 @@ struct vmlat_as_name_args {
 };
 
 /**
+ * struct vmlat_as_name_gate - what a name call goes through first
+ * @credit_ns:	rate limit: token bucket, in ns of credit
+ * @refill_ns:	when @credit_ns was last refilled
+ * @calls:	name hypercalls seen (@user included)
+ * @user:	calls not made at CPL 0 (or of unknown CPL): ignored
+ * @limited:	calls over the rate limit: ignored
+ * @malformed:	calls with a field out of range: ignored
+ *
+ * Apart from the names (another lock in the glue): a guest making calls
+ * as fast as it can contends only for the gate's lock, and at most
+ * VMLAT_HC_NAME_RATE calls a second go further.
+ */
+struct vmlat_as_name_gate {
+	u64 credit_ns;
+	u64 refill_ns;
+	u64 calls;
+	u64 user;
+	u64 limited;
+	u64 malformed;
+};
+
+/**
  * struct vmlat_as_names_stats - what became of a VM's name hypercalls
  * @calls:	name hypercalls seen (@user included)
  * @user:	calls not made at CPL 0 (or of unknown CPL): ignored
@@ -219,23 +243,30 @@ struct vmlat_as_names_stats {
  * @set:	the cache
  * @clock:	its clock: one tick per name set
  * @gen:	the last generation an ended address space took
- * @credit_ns:	rate limit: token bucket, in ns of credit
- * @refill_ns:	when @credit_ns was last refilled
- * @st:		the counters
+ * @taken:	names set
+ * @dropped:	names that gave up their place in the cache to newer ones
+ * @ended:	address spaces ended: a new process had their root
  */
 struct vmlat_as_names {
 	struct vmlat_as_name set[VMLAT_AS_NAME_SETS][VMLAT_AS_NAME_WAYS];
 	u64 clock;
 	u16 gen;
-	u64 credit_ns;
-	u64 refill_ns;
-	struct vmlat_as_names_stats st;
+	u64 taken;
+	u64 dropped;
+	u64 ended;
 };
 
+void vmlat_as_name_gate_init(struct vmlat_as_name_gate *g);
+void vmlat_as_name_gate_clear_stats(struct vmlat_as_name_gate *g);
+u64 vmlat_as_name_gate(struct vmlat_as_name_gate *g,
+		       const struct vmlat_as_name_args *a, u64 now);
 void vmlat_as_names_init(struct vmlat_as_names *n);
 void vmlat_as_names_clear_stats(struct vmlat_as_names *n);
-u64 vmlat_as_name_call(struct vmlat_as_names *n, struct vmlat_as_table *t,
-		       const struct vmlat_as_name_args *a, u64 now);
+void vmlat_as_name_set(struct vmlat_as_names *n, struct vmlat_as_table *t,
+		       const struct vmlat_as_name_args *a);
+void vmlat_as_names_stats(const struct vmlat_as_name_gate *g,
+			  const struct vmlat_as_names *n,
+			  struct vmlat_as_names_stats *st);
 const struct vmlat_as_name *vmlat_as_name_find(const struct vmlat_as_names *n,
 					       u64 key);
 unsigned int vmlat_as_names_count(const struct vmlat_as_names *n);

@@ -360,16 +360,33 @@ static void vmlat_as_reset_restarts_stretch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_EXIT], 0ULL);
 }
 
-/* A name call of @tgid "name<tgid>" for @root, from CPL @cpl. */
+/* One gate per test: the glue's, in the VM's sync state. */
+static struct vmlat_as_name_gate *test_gate;
+
+/*
+ * A name call of @tgid "name<tgid>" for @root, from CPL @cpl, as the glue
+ * makes it: through the gate, then set if it let the call through.
+ */
 static u64 name_call(struct vmlat_as_names *n, struct vmlat_as_table *t,
 		     u64 root, u64 tgid, int cpl, u64 now)
 {
 	struct vmlat_as_name_args a = { .root = root, .tgid = tgid, .cpl = cpl };
 	char comm[16] = "";
+	u64 reply;
 
 	snprintf(comm, sizeof(comm), "name%llu", (unsigned long long)tgid);
 	memcpy(a.comm, comm, sizeof(a.comm));
-	return vmlat_as_name_call(n, t, &a, now);
+	reply = vmlat_as_name_gate(test_gate, &a, now);
+	if (reply == VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0))
+		vmlat_as_name_set(n, t, &a);
+	return reply;
+}
+
+static void gate_init(struct kunit *test)
+{
+	test_gate = kunit_kzalloc(test, sizeof(*test_gate), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, test_gate);
+	vmlat_as_name_gate_init(test_gate);
 }
 
 #define TAKEN	VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0)
@@ -384,12 +401,13 @@ static void vmlat_as_names_checked(struct kunit *test)
 	u64 now = 1000000000ULL;
 
 	KUNIT_ASSERT_TRUE(test, n && t);
+	gate_init(test);
 	vmlat_as_names_init(n);
 	vmlat_as_table_init(t);
 	/* CPL 3, or unknown: no reply, nothing set */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 5, 3, now), 0ULL);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 5, -1, now), 0ULL);
-	KUNIT_EXPECT_EQ(test, n->st.user, 2ULL);
+	KUNIT_EXPECT_EQ(test, test_gate->user, 2ULL);
 	/* each field out of range */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000 | 2, 5, 0, now), BAD);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000 | 1ULL << 52, 5, 0, now),
@@ -398,7 +416,10 @@ static void vmlat_as_names_checked(struct kunit *test)
 			BAD);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 0, 0, now), BAD);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 1ULL << 32, 0, now), BAD);
-	KUNIT_EXPECT_EQ(test, n->st.malformed, 5ULL);
+	/* key 0: KPTI's user half of nothing */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x1000 | VMLAT_HC_NAME_NEW, 5, 0,
+					now), BAD);
+	KUNIT_EXPECT_EQ(test, test_gate->malformed, 6ULL);
 	KUNIT_EXPECT_EQ(test, vmlat_as_names_count(n), 0U);
 	/* a good one: found by its key, KPTI's user half too */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 0xffffffffULL, 0, now),
@@ -408,8 +429,8 @@ static void vmlat_as_names_checked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got->tgid, 0xffffffffU);
 	KUNIT_EXPECT_STREQ(test, got->comm, "name4294967295");
 	KUNIT_EXPECT_NULL(test, vmlat_as_name_find(n, 0x12000));
-	KUNIT_EXPECT_EQ(test, n->st.calls, 8ULL);
-	KUNIT_EXPECT_EQ(test, n->st.taken, 1ULL);
+	KUNIT_EXPECT_EQ(test, test_gate->calls, 9ULL);
+	KUNIT_EXPECT_EQ(test, n->taken, 1ULL);
 }
 
 static void vmlat_as_names_rate(struct kunit *test)
@@ -420,6 +441,7 @@ static void vmlat_as_names_rate(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_TRUE(test, n && t);
+	gate_init(test);
 	vmlat_as_names_init(n);
 	vmlat_as_table_init(t);
 	for (i = 0; i < VMLAT_HC_NAME_BURST; i++)
@@ -434,7 +456,7 @@ static void vmlat_as_names_rate(struct kunit *test)
 	for (i = 0; i < VMLAT_HC_NAME_BURST; i++)
 		KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now), TAKEN);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now), LIMITED);
-	KUNIT_EXPECT_EQ(test, n->st.limited, 4ULL);
+	KUNIT_EXPECT_EQ(test, test_gate->limited, 4ULL);
 	/* a malformed call costs nothing */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 0, 0, now + cost), BAD);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x10000, 9, 0, now + cost), TAKEN);
@@ -470,6 +492,7 @@ static void vmlat_as_names_bounded(struct kunit *test)
 
 	before = kunit_kzalloc(test, sizeof(*before), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, n && t && before);
+	gate_init(test);
 	vmlat_as_names_init(n);
 	vmlat_as_table_init(t);
 	/* 12 rows, named */
@@ -487,7 +510,7 @@ static void vmlat_as_names_bounded(struct kunit *test)
 						now), TAKEN);
 	}
 	KUNIT_EXPECT_LE(test, vmlat_as_names_count(n), (unsigned int)VMLAT_AS_NAMES);
-	KUNIT_EXPECT_GT(test, n->st.dropped, 19000ULL - VMLAT_AS_NAMES);
+	KUNIT_EXPECT_GT(test, n->dropped, 19000ULL - VMLAT_AS_NAMES);
 	/* the rows keep their names, and their times: names count nothing */
 	for (i = 1; i <= 12; i++) {
 		const struct vmlat_as_name *got =
@@ -509,6 +532,7 @@ static void vmlat_as_names_new_ends_row(struct kunit *test)
 	int r, e;
 
 	KUNIT_ASSERT_TRUE(test, n && t);
+	gate_init(test);
 	vmlat_as_names_init(n);
 	vmlat_as_table_init(t);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, key, 10, 0, 1), TAKEN);
@@ -516,11 +540,15 @@ static void vmlat_as_names_new_ends_row(struct kunit *test)
 	/* the same process again (the list at load): nothing ends */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, key, 10, 0, 2), TAKEN);
 	KUNIT_EXPECT_GE(test, row_with(t, key), 0);
-	KUNIT_EXPECT_EQ(test, n->st.ended, 0ULL);
+	KUNIT_EXPECT_EQ(test, n->ended, 0ULL);
+	/* said new by the same process (its fork, after the list): no end */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, key | VMLAT_HC_NAME_NEW, 10, 0, 2),
+			TAKEN);
+	KUNIT_EXPECT_EQ(test, n->ended, 0ULL);
 	/* a new process on that root: the old one's row and name move */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, key | VMLAT_HC_NAME_NEW, 11, 0, 3),
 			TAKEN);
-	KUNIT_EXPECT_EQ(test, n->st.ended, 1ULL);
+	KUNIT_EXPECT_EQ(test, n->ended, 1ULL);
 	KUNIT_EXPECT_LT(test, row_with(t, key), 0);
 	for (e = -1, r = 0; r < VMLAT_AS_SLOTS; r++)
 		if (t->slot[r].hits && vmlat_as_key_ended(t->slot[r].key))
@@ -543,7 +571,7 @@ static void vmlat_as_names_new_ends_row(struct kunit *test)
 					4), TAKEN);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, 0x80000 | VMLAT_HC_NAME_NEW, 13, 0,
 					5), TAKEN);
-	KUNIT_EXPECT_EQ(test, n->st.ended, 2ULL);
+	KUNIT_EXPECT_EQ(test, n->ended, 2ULL);
 	got = vmlat_as_name_find(n, 0x80000);
 	KUNIT_EXPECT_TRUE(test, got && got->tgid == 13);
 	/* every row's generation is its own: 40 ends of one root */
