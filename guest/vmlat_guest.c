@@ -34,9 +34,10 @@
  * and asks for a new list of all); a work item makes the calls, at most
  * VMLAT_HC_NAME_RATE / 2 a second, the ring's first, then the list's
  * whose process still has that address space, again later for any the
- * host limited. Every 10 s, the busiest processes again. A host that
- * does not answer three calls in a row takes no names: none are made
- * until one answers the clock-sync calls anew.
+ * host limited (the two take turns while forks keep the ring full).
+ * Every 10 s, the busiest processes again. A host that does not answer
+ * three calls in a row takes no names: none are made until one answers
+ * the clock-sync calls anew, or for 10 s (then all of them again).
  *
  * /sys/kernel/debug/vmlat_guest/status shows this side: whether the host
  * runs vmlat, why the module makes no calls (if so), calls made, replies
@@ -588,12 +589,33 @@ static bool vmlat_name_current(const struct vmlat_name *n)
 	return ok;
 }
 
-/* The next name to send: the ring's first, then the list's. */
-static bool vmlat_names_next(struct vmlat_name *n, bool *from_list)
+/* The list's next entry still true, if any; stale ones skipped. */
+static bool vmlat_names_next_listed(struct vmlat_name *n)
+{
+	while (nm.list && nm.list_next < nm.list_len) {
+		*n = nm.list[nm.list_next];
+		if (vmlat_name_current(n))
+			return true;
+		nm.stale++;
+		nm.list_next++;
+	}
+	return false;
+}
+
+/*
+ * The next name to send: the ring's first (new address spaces), or the
+ * list's first if @list_first; the other if that one has none. Both get
+ * their turns while forks keep the ring full.
+ */
+static bool vmlat_names_next(struct vmlat_name *n, bool *from_list,
+			     bool list_first)
 {
 	unsigned long flags;
 	bool any = false;
 
+	*from_list = true;
+	if (list_first && vmlat_names_next_listed(n))
+		return true;
 	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
 	if (ring.relist) {
 		ring.relist = false;
@@ -607,15 +629,17 @@ static bool vmlat_names_next(struct vmlat_name *n, bool *from_list)
 	*from_list = false;
 	if (any)
 		return true;
-	while (nm.list && nm.list_next < nm.list_len) {
-		*n = nm.list[nm.list_next];
-		*from_list = true;
-		if (vmlat_name_current(n))
-			return true;
-		nm.stale++;
-		nm.list_next++;
-	}
-	return false;
+	*from_list = true;
+	return !list_first && vmlat_names_next_listed(n);
+}
+
+/* Drop the list being sent (a new one replaces it, or none is sent). */
+static void vmlat_names_drop_list(void)
+{
+	kvfree(nm.list);
+	nm.list = NULL;
+	nm.list_len = 0;
+	nm.list_next = 0;
 }
 
 static void vmlat_names_pop(bool from_list)
@@ -655,9 +679,11 @@ static void vmlat_names_work_fn(struct work_struct *work)
 	if (nm.stopping || !nm.host_takes)
 		goto out;
 	for (i = 0; i < VMLAT_NAMES_BATCH; i++) {
-		/* A list waits for the one being sent, if any. */
-		if ((nm.relist || nm.refresh) && !nm.list) {
-			/* A list of all: what is queued is in it. */
+		/*
+		 * A list of all replaces the one being sent, and what is
+		 * queued is in it; a refresh waits for the one being sent.
+		 */
+		if (nm.relist || (nm.refresh && !nm.list)) {
 			if (nm.relist)
 				vmlat_names_flush_ring();
 			vmlat_names_list(!nm.relist);
@@ -668,10 +694,11 @@ static void vmlat_names_work_fn(struct work_struct *work)
 			nm.relist = false;
 			nm.refresh = false;
 		}
-		if (!vmlat_names_next(&n, &from_list)) {
-			if (nm.relist && !nm.list)
+		if (!vmlat_names_next(&n, &from_list, i % 2)) {
+			vmlat_names_drop_list();	/* all sent */
+			if (nm.relist || nm.refresh)
 				continue;
-			goto out;	/* all sent: the probes kick again */
+			goto out;	/* the probes kick again */
 		}
 		/* As the clock sync: KVM would route it elsewhere. */
 		if (vmlat_guest_routed_away())
@@ -680,7 +707,7 @@ static void vmlat_names_work_fn(struct work_struct *work)
 		if (!reply) {
 			/*
 			 * No vmlat that takes names (three in a row: not one
-			 * call lost): none until one answers sync anew.
+			 * call lost): none until one answers anew.
 			 */
 			nm.unanswered++;
 			if (++nm.silent < 3) {
@@ -690,6 +717,7 @@ static void vmlat_names_work_fn(struct work_struct *work)
 			nm.silent = 0;
 			nm.host_takes = false;
 			vmlat_names_flush_ring();
+			vmlat_names_drop_list();
 			goto out;
 		}
 		nm.silent = 0;
@@ -710,25 +738,35 @@ static void vmlat_names_work_fn(struct work_struct *work)
 again:
 	queue_delayed_work(system_wq, &vmlat_names_work, delay ?: 1);
 out:
-	if (nm.list && nm.list_next >= nm.list_len) {
-		kvfree(nm.list);
-		nm.list = NULL;
-	}
 	mutex_unlock(&vmlat_names_lock);
 }
 
 static void vmlat_names_refresh_fn(struct work_struct *work)
 {
+	bool sync_answered;
+
+	mutex_lock(&vmlat_guest_lock);
+	sync_answered = st.host == VMLAT_HOST_YES;
+	mutex_unlock(&vmlat_guest_lock);
+
 	mutex_lock(&vmlat_names_lock);
 	if (nm.stopping) {
 		mutex_unlock(&vmlat_names_lock);
 		return;
 	}
-	if (nm.host_takes) {
+	if (!nm.host_takes && sync_answered) {
+		/*
+		 * Names stopped while a vmlat answers sync (reloaded between
+		 * two sync calls, or a version 2 host): try again, all.
+		 */
+		nm.host_takes = true;
+		nm.relist = true;
+	} else if (nm.host_takes) {
 		nm.refresh = true;
-		/* Not mod_delayed_work(): a limited call's delay stays. */
-		queue_delayed_work(system_wq, &vmlat_names_work, 0);
 	}
+	/* Not mod_delayed_work(): a limited call's delay stays. */
+	if (nm.host_takes)
+		queue_delayed_work(system_wq, &vmlat_names_work, 0);
 	mutex_unlock(&vmlat_names_lock);
 	queue_delayed_work(system_wq, &vmlat_names_refresh_work,
 			   VMLAT_NAMES_REFRESH_S * HZ);
@@ -815,8 +853,7 @@ static void vmlat_names_stop(void)
 	/* The refresh queues the names work: it goes first. */
 	cancel_delayed_work_sync(&vmlat_names_refresh_work);
 	cancel_delayed_work_sync(&vmlat_names_work);
-	kvfree(nm.list);
-	nm.list = NULL;
+	vmlat_names_drop_list();
 }
 
 static int status_show(struct seq_file *m, void *unused)

@@ -193,6 +193,7 @@ void vmlat_as_name_gate_clear_stats(struct vmlat_as_name_gate *g)
 {
 	g->calls = 0;
 	g->user = 0;
+	g->taken = 0;
 	g->limited = 0;
 	g->malformed = 0;
 }
@@ -212,7 +213,6 @@ void vmlat_as_names_init(struct vmlat_as_names *n)
  */
 void vmlat_as_names_clear_stats(struct vmlat_as_names *n)
 {
-	n->taken = 0;
 	n->dropped = 0;
 	n->ended = 0;
 }
@@ -231,7 +231,7 @@ void vmlat_as_names_stats(const struct vmlat_as_name_gate *g,
 	st->user = g->user;
 	st->limited = g->limited;
 	st->malformed = g->malformed;
-	st->taken = n->taken;
+	st->taken = g->taken;
 	st->dropped = n->dropped;
 	st->ended = n->ended;
 }
@@ -395,6 +395,7 @@ u64 vmlat_as_name_gate(struct vmlat_as_name_gate *g,
 		return VMLAT_HC_REPLY(VMLAT_HC_CALL_LIMITED, 0);
 	}
 	g->credit_ns -= NAME_COST_NS;
+	g->taken++;
 	return VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0);
 }
 
@@ -424,5 +425,4 @@ void vmlat_as_name_set(struct vmlat_as_names *n, struct vmlat_as_table *t,
 	name->tgid = a->tgid;
 	memcpy(name->comm, a->comm, sizeof(name->comm));
 	name->comm[VMLAT_AS_COMM_LEN - 1] = '\0';
-	n->taken++;
 }

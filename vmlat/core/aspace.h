@@ -202,6 +202,7 @@ struct vmlat_as_name_args {
  * @refill_ns:	when @credit_ns was last refilled
  * @calls:	name hypercalls seen (@user included)
  * @user:	calls not made at CPL 0 (or of unknown CPL): ignored
+ * @taken:	calls let through: their names set
  * @limited:	calls over the rate limit: ignored
  * @malformed:	calls with a field out of range: ignored
  *
@@ -214,6 +215,7 @@ struct vmlat_as_name_gate {
 	u64 refill_ns;
 	u64 calls;
 	u64 user;
+	u64 taken;
 	u64 limited;
 	u64 malformed;
 };
@@ -243,7 +245,6 @@ struct vmlat_as_names_stats {
  * @set:	the cache
  * @clock:	its clock: one tick per name set
  * @gen:	the last generation an ended address space took
- * @taken:	names set
  * @dropped:	names that gave up their place in the cache to newer ones
  * @ended:	address spaces ended: a new process had their root
  */
@@ -251,7 +252,6 @@ struct vmlat_as_names {
 	struct vmlat_as_name set[VMLAT_AS_NAME_SETS][VMLAT_AS_NAME_WAYS];
 	u64 clock;
 	u16 gen;
-	u64 taken;
 	u64 dropped;
 	u64 ended;
 };

@@ -430,7 +430,7 @@ static void vmlat_as_names_checked(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, got->comm, "name4294967295");
 	KUNIT_EXPECT_NULL(test, vmlat_as_name_find(n, 0x12000));
 	KUNIT_EXPECT_EQ(test, test_gate->calls, 9ULL);
-	KUNIT_EXPECT_EQ(test, n->taken, 1ULL);
+	KUNIT_EXPECT_EQ(test, test_gate->taken, 1ULL);
 }
 
 static void vmlat_as_names_rate(struct kunit *test)
