@@ -50,11 +50,13 @@
            to the same without the hog (means of two) than the guest's
            own correction by its /proc/stat steal, and within 35% of it
            (under TCG the same job's guest time itself varies by up to
-           30%), though the hog made the job at least 1.5 times as long;
-           the guest's own
+           30%; $VMLAT_COMP_TOL, 5% in the 6.12-icount lane, where the
+           test host's clock counts instructions), though the hog made
+           the job at least 1.5 times as long; the guest's own
            /proc/stat steal over the jobs with the hog is below vmlat's by
            more than half their exit handling (type-2 steal, which a guest
-           cannot see).
+           cannot see; skipped when that is within /proc/stat's ticks, as
+           under icount).
 
 Needs root, kvm_amd or kvm_intel, $VMLAT_KO; the Linux guests
 $VMLAT_GUEST_KERNEL, $VMLAT_GUEST_KO and qemu-system-x86_64; run from the
@@ -381,7 +383,13 @@ JOB_ITERS = 60000
 # time varies by up to 30% from run to run (the emulator's speed), and a
 # preempted vCPU comes back to cold (emulated) TLBs: not [P3]'s 4% of
 # hardware, but far from the 2 to 3 times the apparent time grows by.
-COMP_TOL = 0.35
+# Under QEMU's -icount (selftests/run's 6.12-icount lane: the test host's
+# clock counts instructions) the job's guest time is its instructions:
+# the issue's 5% there (measured: 0.5 and 1.2%).
+COMP_TOL = float(os.environ.get("VMLAT_COMP_TOL", "0.35"))
+# /proc/stat's steal is in 10 ms ticks, read twice a job, two jobs: exit
+# handling under this can not be told from it.
+STEAL_TICKS_NS = 4 * 10 * 10**6
 STEAL_INIT = """#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /dev
 /bin/busybox mount -t devtmpfs dev /dev
@@ -498,6 +506,11 @@ def t_compensated():
                       for n in (2, 4))
     vmlat_steal = stolen[1] + stolen[3]
     exits = rows[1]["exit_ns"] + rows[3]["exit_ns"]
+    if exits < 2 * STEAL_TICKS_NS:
+        tap(True, "compensated.guest_steal_misses_exit_handling",
+            "SKIP exit handling %d ms: within /proc/stat's ticks" % (
+                exits // 10**6))
+        return
     tap(guest_steal < vmlat_steal - exits / 2,
         "compensated.guest_steal_misses_exit_handling",
         "guest steal %d ms, vmlat's %d ms with exit handling %d ms" % (
