@@ -169,8 +169,7 @@ unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
 
 /* ---- names ---------------------------------------------------------- */
 
-#define NAME_NS_PER_S	1000000000ULL
-#define NAME_COST_NS	(NAME_NS_PER_S / VMLAT_HC_NAME_RATE)
+#define NAME_COST_NS	VMLAT_BUCKET_COST_NS(VMLAT_HC_NAME_RATE)
 #define NAME_BURST_NS	(VMLAT_HC_NAME_BURST * NAME_COST_NS)
 /* RCX: the root's address bits, and the flag. */
 #define NAME_ROOT_BITS	(VMLAT_AS_ADDR_MASK | VMLAT_HC_NAME_NEW)
@@ -182,7 +181,7 @@ unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
 void vmlat_as_name_gate_init(struct vmlat_as_name_gate *g)
 {
 	memset(g, 0, sizeof(*g));
-	g->credit_ns = NAME_BURST_NS;
+	vmlat_bucket_init(&g->rate, NAME_BURST_NS);
 }
 
 /**
@@ -383,18 +382,10 @@ u64 vmlat_as_name_gate(struct vmlat_as_name_gate *g,
 		g->malformed++;
 		return VMLAT_HC_REPLY(VMLAT_HC_CALL_MALFORMED, 0);
 	}
-	if (now > g->refill_ns) {
-		u64 room = NAME_BURST_NS - g->credit_ns;
-
-		g->credit_ns += now - g->refill_ns < room ?
-				now - g->refill_ns : room;
-		g->refill_ns = now;
-	}
-	if (g->credit_ns < NAME_COST_NS) {
+	if (!vmlat_bucket_take(&g->rate, now, NAME_COST_NS, NAME_BURST_NS)) {
 		g->limited++;
 		return VMLAT_HC_REPLY(VMLAT_HC_CALL_LIMITED, 0);
 	}
-	g->credit_ns -= NAME_COST_NS;
 	g->taken++;
 	return VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0);
 }

@@ -30,6 +30,7 @@
 #define _VMLAT_ASPACE_H
 
 #include "pure.h"
+#include "bucket.h"
 #include "topk.h"
 
 #define VMLAT_AS_SLOTS		16
@@ -198,8 +199,7 @@ struct vmlat_as_name_args {
 
 /**
  * struct vmlat_as_name_gate - what a name call goes through first
- * @credit_ns:	rate limit: token bucket, in ns of credit
- * @refill_ns:	when @credit_ns was last refilled
+ * @rate:	rate limit (bucket.h)
  * @calls:	name hypercalls seen (@user included)
  * @user:	calls not made at CPL 0 (or of unknown CPL): ignored
  * @taken:	calls let through: their names set
@@ -211,8 +211,7 @@ struct vmlat_as_name_args {
  * VMLAT_HC_NAME_RATE calls a second go further.
  */
 struct vmlat_as_name_gate {
-	u64 credit_ns;
-	u64 refill_ns;
+	struct vmlat_bucket rate;
 	u64 calls;
 	u64 user;
 	u64 taken;

@@ -9,8 +9,7 @@
 #include "sync_call.h"
 #include "vmlat_hypercall.h"
 
-#define SYNC_NS_PER_S	1000000000ULL
-#define SYNC_COST_NS	(SYNC_NS_PER_S / VMLAT_HC_MAX_RATE)
+#define SYNC_COST_NS	VMLAT_BUCKET_COST_NS(VMLAT_HC_MAX_RATE)
 #define SYNC_BURST_NS	(VMLAT_HC_BURST * SYNC_COST_NS)
 
 /**
@@ -21,7 +20,7 @@ void vmlat_sync_data_init(struct vmlat_vm_sync_data *d)
 {
 	memset(d, 0, sizeof(*d));
 	vmlat_clock_fit_init(&d->fit);
-	d->credit_ns = SYNC_BURST_NS;
+	vmlat_bucket_init(&d->rate, SYNC_BURST_NS);
 }
 
 /**
@@ -39,22 +38,6 @@ void vmlat_sync_data_clear_stats(struct vmlat_vm_sync_data *d)
 	d->refused = 0;
 	d->limited = 0;
 	d->restarts = 0;
-}
-
-/* Take one call's worth of credit, if there is: the token bucket. */
-static bool sync_rate_ok(struct vmlat_vm_sync_data *d, u64 now)
-{
-	if (now > d->refill_ns) {
-		u64 room = SYNC_BURST_NS - d->credit_ns;
-
-		d->credit_ns += now - d->refill_ns < room ?
-				now - d->refill_ns : room;
-		d->refill_ns = now;
-	}
-	if (d->credit_ns < SYNC_COST_NS)
-		return false;
-	d->credit_ns -= SYNC_COST_NS;
-	return true;
 }
 
 /* Complete the pending exchange with @a's g2: what became of it. */
@@ -115,7 +98,7 @@ u64 vmlat_sync_data_call(struct vmlat_vm_sync_data *d,
 		call = VMLAT_HC_CALL_MALFORMED;
 		goto out;
 	}
-	if (!sync_rate_ok(d, now)) {
+	if (!vmlat_bucket_take(&d->rate, now, SYNC_COST_NS, SYNC_BURST_NS)) {
 		d->limited++;
 		call = VMLAT_HC_CALL_LIMITED;
 		goto out;

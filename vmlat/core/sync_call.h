@@ -16,6 +16,7 @@
 #define _VMLAT_SYNC_CALL_H
 
 #include "pure.h"
+#include "bucket.h"
 #include "clock_fit.h"
 
 /**
@@ -26,8 +27,7 @@
  * @pend_g1:	its g1
  * @pend_h:	its host time
  * @last_ns:	host time of the last exchange taken
- * @credit_ns:	rate limit: token bucket, in ns of credit
- * @refill_ns:	when @credit_ns was last refilled
+ * @rate:	rate limit (bucket.h)
  * @calls:	sync hypercalls seen (@user included)
  * @user:	calls not made at CPL 0 (or whose CPL could not be read):
  *		ignored
@@ -49,8 +49,7 @@ struct vmlat_vm_sync_data {
 	u64 pend_g1;
 	u64 pend_h;
 	u64 last_ns;
-	u64 credit_ns;
-	u64 refill_ns;
+	struct vmlat_bucket rate;
 	u64 calls;
 	u64 user;
 	u64 taken;

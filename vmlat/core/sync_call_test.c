@@ -261,8 +261,7 @@ static void vmlat_sync_call_limited_then_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.limited, 1ULL);
 	before.calls = d.calls;
 	before.limited = d.limited;
-	before.credit_ns = d.credit_ns;
-	before.refill_ns = d.refill_ns;
+	before.rate = d.rate;
 	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(&d, &before, sizeof(d)),
 			      "a limited call changed more than counters");
 	/* the same call (seq, g2), one cost later: taken, its exchange mapped */
