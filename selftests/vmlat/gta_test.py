@@ -385,7 +385,7 @@ JOB_ITERS = 60000
 # hardware, but far from the 2 to 3 times the apparent time grows by.
 # Under QEMU's -icount (selftests/run's 6.12-icount lane: the test host's
 # clock counts instructions) the job's guest time is its instructions:
-# the 5% there (measured: 0.5 and 1.2%).
+# the 5% there (measured: 0.5 to 1.4%).
 COMP_TOL = float(os.environ.get("VMLAT_COMP_TOL", "0.35"))
 # /proc/stat's steal is in 10 ms ticks, read twice a job, two jobs: exit
 # handling under this can not be told from it.
