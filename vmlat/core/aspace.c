@@ -106,6 +106,23 @@ static void vmlat_as_row_add(struct vmlat_as_row *r,
 }
 
 /**
+ * vmlat_as_table_find() - the row of an address space
+ * @t:		a table
+ * @key:	the address space
+ *
+ * Return: its row's index, or -1 if it has none.
+ */
+int vmlat_as_table_find(const struct vmlat_as_table *t, u64 key)
+{
+	int i;
+
+	for (i = 0; i < VMLAT_AS_SLOTS; i++)
+		if (t->slot[i].hits && t->slot[i].key == key)
+			return i;
+	return -1;
+}
+
+/**
  * vmlat_as_row_merge() - add a stretch to a row
  * @r:		the row
  * @s:		the stretch
@@ -242,17 +259,6 @@ static unsigned int name_set(u64 key)
 	       VMLAT_AS_NAME_SETS;
 }
 
-/* The row of @key in @t, or -1. */
-static int row_of(const struct vmlat_as_table *t, u64 key)
-{
-	int i;
-
-	for (i = 0; i < VMLAT_AS_SLOTS; i++)
-		if (t->slot[i].hits && t->slot[i].key == key)
-			return i;
-	return -1;
-}
-
 static struct vmlat_as_name *name_slot(struct vmlat_as_names *n, u64 key)
 {
 	struct vmlat_as_name *w = n->set[name_set(key)];
@@ -312,7 +318,7 @@ static struct vmlat_as_name *name_place(struct vmlat_as_names *n,
 	for (i = 0; i < VMLAT_AS_NAME_WAYS; i++) {
 		if (w[i].stamp < oldest->stamp)
 			oldest = &w[i];
-		if (row_of(t, w[i].key) < 0 &&
+		if (vmlat_as_table_find(t, w[i].key) < 0 &&
 		    (!old || w[i].stamp < old->stamp))
 			old = &w[i];
 	}
@@ -328,7 +334,7 @@ static void name_end(struct vmlat_as_names *n, struct vmlat_as_table *t,
 		     u64 key, struct vmlat_as_name *name)
 {
 	struct vmlat_as_name keep, *to, *stale;
-	int row = row_of(t, key);
+	int row = vmlat_as_table_find(t, key);
 	u64 ended;
 	int i;
 
@@ -336,7 +342,7 @@ static void name_end(struct vmlat_as_names *n, struct vmlat_as_table *t,
 	for (i = 0; i <= VMLAT_AS_SLOTS; i++) {
 		n->gen = n->gen % ((1U << (64 - VMLAT_AS_GEN_SHIFT)) - 1) + 1;
 		ended = key | ((u64)n->gen << VMLAT_AS_GEN_SHIFT);
-		if (row_of(t, ended) < 0)
+		if (vmlat_as_table_find(t, ended) < 0)
 			break;
 	}
 	n->ended++;
@@ -408,7 +414,7 @@ void vmlat_as_name_set(struct vmlat_as_names *n, struct vmlat_as_table *t,
 	struct vmlat_as_name *name = name_slot(n, key);
 
 	if ((a->root & VMLAT_HC_NAME_NEW) &&
-	    (name ? name->tgid != a->tgid : row_of(t, key) >= 0))
+	    (name ? name->tgid != a->tgid : vmlat_as_table_find(t, key) >= 0))
 		name_end(n, t, key, name);
 	name = name_place(n, t, key);
 	name->key = key;

@@ -138,6 +138,7 @@ unsigned int vmlat_as_table_add(struct vmlat_as_table *t,
 				const struct vmlat_as_stretch *s);
 void vmlat_as_row_merge(struct vmlat_as_row *r,
 			const struct vmlat_as_stretch *s);
+int vmlat_as_table_find(const struct vmlat_as_table *t, u64 key);
 unsigned int vmlat_as_table_rank(const struct vmlat_as_table *t,
 				 u8 idx[VMLAT_AS_SLOTS]);
 u64 vmlat_as_total(const struct vmlat_as_times *t);

@@ -100,17 +100,6 @@ static void vmlat_as_cursor_stretches(struct kunit *test)
 
 /* ---- the attribution, against a model ------------------------------ */
 
-/* The row of @key in @t, or -1. */
-static int find_row(const struct vmlat_as_table *t, u64 key)
-{
-	int i;
-
-	for (i = 0; i < VMLAT_AS_SLOTS; i++)
-		if (t->slot[i].hits && t->slot[i].key == key)
-			return i;
-	return -1;
-}
-
 #define MAX_KEYS	64
 
 struct as_model {
@@ -242,7 +231,7 @@ static void check_model(struct kunit *test, struct as_model *m,
 		total += wt;
 		for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
 			sum.ns[i] += w->ns[i];
-		r = find_row(&m->t, key_of(id));
+		r = vmlat_as_table_find(&m->t, key_of(id));
 		if (r < 0) {
 			KUNIT_EXPECT_LE_MSG(test, wt - vmlat_as_total(&s.t) *
 					    (id == id_of(s.key)), least,
@@ -280,7 +269,7 @@ static void check_model(struct kunit *test, struct as_model *m,
 		if ((vmlat_as_total(&m->want[id]) - (id == id_of(s.key) ?
 		     vmlat_as_total(&s.t) : 0)) * VMLAT_AS_SLOTS >
 		    total - vmlat_as_total(&s.t))
-			KUNIT_EXPECT_GE_MSG(test, find_row(&m->t, key_of(id)),
+			KUNIT_EXPECT_GE_MSG(test, vmlat_as_table_find(&m->t, key_of(id)),
 					    0, "%u: heavy key %u has a row",
 					    seed, id);
 
@@ -471,16 +460,6 @@ static void add_time(struct vmlat_as_table *t, u64 key, u64 ns)
 	vmlat_as_table_add(t, &st);
 }
 
-static int row_with(const struct vmlat_as_table *t, u64 key)
-{
-	int i;
-
-	for (i = 0; i < VMLAT_AS_SLOTS; i++)
-		if (t->slot[i].hits && t->slot[i].key == key)
-			return i;
-	return -1;
-}
-
 static void vmlat_as_names_bounded(struct kunit *test)
 {
 	struct vmlat_as_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
@@ -517,7 +496,7 @@ static void vmlat_as_names_bounded(struct kunit *test)
 			vmlat_as_name_find(n, (u64)i << 20);
 
 		KUNIT_EXPECT_TRUE_MSG(test, got && got->tgid == (u32)i, "row %d", i);
-		rows += row_with(t, (u64)i << 20) >= 0;
+		rows += vmlat_as_table_find(t, (u64)i << 20) >= 0;
 	}
 	KUNIT_EXPECT_EQ(test, rows, 12U);
 	KUNIT_EXPECT_EQ(test, memcmp(before, t, sizeof(*t)), 0);
@@ -539,7 +518,7 @@ static void vmlat_as_names_new_ends_row(struct kunit *test)
 	add_time(t, key, 5000);
 	/* the same process again (the list at load): nothing ends */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, key, 10, 0, 2), TAKEN);
-	KUNIT_EXPECT_GE(test, row_with(t, key), 0);
+	KUNIT_EXPECT_GE(test, vmlat_as_table_find(t, key), 0);
 	KUNIT_EXPECT_EQ(test, n->ended, 0ULL);
 	/* said new by the same process (its fork, after the list): no end */
 	KUNIT_EXPECT_EQ(test, name_call(n, t, key | VMLAT_HC_NAME_NEW, 10, 0, 2),
@@ -549,7 +528,7 @@ static void vmlat_as_names_new_ends_row(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, name_call(n, t, key | VMLAT_HC_NAME_NEW, 11, 0, 3),
 			TAKEN);
 	KUNIT_EXPECT_EQ(test, n->ended, 1ULL);
-	KUNIT_EXPECT_LT(test, row_with(t, key), 0);
+	KUNIT_EXPECT_LT(test, vmlat_as_table_find(t, key), 0);
 	for (e = -1, r = 0; r < VMLAT_AS_SLOTS; r++)
 		if (t->slot[r].hits && vmlat_as_key_ended(t->slot[r].key))
 			e = r;
@@ -563,7 +542,7 @@ static void vmlat_as_names_new_ends_row(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, got && got->tgid == 11);
 	/* the new process's time is a row of its own */
 	add_time(t, key, 700);
-	r = row_with(t, key);
+	r = vmlat_as_table_find(t, key);
 	KUNIT_ASSERT_GE(test, r, 0);
 	KUNIT_EXPECT_EQ(test, t->row[r].t.ns[VMLAT_AS_GUEST], 700ULL);
 	/* new again without time: a name to replace, no row to end */
