@@ -18,6 +18,8 @@ void vmlat_debugfs_tables_create(struct dentry *dir);
 void vmlat_debugfs_reports_create(struct dentry *dir);
 
 void vmlat_seq_comm(struct seq_file *m, const char *comm);
+void vmlat_seq_guest_process(struct seq_file *m, u32 tgid, const char *comm,
+			     const char *unnamed);
 void vmlat_seq_json_str(struct seq_file *m, const char *comm);
 const char *vmlat_knob_from_user(const char __user *ubuf, size_t count,
 				 char *buf, size_t size);

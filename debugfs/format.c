@@ -36,6 +36,24 @@ void vmlat_seq_comm(struct seq_file *m, const char *comm)
 }
 
 /**
+ * vmlat_seq_guest_process() - a guest process in a table: "pid comm"
+ * @m:		the file
+ * @tgid:	its pid in the guest; 0: the guest named none
+ * @comm:	its name (an empty one is "-")
+ * @unnamed:	what stands for both when @tgid is 0
+ */
+void vmlat_seq_guest_process(struct seq_file *m, u32 tgid, const char *comm,
+			     const char *unnamed)
+{
+	if (!tgid) {
+		seq_puts(m, unnamed);
+		return;
+	}
+	seq_printf(m, "%u ", tgid);
+	vmlat_seq_comm(m, comm);
+}
+
+/**
  * vmlat_seq_json_str() - a task name as a JSON string, quoted
  * @m:		the file
  * @comm:	the name (TASK_COMM_LEN bytes at most, NUL-terminated)

@@ -32,18 +32,10 @@ static const char *const vmlat_snap_names[] = {
 /* "pid comm" of a guest address space, as its guest names it; "- -". */
 static void report_as_name(struct seq_file *m, pid_t vm_pid, u64 as)
 {
-	char comm[VMLAT_AS_COMM_LEN];
-	u32 tgid;
+	struct vmlat_view_as a = { .key = as };
 
-	if (!vmlat_view_as_name(vm_pid, as, &tgid, comm)) {
-		seq_puts(m, "- -");
-		return;
-	}
-	seq_printf(m, "%u ", tgid);
-	if (comm[0])
-		vmlat_seq_comm(m, comm);
-	else
-		seq_putc(m, '-');
+	vmlat_view_as_name(vm_pid, &a);
+	vmlat_seq_guest_process(m, a.tgid, a.comm, "- -");
 }
 
 static void report_show_one(struct seq_file *m, const struct vmlat_report *r)

@@ -360,24 +360,6 @@ DEFINE_SHOW_ATTRIBUTE(steal);
 
 /* ---- guest address spaces -------------------------------------------- */
 
-/*
- * An address space's process, "pid comm": as its guest named it; else
- * "- kernel" if only the guest kernel was seen running in it, "- -" if
- * not.
- */
-static void guest_task_name(struct seq_file *m, const struct vmlat_view_as *a)
-{
-	if (!a->tgid) {
-		seq_puts(m, a->row.user ? "- -" : "- kernel");
-		return;
-	}
-	seq_printf(m, "%u ", a->tgid);
-	if (a->comm[0])
-		vmlat_seq_comm(m, a->comm);
-	else
-		seq_putc(m, '-');
-}
-
 /* The names line of a VM whose guest gave any. */
 static void guest_task_names(struct seq_file *m, pid_t pid,
 			     const struct vmlat_view_guest_tasks *g)
@@ -412,7 +394,14 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 		vmlat_view_guest_tasks(&b->list, i, now, g);
 		for (j = 0; j < g->nr; j++) {
 			seq_printf(m, "%d 0x%llx ", v.pid, g->as[j].key);
-			guest_task_name(m, &g->as[j]);
+			/*
+			 * As its guest named it; else "kernel" if only the
+			 * guest kernel was seen running in it.
+			 */
+			vmlat_seq_guest_process(m, g->as[j].tgid,
+						g->as[j].comm,
+						g->as[j].row.user ?
+						"- -" : "- kernel");
 			guest_task_row(&g->as[j].row, &r);
 			vmlat_cols_text(m, COLS(guest_task_cols), &r);
 			seq_putc(m, '\n');

@@ -393,26 +393,22 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 /**
  * vmlat_view_as_name() - what a VM's guest named an address space
  * @vm_pid:	the VM's VMM process (its newest VM, if more than one)
- * @key:	the address space (0: none)
- * @tgid:	set to the guest process
- * @comm:	set to its name, VMLAT_AS_COMM_LEN bytes
+ * @a:		the address space: @a->key (0: none) in, @a->tgid and
+ *		@a->comm set if its guest named it (@a->tgid stays 0 if not)
  *
  * The name the guest gives the root now: an event or report from before
  * the root went to a new process is named after that one.
  *
  * Context: process context (one pass over the VM table).
- * Return: true if it has a name.
  */
-bool vmlat_view_as_name(pid_t vm_pid, u64 key, u32 *tgid, char *comm)
+void vmlat_view_as_name(pid_t vm_pid, struct vmlat_view_as *a)
 {
-	const struct vmlat_as_name *name;
 	struct vmlat_vm *vm = NULL;
 	unsigned long flags;
 	unsigned int i;
-	bool found = false;
 
-	if (!key)
-		return false;
+	if (!a->key)
+		return;
 	for (i = 0; i < vmlat_max_vms; i++) {
 		if (!vmlat_vm_in_use(&vmlat_vms[i]) ||
 		    READ_ONCE(vmlat_vms[i].pid) != vm_pid)
@@ -421,16 +417,10 @@ bool vmlat_view_as_name(pid_t vm_pid, u64 key, u32 *tgid, char *comm)
 			vm = &vmlat_vms[i];
 	}
 	if (!vm)
-		return false;
+		return;
 	raw_spin_lock_irqsave(&vm->lock, flags);
-	name = vmlat_as_name_find(&vm->names, key);
-	if (name) {
-		*tgid = name->tgid;
-		memcpy(comm, name->comm, VMLAT_AS_COMM_LEN);
-		found = true;
-	}
+	vmlat_view_as_named(&vm->names, a);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
-	return found;
 }
 
 /**

@@ -275,7 +275,7 @@ u64 vmlat_view_nested_exits(const struct vmlat_vm *vm, enum vmlat_nested_by by,
 			    int slot);
 
 bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v);
-bool vmlat_view_as_name(pid_t vm_pid, u64 key, u32 *tgid, char *comm);
+void vmlat_view_as_name(pid_t vm_pid, struct vmlat_view_as *a);
 void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 			    u64 now, struct vmlat_view_guest_tasks *g);
 unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
