@@ -207,14 +207,19 @@ static const char *vmlat_guest_routed_away(void)
 	return NULL;
 }
 
-/* The hypercall, with RBX in and out (kvm_hypercall4() has it in only). */
-static long vmlat_guest_hypercall(u64 *rbx, u64 g1, u64 prev_g2, u64 seq)
+/*
+ * vmlat's hypercall, with RBX in and out (kvm_hypercall4() has it in
+ * only), and RDI (the name call's): the clock sync and the name calls.
+ */
+static long vmlat_guest_hypercall(u64 *rbx, u64 rcx, u64 rdx, u64 rsi,
+				  u64 rdi)
 {
 	long ret;
 
 	asm volatile(KVM_HYPERCALL
 		     : "=a"(ret), "+b"(*rbx)
-		     : "a"(VMLAT_HC_NR), "c"(g1), "d"(prev_g2), "S"(seq)
+		     : "a"(VMLAT_HC_NR), "c"(rcx), "d"(rdx), "S"(rsi),
+		       "D"(rdi)
 		     : "memory");
 	return ret;
 }
@@ -296,7 +301,7 @@ static void vmlat_guest_exchange(struct work_struct *work)
 	/* Nothing of this guest between the clock reads and the call. */
 	local_irq_save(flags);
 	g1 = guest_clock();
-	ret = vmlat_guest_hypercall(&rbx, g1, st.prev_g2, st.seq);
+	ret = vmlat_guest_hypercall(&rbx, g1, st.prev_g2, st.seq, 0);
 	g2 = guest_clock();
 	local_irq_restore(flags);
 
@@ -409,11 +414,34 @@ static u64 vmlat_name_root(struct mm_struct *mm)
 	return __sme_pa(mm->pgd);
 }
 
-/* Fill @n for @mm's process @p; @new: a new address space. */
-static void vmlat_name_of(struct vmlat_name *n, struct task_struct *p,
-			  struct mm_struct *mm, bool new)
+/*
+ * The root of process @p's address space, from any of its threads that
+ * has it (the leader may have exited), as find_lock_task_mm() finds it.
+ * Context: rcu_read_lock() held, process context (task_lock()).
+ * Return: false if none has one (it is exiting).
+ */
+static bool vmlat_process_root(struct task_struct *p, u64 *root)
 {
-	n->root = vmlat_name_root(mm) | (new ? VMLAT_HC_NAME_NEW : 0);
+	struct task_struct *t;
+	struct mm_struct *mm;
+
+	for_each_thread(p, t) {
+		task_lock(t);
+		mm = t->mm;
+		if (mm)
+			*root = vmlat_name_root(mm);
+		task_unlock(t);
+		if (mm)
+			return true;
+	}
+	return false;
+}
+
+/* Fill @n for process @p of @root; @new: a new address space. */
+static void vmlat_name_of(struct vmlat_name *n, struct task_struct *p,
+			  u64 root, bool new)
+{
+	n->root = root | (new ? VMLAT_HC_NAME_NEW : 0);
 	n->tgid = p->tgid;
 	n->runtime = p->se.sum_exec_runtime;
 	/* As tracepoints copy it: no task_lock() in a probe. */
@@ -430,7 +458,8 @@ static void vmlat_names_queue(struct task_struct *p, struct mm_struct *mm)
 	raw_spin_lock_irqsave(&vmlat_names_ring_lock, flags);
 	if (ring.len < VMLAT_NAMES_RING) {
 		vmlat_name_of(&ring.e[(ring.head + ring.len) %
-				      VMLAT_NAMES_RING], p, mm, true);
+				      VMLAT_NAMES_RING], p,
+			      vmlat_name_root(mm), true);
 		ring.len++;
 		ring.queued++;
 	} else {
@@ -480,6 +509,15 @@ static int vmlat_name_cmp(const void *a, const void *b)
 	return x->runtime < y->runtime ? -1 : x->runtime > y->runtime;
 }
 
+/* Drop the list being sent (a new one replaces it, or none is sent). */
+static void vmlat_names_drop_list(void)
+{
+	kvfree(nm.list);
+	nm.list = NULL;
+	nm.list_len = 0;
+	nm.list_next = 0;
+}
+
 /*
  * A list of every process (that has an address space), least CPU time
  * first: the busiest are the freshest in the host's cache; for a refresh,
@@ -491,18 +529,15 @@ static void vmlat_names_list(bool refresh)
 	unsigned int n = 0;
 	u64 over = 0;
 
-	kvfree(nm.list);
+	vmlat_names_drop_list();
 	nm.list = kvmalloc_array(VMLAT_NAMES_LIST_MAX, sizeof(*nm.list),
 				 GFP_KERNEL);
-	nm.list_len = 0;
-	nm.list_next = 0;
 	if (!nm.list)
 		return;		/* the caller tries again later */
 	rcu_read_lock();
 	for_each_process(p) {
 		struct task_struct *t;
-		u64 runtime = 0;
-		bool named = false;
+		u64 root, runtime = 0;
 
 		if (p->flags & PF_KTHREAD)
 			continue;
@@ -510,23 +545,13 @@ static void vmlat_names_list(bool refresh)
 			over++;
 			continue;
 		}
-		/*
-		 * A thread that has the address space (the leader may have
-		 * exited), as find_lock_task_mm() does; the CPU time of all.
-		 */
-		for_each_thread(p, t) {
+		if (!vmlat_process_root(p, &root))
+			continue;
+		/* The CPU time of all its threads. */
+		for_each_thread(p, t)
 			runtime += t->se.sum_exec_runtime;
-			if (named)
-				continue;
-			task_lock(t);
-			if (t->mm) {
-				vmlat_name_of(&nm.list[n], p, t->mm, false);
-				named = true;
-			}
-			task_unlock(t);
-		}
-		if (named)
-			nm.list[n++].runtime = runtime;
+		vmlat_name_of(&nm.list[n], p, root, false);
+		nm.list[n++].runtime = runtime;
 	}
 	rcu_read_unlock();
 	sort(nm.list, n, sizeof(*nm.list), vmlat_name_cmp, NULL);
@@ -549,11 +574,7 @@ static u64 vmlat_names_call(const struct vmlat_name *n)
 	long ret;
 
 	memcpy(c, n->comm, min(sizeof(c), sizeof(n->comm)));
-	asm volatile(KVM_HYPERCALL
-		     : "=a"(ret), "+b"(rbx)
-		     : "a"(VMLAT_HC_NR), "c"(n->root), "d"((u64)n->tgid),
-		       "S"(c[0]), "D"(c[1])
-		     : "memory");
+	ret = vmlat_guest_hypercall(&rbx, n->root, n->tgid, c[0], c[1]);
 	nm.calls++;
 	return ret == -KVM_ENOSYS && VMLAT_HC_IS_REPLY(rbx) ? rbx : 0;
 }
@@ -566,25 +587,14 @@ static u64 vmlat_names_call(const struct vmlat_name *n)
  */
 static bool vmlat_name_current(const struct vmlat_name *n)
 {
-	struct task_struct *p, *t;
-	bool ok = false;
+	struct task_struct *p;
+	bool ok;
+	u64 root;
 
 	rcu_read_lock();
 	p = pid_task(find_pid_ns(n->tgid, &init_pid_ns), PIDTYPE_PID);
-	if (p) {
-		for_each_thread(p, t) {
-			bool has;
-
-			task_lock(t);
-			has = t->mm;
-			if (has)
-				ok = vmlat_name_root(t->mm) ==
-				     (n->root & ~VMLAT_HC_NAME_NEW);
-			task_unlock(t);
-			if (has)
-				break;
-		}
-	}
+	ok = p && vmlat_process_root(p, &root) &&
+	     root == (n->root & ~VMLAT_HC_NAME_NEW);
 	rcu_read_unlock();
 	return ok;
 }
@@ -631,15 +641,6 @@ static bool vmlat_names_next(struct vmlat_name *n, bool *from_list,
 		return true;
 	*from_list = true;
 	return !list_first && vmlat_names_next_listed(n);
-}
-
-/* Drop the list being sent (a new one replaces it, or none is sent). */
-static void vmlat_names_drop_list(void)
-{
-	kvfree(nm.list);
-	nm.list = NULL;
-	nm.list_len = 0;
-	nm.list_next = 0;
 }
 
 static void vmlat_names_pop(bool from_list)
