@@ -231,7 +231,60 @@ static void guest_task_row(const struct vmlat_as_row *a,
 	r->slices = a->slices;
 }
 
+/* The same as JSON members, its opening brace printed. */
+static void exit_slot_json(struct seq_file *m, int slot)
+{
+	seq_printf(m, "\"isa\":\"%s\",\"code\":%llu,\"name\":\"%s\"",
+		   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
+		   vmlat_exit_slot_code(slot), vmlat_exit_slot_name(slot));
+}
+
 #define COLS(c)	c, ARRAY_SIZE(c)
+
+/* @r's used entries, most handling time first: their indexes. */
+static unsigned int guest_task_reasons_rank(const struct vmlat_as_reasons *r,
+					    u8 idx[VMLAT_AS_REASONS])
+{
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < VMLAT_AS_REASONS; i++) {
+		if (!r->slot[i])
+			continue;
+		for (j = n; j > 0 && r->ns[idx[j - 1]] < r->ns[i]; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * An address space's exit handling by reason, most first: in text
+ * "NAME:count:ns,..." (or "-"), in JSON a list of objects.
+ */
+static void guest_task_reasons(struct seq_file *m,
+			       const struct vmlat_as_reasons *r, bool json)
+{
+	u8 idx[VMLAT_AS_REASONS];
+	unsigned int j, n = guest_task_reasons_rank(r, idx);
+	int slot;
+
+	if (!json && !n)
+		seq_puts(m, " -");
+	for (j = 0; j < n; j++) {
+		slot = r->slot[idx[j]] - 1;
+		if (json) {
+			seq_printf(m, "%s{", j ? "," : "");
+			exit_slot_json(m, slot);
+			seq_printf(m, ",\"count\":%u,\"ns\":%llu}",
+				   r->count[idx[j]], r->ns[idx[j]]);
+		} else {
+			seq_printf(m, "%c%s:%u:%llu", j ? ',' : ' ',
+				   vmlat_exit_slot_name(slot),
+				   r->count[idx[j]], r->ns[idx[j]]);
+		}
+	}
+}
 
 /* ---- the work area of one read --------------------------------------- */
 
@@ -388,7 +441,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 	g = &b->gt;
 	seq_puts(m, "# vm_pid as pid comm");
 	vmlat_cols_header(m, COLS(guest_task_cols));
-	seq_putc(m, '\n');
+	seq_puts(m, " exit_reasons\n");
 	for (i = 0; i < b->nr_vms; i++) {
 		vmlat_view_vm(b->vms[i], &v);
 		vmlat_view_guest_tasks(&b->list, i, now, g);
@@ -404,12 +457,14 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 						"- -" : "- kernel");
 			guest_task_row(&g->as[j].row, &r);
 			vmlat_cols_text(m, COLS(guest_task_cols), &r);
+			guest_task_reasons(m, &g->as[j].row.reasons, false);
 			seq_putc(m, '\n');
 		}
 		if (g->evicted || g->other.slices) {
 			seq_printf(m, "%d other - -", v.pid);
 			guest_task_row(&g->other, &r);
 			vmlat_cols_text(m, COLS(guest_task_cols), &r);
+			guest_task_reasons(m, &g->other.reasons, false);
 			seq_printf(m, "\n# vm_pid %d evicted %llu\n", v.pid,
 				   g->evicted);
 		}
@@ -426,14 +481,6 @@ DEFINE_SHOW_ATTRIBUTE(guest_tasks);
 static void exit_slot_text(struct seq_file *m, int slot)
 {
 	seq_printf(m, " %s 0x%llx %s",
-		   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
-		   vmlat_exit_slot_code(slot), vmlat_exit_slot_name(slot));
-}
-
-/* The same as JSON members, its opening brace printed. */
-static void exit_slot_json(struct seq_file *m, int slot)
-{
-	seq_printf(m, "\"isa\":\"%s\",\"code\":%llu,\"name\":\"%s\"",
 		   vmlat_exit_isa_name(vmlat_exit_slot_isa(slot)),
 		   vmlat_exit_slot_code(slot), vmlat_exit_slot_name(slot));
 }
@@ -908,11 +955,16 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 		}
 		guest_task_row(&g->as[j].row, &r);
 		vmlat_cols_json(m, COLS(guest_task_cols), &r);
-		seq_putc(m, '}');
+		seq_puts(m, ",\"exit_reasons\":[");
+		guest_task_reasons(m, &g->as[j].row.reasons, true);
+		seq_puts(m, "]}");
 	}
 	guest_task_row(&g->other, &r);
 	seq_puts(m, "],\"guest_tasks_other\":");
-	json_obj(m, COLS(guest_task_cols), &r);
+	vmlat_cols_json_open(m, COLS(guest_task_cols), &r);
+	seq_puts(m, ",\"exit_reasons\":[");
+	guest_task_reasons(m, &g->other.reasons, true);
+	seq_puts(m, "]}");
 	seq_printf(m, ",\"guest_tasks_evicted\":%llu", g->evicted);
 	seq_printf(m, ",\"guest_names\":{\"held\":%u,\"calls\":%llu,\"taken\":%llu,\"limited\":%llu,\"malformed\":%llu,\"user\":%llu,\"dropped\":%llu,\"ended\":%llu}",
 		   g->names_held, g->names.calls, g->names.taken,

@@ -215,6 +215,28 @@ static __always_inline void vmlat_vcpu_catch_up(struct vmlat_vcpu *vc)
 }
 
 /*
+ * Module parameter guest_tasks: follow the guests' address spaces (read
+ * the guest's CR3 at every exit, guest_tasks). At load only: a cursor
+ * that stopped would go on counting stale stretches.
+ */
+static bool vmlat_gta = true;
+module_param_named(guest_tasks, vmlat_gta, bool, 0444);
+MODULE_PARM_DESC(guest_tasks, "Follow guest processes by their CR3 at every VM exit (default Y); set at load");
+static DEFINE_STATIC_KEY_TRUE(vmlat_gta_on);
+
+/*
+ * An exit of @vc completed, @ns of handling: to its address space's
+ * reasons (aspace.h).
+ * Context: in a write section of @vc->seq.
+ */
+static __always_inline void vmlat_vcpu_as_exit(struct vmlat_vcpu *vc,
+					       int slot, u64 ns)
+{
+	if (static_branch_likely(&vmlat_gta_on))
+		vmlat_as_cursor_exit(&vc->acct.as, slot, ns);
+}
+
+/*
  * One event of @vc, under its lock; @by: for a switch-in, who ran the
  * longest slice while it waited (what a completed preemption or wait is
  * attributed to).
@@ -240,6 +262,8 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_vcpu_catch_up(vc);
 	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
+	if (done.kind == VMLAT_DONE_EXIT)
+		vmlat_vcpu_as_exit(vc, slot, done.ns);
 	count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin, nslot, now, nd);
 	raw_write_seqcount_end(&vc->seq);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
@@ -280,9 +304,12 @@ static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
 		raw_write_seqcount_begin(&vc->seq);
 		vmlat_vcpu_catch_up(vc);
 		ok = vmlat_acct_owner(&vc->acct, ev, hlt, now, &done);
-		if (likely(ok))
+		if (likely(ok)) {
+			if (done.kind == VMLAT_DONE_EXIT)
+				vmlat_vcpu_as_exit(vc, vc->exit_slot, done.ns);
 			count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin,
 						      nslot, now, nd);
+		}
 		raw_write_seqcount_end(&vc->seq);
 		if (likely(ok)) {
 			if (done.kind == VMLAT_DONE_EXIT)
@@ -397,16 +424,6 @@ static void vmlat_owner_nested(struct vmlat_vcpu *vc,
 	fn(&vc->acct.nested);
 	vmlat_owner_write_end(vc, locked, flags);
 }
-
-/*
- * Module parameter guest_tasks: follow the guests' address spaces (read
- * the guest's CR3 at every exit, guest_tasks). At load only: a cursor
- * that stopped would go on counting stale stretches.
- */
-static bool vmlat_gta = true;
-module_param_named(guest_tasks, vmlat_gta, bool, 0444);
-MODULE_PARM_DESC(guest_tasks, "Follow guest processes by their CR3 at every VM exit (default Y); set at load");
-static DEFINE_STATIC_KEY_TRUE(vmlat_gta_on);
 
 /* Context: process context, before any probe is attached. */
 int vmlat_events_init(void)

@@ -3,7 +3,76 @@
  * Guest address spaces (pure logic, see aspace.h).
  */
 #include "aspace.h"
+#include "exit_codes.h"
 #include "vmlat_hypercall.h"
+
+static_assert(VMLAT_EXIT_NR_SLOTS < 0xffff, "an exit slot + 1 fits a u16");
+
+/**
+ * vmlat_as_reasons_add() - add exits of one reason to a list
+ * @r:		the list
+ * @slot1:	the reason's exit slot + 1
+ * @ns:		their handling time
+ * @count:	how many
+ *
+ * To its entry, or a free one; a full list gives its least entry up to
+ * them if they have more time (the least one's time then counts as the
+ * exit handling left out of the list), else leaves them out.
+ */
+void vmlat_as_reasons_add(struct vmlat_as_reasons *r, u16 slot1, u64 ns,
+			  u32 count)
+{
+	int i, least = 0;
+
+	for (i = 0; i < VMLAT_AS_REASONS; i++) {
+		if (r->slot[i] == slot1 || !r->slot[i])
+			break;
+		if (r->ns[i] < r->ns[least])
+			least = i;
+	}
+	if (i == VMLAT_AS_REASONS) {
+		if (ns <= r->ns[least])
+			return;
+		i = least;
+	}
+	if (r->slot[i] != slot1) {
+		r->slot[i] = slot1;
+		r->ns[i] = 0;
+		r->count[i] = 0;
+	}
+	r->ns[i] += ns;
+	r->count[i] += count;
+}
+
+/**
+ * vmlat_as_reasons_merge() - add a list to another
+ * @to:		the list added to
+ * @from:	the list added
+ */
+void vmlat_as_reasons_merge(struct vmlat_as_reasons *to,
+			    const struct vmlat_as_reasons *from)
+{
+	int i;
+
+	for (i = 0; i < VMLAT_AS_REASONS; i++)
+		if (from->slot[i])
+			vmlat_as_reasons_add(to, from->slot[i], from->ns[i],
+					     from->count[i]);
+}
+
+/**
+ * vmlat_as_reasons_total() - the handling time a list holds
+ * @r:	the list
+ */
+u64 vmlat_as_reasons_total(const struct vmlat_as_reasons *r)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < VMLAT_AS_REASONS; i++)
+		sum += r->ns[i];
+	return sum;
+}
 
 /* The sum of @t's times: an address space's weight in its table. */
 u64 vmlat_as_total(const struct vmlat_as_times *t)
@@ -54,6 +123,7 @@ void vmlat_as_cursor_stretch(const struct vmlat_as_cursor *c,
 	s->key = c->key;
 	s->user = c->user;
 	vmlat_as_diff(now, &c->base, &s->t);
+	s->reasons = c->reasons;
 }
 
 /**
@@ -80,6 +150,7 @@ bool vmlat_as_cursor_move(struct vmlat_as_cursor *c, u64 key,
 		vmlat_as_cursor_stretch(c, now, s);
 	c->key = key;
 	c->base = *now;
+	memset(&c->reasons, 0, sizeof(c->reasons));
 	c->user = false;
 	return had;
 }
@@ -94,13 +165,15 @@ void vmlat_as_table_init(struct vmlat_as_table *t)
 }
 
 static void vmlat_as_row_add(struct vmlat_as_row *r,
-			     const struct vmlat_as_times *t, u64 slices,
-			     bool user)
+			     const struct vmlat_as_times *t,
+			     const struct vmlat_as_reasons *reasons,
+			     u64 slices, bool user)
 {
 	int i;
 
 	for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
 		r->t.ns[i] += t->ns[i];
+	vmlat_as_reasons_merge(&r->reasons, reasons);
 	r->slices += slices;
 	r->user |= user;
 }
@@ -132,7 +205,7 @@ int vmlat_as_table_find(const struct vmlat_as_table *t, u64 key)
 void vmlat_as_row_merge(struct vmlat_as_row *r,
 			const struct vmlat_as_stretch *s)
 {
-	vmlat_as_row_add(r, &s->t, 1, s->user);
+	vmlat_as_row_add(r, &s->t, &s->reasons, 1, s->user);
 }
 
 /**
@@ -162,12 +235,13 @@ unsigned int vmlat_as_table_add(struct vmlat_as_table *t,
 		 * its times go to "other".
 		 */
 		if (r->slices) {
-			vmlat_as_row_add(&t->other, &r->t, r->slices, r->user);
+			vmlat_as_row_add(&t->other, &r->t, &r->reasons,
+					 r->slices, r->user);
 			t->evicted++;
 		}
 		memset(r, 0, sizeof(*r));
 	}
-	vmlat_as_row_add(r, &s->t, 1, s->user);
+	vmlat_as_row_add(r, &s->t, &s->reasons, 1, s->user);
 	return i;
 }
 

@@ -70,15 +70,45 @@ struct vmlat_as_times {
 	u64 ns[VMLAT_NR_AS_TIMES];
 };
 
+/*
+ * Exit handling by reason (type-2 steal, [P3]): the VMLAT_AS_REASONS
+ * reasons with the most handling time, each with its completed exits'
+ * time and count. A full list takes a new reason in place of its least
+ * one if the newcomer has more time; the one left out (and the exits of
+ * clock sync, undecoded exits, an exit in progress) is what
+ * VMLAT_AS_EXIT has beyond the list's sum.
+ */
+#define VMLAT_AS_REASONS	6
+
+/**
+ * struct vmlat_as_reasons - an address space's exit handling by reason
+ * @ns:		each reason's completed exits' handling time
+ * @count:	how many exits
+ * @slot:	its exit slot (exit_codes.h) + 1; 0: a free entry
+ */
+struct vmlat_as_reasons {
+	u64 ns[VMLAT_AS_REASONS];
+	u32 count[VMLAT_AS_REASONS];
+	u16 slot[VMLAT_AS_REASONS];
+};
+
+void vmlat_as_reasons_add(struct vmlat_as_reasons *r, u16 slot1, u64 ns,
+			  u32 count);
+void vmlat_as_reasons_merge(struct vmlat_as_reasons *to,
+			    const struct vmlat_as_reasons *from);
+u64 vmlat_as_reasons_total(const struct vmlat_as_reasons *r);
+
 /**
  * struct vmlat_as_cursor - a vCPU's current address space
  * @key:	its key, or VMLAT_AS_NONE before the first read
  * @base:	the vCPU's times when @key began
+ * @reasons:	its exits completed since it began, by reason
  * @user:	@key was seen at CPL 3 since it began
  */
 struct vmlat_as_cursor {
 	u64 key;
 	struct vmlat_as_times base;
+	struct vmlat_as_reasons reasons;
 	bool user;
 };
 
@@ -87,16 +117,19 @@ struct vmlat_as_cursor {
  * @key:	the address space
  * @user:	seen at CPL 3
  * @t:		its times
+ * @reasons:	its exits by reason
  */
 struct vmlat_as_stretch {
 	u64 key;
 	bool user;
 	struct vmlat_as_times t;
+	struct vmlat_as_reasons reasons;
 };
 
 /**
  * struct vmlat_as_row - one address space of a VM
  * @t:		its times
+ * @reasons:	its exit handling by reason (of @t's VMLAT_AS_EXIT)
  * @slices:	stretches of a vCPU in it: from an exit that found the vCPU
  *		running it after another, to the exit that found another
  * @user:	it was seen running guest user code (CPL 3); never: only
@@ -105,6 +138,7 @@ struct vmlat_as_stretch {
  */
 struct vmlat_as_row {
 	struct vmlat_as_times t;
+	struct vmlat_as_reasons reasons;
 	u64 slices;
 	bool user;
 };
@@ -132,6 +166,32 @@ bool vmlat_as_cursor_move(struct vmlat_as_cursor *c, u64 key,
 void vmlat_as_cursor_stretch(const struct vmlat_as_cursor *c,
 			     const struct vmlat_as_times *now,
 			     struct vmlat_as_stretch *s);
+
+/**
+ * vmlat_as_cursor_exit() - an exit of the cursor's address space completed
+ * @c:		a vCPU's cursor
+ * @slot:	its exit slot; < 0 (undecoded, clock sync): not counted
+ * @ns:		its handling time
+ *
+ * At every exit: the reason found in the list is the inline case.
+ */
+static inline void vmlat_as_cursor_exit(struct vmlat_as_cursor *c, int slot,
+					u64 ns)
+{
+	struct vmlat_as_reasons *r = &c->reasons;
+	int i;
+
+	if (slot < 0 || c->key == VMLAT_AS_NONE)
+		return;
+	for (i = 0; i < VMLAT_AS_REASONS; i++) {
+		if (r->slot[i] == slot + 1) {
+			r->ns[i] += ns;
+			r->count[i]++;
+			return;
+		}
+	}
+	vmlat_as_reasons_add(r, slot + 1, ns, 1);
+}
 
 void vmlat_as_table_init(struct vmlat_as_table *t);
 unsigned int vmlat_as_table_add(struct vmlat_as_table *t,

@@ -101,6 +101,8 @@ static void vmlat_as_cursor_stretches(struct kunit *test)
 /* ---- the attribution, against a model ------------------------------ */
 
 #define MAX_KEYS	64
+/* Exit reasons: slots 0..MAX_REASONS-1, and undecoded (slot -1) last. */
+#define MAX_REASONS	12
 
 struct as_model {
 	struct vmlat_vcpu_acct a;
@@ -108,9 +110,15 @@ struct as_model {
 	u64 now;
 	bool keyed;			/* the cursor has a key */
 	unsigned int last;		/* the key of the last step */
+	unsigned int nr_reasons;	/* reasons the exits draw from */
+	u64 step_exit;			/* the step's exit handling */
+	u64 done_mismatch;		/* completed exits not of that time */
 	struct vmlat_as_times first;	/* the times at the first key */
 	struct vmlat_as_times want[MAX_KEYS];	/* per key id, exact */
 	u64 want_slices[MAX_KEYS];
+	/* per key id and reason (undecoded at MAX_REASONS): ns and count */
+	u64 want_rns[MAX_KEYS][MAX_REASONS + 1];
+	u64 want_rcount[MAX_KEYS][MAX_REASONS + 1];
 	bool user[MAX_KEYS];
 };
 
@@ -148,6 +156,8 @@ static u64 model_add(struct as_model *m, unsigned int id, int i, u64 ns)
 {
 	if (i >= 0)
 		m->want[id].ns[i] += ns;
+	if (i == VMLAT_AS_EXIT)
+		m->step_exit += ns;
 	m->now += ns;
 	return m->now;
 }
@@ -163,10 +173,14 @@ static void model_step(struct as_model *m, u64 *rng, unsigned int nr_keys,
 {
 	struct vmlat_done done;
 	unsigned int id;
+	int slot;
 	u64 t;
 
 	/* the heavy key runs most of the time */
 	id = lcg_below(rng, 4) ? heavy : lcg_below(rng, nr_keys);
+	/* its exit's reason, undecoded (-1) now and then */
+	slot = (int)lcg_below(rng, m->nr_reasons + 1) - 1;
+	m->step_exit = 0;
 	if (m->keyed && id != m->last)
 		m->want_slices[m->last]++;
 	m->last = id;
@@ -200,6 +214,75 @@ static void model_step(struct as_model *m, u64 *rng, unsigned int nr_keys,
 		break;
 	}
 	vmlat_acct_event(&m->a, VMLAT_EV_ENTRY, false, t, &done);
+	/* what the glue does with the exit it completed */
+	if (done.kind != VMLAT_DONE_EXIT || done.ns != m->step_exit) {
+		m->done_mismatch++;
+		return;
+	}
+	vmlat_as_cursor_exit(&m->a.as, slot, done.ns);
+	slot = slot < 0 ? MAX_REASONS : slot;
+	m->want_rns[id][slot] += m->step_exit;
+	m->want_rcount[id][slot]++;
+}
+
+/*
+ * Row @r's (key @id's) reasons, with @s's if it is the stretch in
+ * progress of that key (as a reader merges them), against the model:
+ * each one at most the model's, their sum at most the decoded exits';
+ * all of them exactly when there is room for every reason and nothing
+ * was evicted.
+ */
+static void check_reasons(struct kunit *test, struct as_model *m,
+			  unsigned int seed, int r, unsigned int id,
+			  const struct vmlat_as_stretch *s)
+{
+	struct vmlat_as_reasons got = m->t.row[r].reasons;
+	bool exact = !m->t.evicted && m->nr_reasons <= VMLAT_AS_REASONS;
+	u64 decoded = 0, listed = 0;
+	unsigned int k, n = 0;
+	int slot;
+
+	if (s->key == key_of(id))
+		vmlat_as_reasons_merge(&got, &s->reasons);
+	for (k = 0; k < m->nr_reasons; k++)
+		decoded += m->want_rns[id][k];
+	for (k = 0; k < VMLAT_AS_REASONS; k++) {
+		if (!got.slot[k])
+			continue;
+		slot = got.slot[k] - 1;
+		n++;
+		KUNIT_ASSERT_LT_MSG(test, slot, (int)m->nr_reasons,
+				    "%u: key %u reason %d never made", seed,
+				    id, slot);
+		KUNIT_EXPECT_LE_MSG(test, got.ns[k], m->want_rns[id][slot],
+				    "%u: key %u reason %d time", seed, id,
+				    slot);
+		KUNIT_EXPECT_LE_MSG(test, (u64)got.count[k],
+				    m->want_rcount[id][slot],
+				    "%u: key %u reason %d count", seed, id,
+				    slot);
+		if (exact) {
+			KUNIT_EXPECT_EQ_MSG(test, got.ns[k],
+					    m->want_rns[id][slot],
+					    "%u: key %u reason %d time exact",
+					    seed, id, slot);
+			KUNIT_EXPECT_EQ_MSG(test, (u64)got.count[k],
+					    m->want_rcount[id][slot],
+					    "%u: key %u reason %d count exact",
+					    seed, id, slot);
+		}
+		listed += got.ns[k];
+	}
+	KUNIT_EXPECT_LE_MSG(test, listed, decoded, "%u: key %u reasons' sum",
+			    seed, id);
+	if (!exact)
+		return;
+	for (k = 0; k < m->nr_reasons; k++)
+		n -= !!m->want_rcount[id][k];
+	KUNIT_EXPECT_EQ_MSG(test, n, 0U, "%u: key %u every reason listed",
+			    seed, id);
+	KUNIT_EXPECT_EQ_MSG(test, listed, decoded,
+			    "%u: key %u reasons' sum exact", seed, id);
 }
 
 static void check_model(struct kunit *test, struct as_model *m,
@@ -250,6 +333,7 @@ static void check_model(struct kunit *test, struct as_model *m,
 				    seed, id);
 		KUNIT_EXPECT_TRUE_MSG(test, !m->t.row[r].user || m->user[id],
 				      "%u: key %u user", seed, id);
+		check_reasons(test, m, seed, r, id, &s);
 		if (!m->t.evicted) {
 			for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
 				KUNIT_EXPECT_EQ_MSG(test, m->t.row[r].t.ns[i] +
@@ -288,10 +372,12 @@ static void check_model(struct kunit *test, struct as_model *m,
 	KUNIT_EXPECT_EQ_MSG(test, m->t.other_weight,
 			    vmlat_as_total(&m->t.other.t),
 			    "%u: other's weight", seed);
+	KUNIT_EXPECT_EQ_MSG(test, m->done_mismatch, 0ULL,
+			    "%u: exits completed with another time", seed);
 }
 
 static void run_model(struct kunit *test, unsigned int seed,
-		      unsigned int nr_keys,
+		      unsigned int nr_keys, unsigned int nr_reasons,
 		      unsigned int steps)
 {
 	struct as_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
@@ -302,28 +388,35 @@ static void run_model(struct kunit *test, unsigned int seed,
 	vmlat_acct_init(&m->a, VMLAT_EV_ENTRY, 1000);
 	vmlat_as_table_init(&m->t);
 	m->now = 1000;
+	m->nr_reasons = nr_reasons;
 	KUNIT_ASSERT_EQ(test, m->a.as.key, VMLAT_AS_NONE);
 	for (i = 0; i < steps; i++)
 		model_step(m, &rng, nr_keys, (unsigned int)(seed % nr_keys));
 	check_model(test, m, seed, nr_keys);
 }
 
-/* Fewer keys than rows: every row exact, nothing evicted. */
+/*
+ * Fewer keys than rows and reasons than a row lists: every row exact,
+ * nothing evicted, each reason's time and count exact.
+ */
 static void vmlat_as_few_keys_exact(struct kunit *test)
 {
 	unsigned int seed;
 
 	for (seed = 1; seed <= 20; seed++)
-		run_model(test, seed, VMLAT_AS_SLOTS, 2000);
+		run_model(test, seed, VMLAT_AS_SLOTS, VMLAT_AS_REASONS, 2000);
 }
 
-/* Many keys: "other" takes the evicted, the heavy key keeps its row. */
+/*
+ * Many keys and reasons: "other" takes the evicted, the heavy key keeps
+ * its row; no reason has more than it had.
+ */
 static void vmlat_as_many_keys_bounded(struct kunit *test)
 {
 	unsigned int seed;
 
 	for (seed = 100; seed < 120; seed++)
-		run_model(test, seed, MAX_KEYS, 5000);
+		run_model(test, seed, MAX_KEYS, MAX_REASONS, 5000);
 }
 
 /* A reset mid-way: stretches count from the times' new zero. */
@@ -339,6 +432,8 @@ static void vmlat_as_reset_restarts_stretch(struct kunit *test)
 	vmlat_as_cursor_move(&a.as, 0x2000, &now, &s);
 	vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 500, &done);
 	vmlat_acct_event(&a, VMLAT_EV_ENTRY, false, 700, &done);
+	vmlat_as_cursor_exit(&a.as, 3, done.ns);
+	KUNIT_EXPECT_EQ(test, a.as.reasons.count[0], 1U);
 	vmlat_acct_reset(&a, 1, 800);
 	KUNIT_EXPECT_EQ(test, a.as.key, 0x2000ULL);
 	vmlat_acct_event(&a, VMLAT_EV_EXIT, false, 1000, &done);
@@ -347,6 +442,41 @@ static void vmlat_as_reset_restarts_stretch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.key, 0x2000ULL);
 	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_GUEST], 200ULL);
 	KUNIT_EXPECT_EQ(test, s.t.ns[VMLAT_AS_EXIT], 0ULL);
+	/* the exit before the reset is gone with its time */
+	KUNIT_EXPECT_EQ(test, vmlat_as_reasons_total(&s.reasons), 0ULL);
+	KUNIT_EXPECT_EQ(test, s.reasons.slot[0], 0);
+}
+
+/*
+ * A full list of reasons: a newcomer with less time than the least one
+ * is left out, one with more takes the least one's place (from 0, its
+ * time and count its own), and a merge adds to the same reasons.
+ */
+static void vmlat_as_reasons_full(struct kunit *test)
+{
+	struct vmlat_as_reasons r = {}, r2 = {};
+	int i;
+
+	for (i = 0; i < VMLAT_AS_REASONS; i++)
+		vmlat_as_reasons_add(&r, i + 1, 10 * (i + 1), i + 1);
+	KUNIT_EXPECT_EQ(test, vmlat_as_reasons_total(&r),
+			5ULL * VMLAT_AS_REASONS * (VMLAT_AS_REASONS + 1));
+	r2 = r;
+	vmlat_as_reasons_add(&r, 40, 10, 7);	/* no more than the least */
+	KUNIT_EXPECT_EQ(test, memcmp(&r, &r2, sizeof(r)), 0);
+	vmlat_as_reasons_add(&r, 40, 11, 2);	/* more: reason 1 goes */
+	for (i = 0; i < VMLAT_AS_REASONS; i++)
+		KUNIT_EXPECT_NE(test, r.slot[i], 1);
+	KUNIT_EXPECT_EQ(test, r.slot[0], 40);
+	KUNIT_EXPECT_EQ(test, r.ns[0], 11ULL);
+	KUNIT_EXPECT_EQ(test, r.count[0], 2U);
+	vmlat_as_reasons_merge(&r, &r2);	/* reason 1 (10) left out */
+	KUNIT_EXPECT_EQ(test, r.slot[0], 40);
+	for (i = 1; i < VMLAT_AS_REASONS; i++) {
+		KUNIT_EXPECT_EQ(test, r.slot[i], i + 1);
+		KUNIT_EXPECT_EQ(test, r.ns[i], 20ULL * (i + 1));
+		KUNIT_EXPECT_EQ(test, r.count[i], 2U * (i + 1));
+	}
 }
 
 /* One gate per test: the glue's, in the VM's sync state. */
@@ -570,6 +700,7 @@ static struct kunit_case vmlat_aspace_cases[] = {
 	KUNIT_CASE(vmlat_as_few_keys_exact),
 	KUNIT_CASE(vmlat_as_many_keys_bounded),
 	KUNIT_CASE(vmlat_as_reset_restarts_stretch),
+	KUNIT_CASE(vmlat_as_reasons_full),
 	KUNIT_CASE(vmlat_as_names_checked),
 	KUNIT_CASE(vmlat_as_names_rate),
 	KUNIT_CASE(vmlat_as_names_bounded),

@@ -281,6 +281,7 @@ void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns)
 	vmlat_nested_reset(&a->nested);
 	/* The same address space, counted from the times' new zero. */
 	memset(&a->as.base, 0, sizeof(a->as.base));
+	memset(&a->as.reasons, 0, sizeof(a->as.reasons));
 	a->first_ns = a->since_ns;
 	a->reset_gen = gen;
 }
