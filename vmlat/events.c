@@ -366,29 +366,6 @@ static noinline u64 vmlat_late_exit_event(struct vmlat_vcpu *vc,
 }
 
 /*
- * @vc's thread is switched out while vmlat has it in guest mode: where
- * exits are traced late, it left the guest before (at the exit, read from
- * the TSC, or at the latest now) and its kvm_exit is still to come.
- *
- * Context: sched_switch of @vc's thread, on its CPU.
- */
-static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
-{
-	unsigned long flags;
-	u64 exit_ns;
-
-	/* The thread is in KVM_RUN (in guest mode): its vCPU is alive. */
-	exit_ns = vmlat_exit_time_ns(vc->kvm_vcpu, READ_ONCE(vc->acct.since_ns),
-				     now);
-	raw_spin_lock_irqsave(&vc->lock, flags);
-	raw_write_seqcount_begin(&vc->seq);
-	vmlat_vcpu_catch_up(vc);
-	vmlat_acct_left_guest(&vc->acct, exit_ns ?: now, true);
-	raw_write_seqcount_end(&vc->seq);
-	raw_spin_unlock_irqrestore(&vc->lock, flags);
-}
-
-/*
  * A write of the current thread's @vc's accounting outside its state
  * machine, as vmlat_owner_event() writes: without the lock while it is
  * on CPU, with it otherwise. Return: whether it took the lock (for
@@ -475,7 +452,9 @@ static noinline void vmlat_vcpu_as_user(struct vmlat_vcpu *vc)
  * to that address space (aspace.h). One load or VMREAD, and a compare;
  * the CPL too while the address space has not been seen at CPL 3.
  *
- * Context: kvm_exit of @vc's vCPU, L1 running, in its thread.
+ * Context: in @vc's thread, L1 running: its kvm_exit, or, where exits are
+ * traced late (exit_late.h), the sched_switch that takes it off CPU before
+ * its kvm_exit.
  */
 static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 					      struct kvm_vcpu *vcpu, u32 isa)
@@ -497,6 +476,37 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 		vmlat_vcpu_as_moved(vc, key, user);
 	else if (user)
 		vmlat_vcpu_as_user(vc);
+}
+
+/*
+ * @vc's thread is switched out while vmlat has it in guest mode: where
+ * exits are traced late, it left the guest before (at the exit, read from
+ * the TSC, or at the latest now) and its kvm_exit is still to come.
+ *
+ * Context: sched_switch of @vc's thread, on its CPU.
+ */
+static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
+{
+	unsigned long flags;
+	u64 exit_ns;
+
+	/* The thread is in KVM_RUN (in guest mode): its vCPU is alive. */
+	/*
+	 * The exit's address space, read where the exit left it, before its
+	 * time goes to the host's states: they are its (aspace.h), as where
+	 * kvm_exit comes first. (Its last exit's vendor: the same.)
+	 */
+	if (vc->exit_isa && !vmlat_kvm_in_l2(vc->kvm_vcpu))
+		vmlat_vcpu_aspace(vc, (struct kvm_vcpu *)vc->kvm_vcpu,
+				  vc->exit_isa);
+	exit_ns = vmlat_exit_time_ns(vc->kvm_vcpu, READ_ONCE(vc->acct.since_ns),
+				     now);
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	raw_write_seqcount_begin(&vc->seq);
+	vmlat_vcpu_catch_up(vc);
+	vmlat_acct_left_guest(&vc->acct, exit_ns ?: now, true);
+	raw_write_seqcount_end(&vc->seq);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
 }
 
 /**

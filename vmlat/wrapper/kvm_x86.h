@@ -281,7 +281,8 @@ static __always_inline bool vmlat_vmread(unsigned long field,
  *    such a guest cannot make the 64-bit call anyway.
  *
  * Context: a KVM probe in @vcpu's thread during its exit handling (the
- * kvm_exit and kvm_hypercall tracepoints), preemption off.
+ * kvm_exit and kvm_hypercall tracepoints, or its sched_switch before a late
+ * kvm_exit: vmlat_kvm_read_guest_cr3()), preemption off.
  * Return: 0 to 3, or -EOPNOTSUPP if it cannot be read (@isa unknown, the
  * VMCB pointer not plausible, @vcpu not on this CPU, the VMREAD failed).
  */
@@ -327,7 +328,10 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
  *    KVM's shadow root.
  * A guest whose state is protected (SEV-ES, TDX) has neither.
  *
- * Context: the kvm_exit tracepoint probe, as vmlat_read_exit_code().
+ * Context: the kvm_exit tracepoint probe, as vmlat_read_exit_code(); or,
+ * where kvm_exit is traced late (exit_late.h), the sched_switch that takes
+ * the vCPU's thread off CPU after the exit and before its kvm_exit (the
+ * hardware saved the exit's state; the vCPU is still loaded there).
  * Return: 0, or -EOPNOTSUPP if it cannot be read (protected state, @isa
  * unknown, VMCB pointer not plausible, @vcpu not on this CPU, VMREAD
  * failed).
