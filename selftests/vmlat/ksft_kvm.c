@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,12 +494,72 @@ static void cr3_guest_code(uint32_t n)
 	}
 }
 
+/* One vCPU's run of cr3_guest_code(): its thread's part. */
+struct cr3_vcpu_run {
+	struct vmlat_vm *vm;
+	unsigned int idx;
+	unsigned int n;
+	uint64_t deadline_ms;
+	const uint64_t *roots;
+	uint64_t exits[VMLAT_CR3_MAX];
+	uint64_t mismatches;
+	int ret;
+	char error[160];
+};
+
+static void *cr3_vcpu_thread(void *arg)
+{
+	struct cr3_vcpu_run *r = arg;
+	struct kvm_vcpu *vcpu = r->vm->vcpus[r->idx];
+	const struct kvm_run *run = vcpu->run;
+	struct kvm_sregs sregs;
+	char buf[80];
+	uint32_t k;
+
+	while (!r->ret && vmlat_now_ms() < r->deadline_ms) {
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			r->ret = vmlat_errorf(r->error, sizeof(r->error), -errno,
+					      "vCPU %u KVM_RUN: %s", r->idx,
+					      strerror(errno));
+			break;
+		}
+		switch (run->exit_reason) {
+		case KVM_EXIT_IO:
+			memcpy(&k, (const uint8_t *)run + run->io.data_offset,
+			       sizeof(k));
+			if (run->io.port != VMLAT_CR3_PORT || k >= r->n) {
+				r->ret = vmlat_errorf(r->error, sizeof(r->error),
+						      -EPROTO, "OUT of %u to 0x%x",
+						      k, run->io.port);
+				break;
+			}
+			vcpu_sregs_get(vcpu, &sregs);
+			r->exits[k]++;
+			if ((sregs.cr3 & ~0xfffULL) != r->roots[k])
+				r->mismatches++;
+			break;
+		case KVM_EXIT_INTR:
+			break;
+		default:
+			r->ret = vmlat_errorf(r->error, sizeof(r->error), -EPROTO,
+					      "vCPU %u: %s", r->idx,
+					      vmlat_run_error(run, buf,
+							      sizeof(buf)));
+		}
+	}
+	return NULL;
+}
+
 /**
  * vmlat_guest_run_cr3() - a guest switching among @n page-table roots
- * @n:     how many roots, 1..VMLAT_CR3_MAX
- * @ms:    how long to run it
- * @st:    receives the roots, the exits in each, and KVM's view of CR3
- *         at each exit; on failure @st->error says why
+ * @n:        how many roots, 1..VMLAT_CR3_MAX
+ * @nr_vcpus: how many vCPUs run it, 1..VMLAT_CR3_VCPUS_MAX, each from a
+ *            thread of its own, each round after round through every root
+ * @ms:       how long to run it
+ * @st:       receives the roots, the exits in each (per vCPU), and KVM's
+ *            view of CR3 at each exit; on failure @st->error says why
  *
  * Each root is a copy of libkvm's PML4 in a page of its own, 8 KiB
  * aligned (so that no two are the halves of one KPTI pair). At every OUT
@@ -506,25 +567,27 @@ static void cr3_guest_code(uint32_t n)
  * holds, the oracle for vmlat's reading of it; an exit whose CR3 is not
  * the root the guest named counts in @st->mismatches.
  *
- * Return: 0, -EINVAL for a bad @n, or as vmlat_guest_run_exits().
+ * Return: 0, -EINVAL for a bad @n or @nr_vcpus, or as
+ * vmlat_guest_run_exits().
  */
-int vmlat_guest_run_cr3(unsigned int n, uint64_t ms,
+int vmlat_guest_run_cr3(unsigned int n, unsigned int nr_vcpus, uint64_t ms,
 			struct vmlat_cr3_stats *st)
 {
-	uint64_t deadline_ms = vmlat_now_ms() + ms, gpa, root;
+	struct cr3_vcpu_run r[VMLAT_CR3_VCPUS_MAX] = {};
+	pthread_t th[VMLAT_CR3_VCPUS_MAX];
 	struct vmlat_guest_stats gs;
-	struct kvm_sregs sregs;
-	const struct kvm_run *run;
+	uint64_t gpa, root;
 	struct vmlat_vm *vm;
-	char buf[80];
-	uint32_t k;
-	int ret;
+	unsigned int i, k;
+	int ret = 0, err;
 
 	memset(st, 0, sizeof(*st));
-	if (!n || n > VMLAT_CR3_MAX)
+	if (!n || n > VMLAT_CR3_MAX || !nr_vcpus ||
+	    nr_vcpus > VMLAT_CR3_VCPUS_MAX)
 		return vmlat_errorf(st->error, sizeof(st->error), -EINVAL,
-				    "1 to %d roots", VMLAT_CR3_MAX);
-	ret = vmlat_vm_create(&vm, cr3_guest_code, n, &gs);
+				    "1 to %d roots, 1 to %d vCPUs",
+				    VMLAT_CR3_MAX, VMLAT_CR3_VCPUS_MAX);
+	ret = vmlat_vm_create_vcpus(&vm, nr_vcpus, cr3_guest_code, n, &gs);
 	if (ret) {
 		memcpy(st->error, gs.error, sizeof(st->error));
 		return ret;
@@ -540,37 +603,38 @@ int vmlat_guest_run_cr3(unsigned int n, uint64_t ms,
 	}
 	st->pgd = vm->vm->pgd;
 	st->n = n;
+	st->nr_vcpus = nr_vcpus;
 	sync_global_to_guest(vm->vm, cr3_roots);
-	run = vm->vcpu->run;
-	while (!ret && vmlat_now_ms() < deadline_ms) {
-		if (ioctl(vm->vcpu->fd, KVM_RUN, 0) < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			ret = vmlat_errorf(st->error, sizeof(st->error), -errno,
-					   "KVM_RUN: %s", strerror(errno));
+	for (i = 0; i < nr_vcpus; i++) {
+		r[i].vm = vm;
+		r[i].idx = i;
+		r[i].n = n;
+		r[i].deadline_ms = vmlat_now_ms() + ms;
+		r[i].roots = st->roots;
+	}
+	for (i = 1; i < nr_vcpus; i++) {
+		err = pthread_create(&th[i], NULL, cr3_vcpu_thread, &r[i]);
+		if (err) {
+			r[i].ret = vmlat_errorf(r[i].error, sizeof(r[i].error),
+						-err, "pthread_create: %s",
+						strerror(err));
+			nr_vcpus = i;
+			/* the others stop at their deadline */
 			break;
 		}
-		switch (run->exit_reason) {
-		case KVM_EXIT_IO:
-			memcpy(&k, (const uint8_t *)run + run->io.data_offset,
-			       sizeof(k));
-			if (run->io.port != VMLAT_CR3_PORT || k >= n) {
-				ret = vmlat_errorf(st->error, sizeof(st->error),
-						   -EPROTO, "OUT of %u to 0x%x",
-						   k, run->io.port);
-				break;
-			}
-			vcpu_sregs_get(vm->vcpu, &sregs);
-			st->exits[k]++;
-			if ((sregs.cr3 & ~0xfffULL) != st->roots[k])
-				st->mismatches++;
-			break;
-		case KVM_EXIT_INTR:
-			break;
-		default:
-			ret = vmlat_errorf(st->error, sizeof(st->error), -EPROTO,
-					   "%s", vmlat_run_error(run, buf,
-								 sizeof(buf)));
+	}
+	cr3_vcpu_thread(&r[0]);
+	for (i = 1; i < nr_vcpus; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < st->nr_vcpus; i++) {
+		for (k = 0; k < n; k++) {
+			st->exits[k] += r[i].exits[k];
+			st->vcpu_exits[i][k] = r[i].exits[k];
+		}
+		st->mismatches += r[i].mismatches;
+		if (r[i].ret && !ret) {
+			ret = r[i].ret;
+			memcpy(st->error, r[i].error, sizeof(st->error));
 		}
 	}
 	vmlat_vm_destroy(vm);

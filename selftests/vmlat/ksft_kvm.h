@@ -71,6 +71,7 @@ void vmlat_vm_destroy(struct vmlat_vm *vm);
 /* ---- a guest switching among page-table roots (vmlat_guest_run_cr3) ---- */
 
 #define VMLAT_CR3_MAX	8
+#define VMLAT_CR3_VCPUS_MAX	4
 #define VMLAT_CR3_PORT	0x11
 #define VMLAT_CR3_SPIN	20000	/* loops in root 0 per round; k + 1 times in root k */
 
@@ -79,20 +80,24 @@ void vmlat_vm_destroy(struct vmlat_vm *vm);
  * @n:          how many roots
  * @pgd:        libkvm's own root, which the guest starts in
  * @roots:      the roots' guest-physical addresses
- * @exits:      OUT exits in each root
+ * @nr_vcpus:   how many vCPUs ran it
+ * @exits:      OUT exits in each root, all vCPUs'
+ * @vcpu_exits: OUT exits in each root, per vCPU
  * @mismatches: exits whose CR3 (KVM_GET_SREGS) was not their root
  * @error:      why the run failed, empty on success
  */
 struct vmlat_cr3_stats {
 	unsigned int n;
+	unsigned int nr_vcpus;
 	uint64_t pgd;
 	uint64_t roots[VMLAT_CR3_MAX];
 	uint64_t exits[VMLAT_CR3_MAX];
+	uint64_t vcpu_exits[VMLAT_CR3_VCPUS_MAX][VMLAT_CR3_MAX];
 	uint64_t mismatches;
 	char error[160];
 };
 
-int vmlat_guest_run_cr3(unsigned int n, uint64_t ms,
+int vmlat_guest_run_cr3(unsigned int n, unsigned int nr_vcpus, uint64_t ms,
 			struct vmlat_cr3_stats *st);
 
 /*
