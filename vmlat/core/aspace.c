@@ -8,6 +8,15 @@
 
 static_assert(VMLAT_EXIT_NR_SLOTS < 0xffff, "an exit slot + 1 fits a u16");
 
+static u64 sum_ns(const u64 *ns, unsigned int n)
+{
+	u64 sum = 0;
+
+	while (n--)
+		sum += ns[n];
+	return sum;
+}
+
 /**
  * vmlat_as_reasons_add() - add exits of one reason to a list
  * @r:		the list
@@ -66,23 +75,13 @@ void vmlat_as_reasons_merge(struct vmlat_as_reasons *to,
  */
 u64 vmlat_as_reasons_total(const struct vmlat_as_reasons *r)
 {
-	u64 sum = 0;
-	int i;
-
-	for (i = 0; i < VMLAT_AS_REASONS; i++)
-		sum += r->ns[i];
-	return sum;
+	return sum_ns(r->ns, VMLAT_AS_REASONS);
 }
 
 /* The sum of @t's times: an address space's weight in its table. */
 u64 vmlat_as_total(const struct vmlat_as_times *t)
 {
-	u64 sum = 0;
-	int i;
-
-	for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
-		sum += t->ns[i];
-	return sum;
+	return sum_ns(t->ns, VMLAT_NR_AS_TIMES);
 }
 
 /**
