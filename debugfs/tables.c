@@ -259,8 +259,9 @@ static unsigned int guest_task_reasons_rank(const struct vmlat_as_reasons *r,
 }
 
 /*
- * An address space's exit handling by reason, most first: in text
- * "NAME:count:ns,..." (or "-"), in JSON a list of objects.
+ * An address space's exit handling by reason, most first, then the
+ * reasons that lost their entry: in text "NAME:count:ns,...,other:count:ns"
+ * (or "-"), in JSON a list of objects (the caller adds the other).
  */
 static void guest_task_reasons(struct seq_file *m,
 			       const struct vmlat_as_reasons *r, bool json)
@@ -276,14 +277,26 @@ static void guest_task_reasons(struct seq_file *m,
 		if (json) {
 			seq_printf(m, "%s{", j ? "," : "");
 			exit_slot_json(m, slot);
-			seq_printf(m, ",\"count\":%u,\"ns\":%llu}",
+			seq_printf(m, ",\"count\":%llu,\"ns\":%llu}",
 				   r->count[idx[j]], r->ns[idx[j]]);
 		} else {
-			seq_printf(m, "%c%s:%u:%llu", j ? ',' : ' ',
+			seq_printf(m, "%c%s:%llu:%llu", j ? ',' : ' ',
 				   vmlat_exit_slot_name(slot),
 				   r->count[idx[j]], r->ns[idx[j]]);
 		}
 	}
+	if (!json && r->other_count)
+		seq_printf(m, ",other:%llu:%llu", r->other_count, r->other_ns);
+}
+
+/* The same as JSON members: "exit_reasons" and "exit_reasons_other". */
+static void guest_task_reasons_json(struct seq_file *m,
+				    const struct vmlat_as_reasons *r)
+{
+	seq_puts(m, ",\"exit_reasons\":[");
+	guest_task_reasons(m, r, true);
+	seq_printf(m, "],\"exit_reasons_other\":{\"count\":%llu,\"ns\":%llu}",
+		   r->other_count, r->other_ns);
 }
 
 /* ---- the work area of one read --------------------------------------- */
@@ -955,16 +968,14 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 		}
 		guest_task_row(&g->as[j].row, &r);
 		vmlat_cols_json(m, COLS(guest_task_cols), &r);
-		seq_puts(m, ",\"exit_reasons\":[");
-		guest_task_reasons(m, &g->as[j].row.reasons, true);
-		seq_puts(m, "]}");
+		guest_task_reasons_json(m, &g->as[j].row.reasons);
+		seq_putc(m, '}');
 	}
 	guest_task_row(&g->other, &r);
 	seq_puts(m, "],\"guest_tasks_other\":");
 	vmlat_cols_json_open(m, COLS(guest_task_cols), &r);
-	seq_puts(m, ",\"exit_reasons\":[");
-	guest_task_reasons(m, &g->other.reasons, true);
-	seq_puts(m, "]}");
+	guest_task_reasons_json(m, &g->other.reasons);
+	seq_putc(m, '}');
 	seq_printf(m, ",\"guest_tasks_evicted\":%llu", g->evicted);
 	seq_printf(m, ",\"guest_names\":{\"held\":%u,\"calls\":%llu,\"taken\":%llu,\"limited\":%llu,\"malformed\":%llu,\"user\":%llu,\"dropped\":%llu,\"ended\":%llu}",
 		   g->names_held, g->names.calls, g->names.taken,

@@ -496,7 +496,8 @@ static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
 	 * time goes to the host's states: they are its (aspace.h), as where
 	 * kvm_exit comes first. (Its last exit's vendor: the same.)
 	 */
-	if (vc->exit_isa && !vmlat_kvm_in_l2(vc->kvm_vcpu))
+	if (static_branch_likely(&vmlat_gta_on) && vc->exit_isa &&
+	    !vmlat_kvm_in_l2(vc->kvm_vcpu))
 		vmlat_vcpu_aspace(vc, (struct kvm_vcpu *)vc->kvm_vcpu,
 				  vc->exit_isa);
 	exit_ns = vmlat_exit_time_ns(vc->kvm_vcpu, READ_ONCE(vc->acct.since_ns),

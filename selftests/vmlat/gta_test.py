@@ -180,6 +180,7 @@ def boot(qemu, kernel, cpio, params, tag):
         return None
     vm = [v for v in rd_json()["vms"] if v["pid"] == q.pid]
     keep("%s_guest_tasks.txt" % tag, rd(VMLAT + "/guest_tasks"))
+    keep("%s_status.txt" % tag, rd(VMLAT + "/status"))
     return out, vm[0] if vm else None
 
 
@@ -701,7 +702,8 @@ def cr3_switch(tag, shadow, vcpus=1):
     # entry).
     outs = [sum(x["count"] for x in h["exit_reasons"]
                 if x["name"] in ("IOIO", "IO_INSTRUCTION")) for h in have]
-    listed = [sum(x["ns"] for x in h["exit_reasons"]) for h in have]
+    listed = [sum(x["ns"] for x in h["exit_reasons"]) +
+              h["exit_reasons_other"]["ns"] for h in have]
     tap(all(e - vcpus <= o <= e for o, e in zip(outs, exits)) and
         all(n <= h["exit_ns"] for n, h in zip(listed, have)),
         tag + ".exit_reasons_count_the_outs",

@@ -8,15 +8,6 @@
 
 static_assert(VMLAT_EXIT_NR_SLOTS < 0xffff, "an exit slot + 1 fits a u16");
 
-static u64 sum_ns(const u64 *ns, unsigned int n)
-{
-	u64 sum = 0;
-
-	while (n--)
-		sum += ns[n];
-	return sum;
-}
-
 /**
  * vmlat_as_reasons_add() - add exits of one reason to a list
  * @r:		the list
@@ -24,33 +15,33 @@ static u64 sum_ns(const u64 *ns, unsigned int n)
  * @ns:		their handling time
  * @count:	how many
  *
- * To its entry, or a free one; a full list gives its least entry up to
- * them if they have more time (the least one's time then counts as the
- * exit handling left out of the list), else leaves them out.
+ * To its entry, or a free one, or else the entry of least weight (its
+ * time and count to "other"), whose weight it inherits (aspace.h).
  */
 void vmlat_as_reasons_add(struct vmlat_as_reasons *r, u16 slot1, u64 ns,
-			  u32 count)
+			  u64 count)
 {
 	int i, least = 0;
 
 	for (i = 0; i < VMLAT_AS_REASONS; i++) {
 		if (r->slot[i] == slot1 || !r->slot[i])
 			break;
-		if (r->ns[i] < r->ns[least])
+		if (r->weight[i] < r->weight[least])
 			least = i;
 	}
 	if (i == VMLAT_AS_REASONS) {
-		if (ns <= r->ns[least])
-			return;
 		i = least;
-	}
-	if (r->slot[i] != slot1) {
-		r->slot[i] = slot1;
+		r->other_ns += r->ns[i];
+		r->other_count += r->count[i];
 		r->ns[i] = 0;
 		r->count[i] = 0;
+	} else if (!r->slot[i]) {
+		r->weight[i] = 0;
 	}
+	r->slot[i] = slot1;
 	r->ns[i] += ns;
 	r->count[i] += count;
+	r->weight[i] += ns;
 }
 
 /**
@@ -67,21 +58,19 @@ void vmlat_as_reasons_merge(struct vmlat_as_reasons *to,
 		if (from->slot[i])
 			vmlat_as_reasons_add(to, from->slot[i], from->ns[i],
 					     from->count[i]);
-}
-
-/**
- * vmlat_as_reasons_total() - the handling time a list holds
- * @r:	the list
- */
-u64 vmlat_as_reasons_total(const struct vmlat_as_reasons *r)
-{
-	return sum_ns(r->ns, VMLAT_AS_REASONS);
+	to->other_ns += from->other_ns;
+	to->other_count += from->other_count;
 }
 
 /* The sum of @t's times: an address space's weight in its table. */
 u64 vmlat_as_total(const struct vmlat_as_times *t)
 {
-	return sum_ns(t->ns, VMLAT_NR_AS_TIMES);
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < VMLAT_NR_AS_TIMES; i++)
+		sum += t->ns[i];
+	return sum;
 }
 
 /**

@@ -71,32 +71,41 @@ struct vmlat_as_times {
 };
 
 /*
- * Exit handling by reason (type-2 steal, [P3]): the VMLAT_AS_REASONS
- * reasons with the most handling time, each with its completed exits'
- * time and count. A full list takes a new reason in place of its least
- * one if the newcomer has more time; the one left out (and the exits of
- * clock sync, undecoded exits, an exit in progress) is what
- * VMLAT_AS_EXIT has beyond the list's sum.
+ * Exit handling by reason (type-2 steal, [P3]): a bounded list of
+ * VMLAT_AS_REASONS reasons, each with its completed exits' handling time
+ * and count, by topk.h's space-saving rule weighted by time. A reason
+ * without an entry takes a free one, or else the entry of least weight,
+ * whose time and count go to @other_ns and @other_count; the newcomer
+ * inherits that weight. So a reason with more than 1/VMLAT_AS_REASONS of
+ * the list's time has an entry, an entry's time and count are exact since
+ * it took it, and the entries and "other" add up to every exit the list
+ * was given. Not given: the exits of clock sync, undecoded exits, and an
+ * exit in progress (VMLAT_AS_EXIT has them).
  */
 #define VMLAT_AS_REASONS	6
 
 /**
  * struct vmlat_as_reasons - an address space's exit handling by reason
- * @ns:		each reason's completed exits' handling time
+ * @ns:		each entry's completed exits' handling time
  * @count:	how many exits
- * @slot:	its exit slot (exit_codes.h) + 1; 0: a free entry
+ * @weight:	@ns plus the weight the entry had when its reason took it
+ * @other_ns:	the time of the reasons that lost their entry
+ * @other_count: their exits
+ * @slot:	the entry's exit slot (exit_codes.h) + 1; 0: free
  */
 struct vmlat_as_reasons {
 	u64 ns[VMLAT_AS_REASONS];
-	u32 count[VMLAT_AS_REASONS];
+	u64 count[VMLAT_AS_REASONS];
+	u64 weight[VMLAT_AS_REASONS];
+	u64 other_ns;
+	u64 other_count;
 	u16 slot[VMLAT_AS_REASONS];
 };
 
 void vmlat_as_reasons_add(struct vmlat_as_reasons *r, u16 slot1, u64 ns,
-			  u32 count);
+			  u64 count);
 void vmlat_as_reasons_merge(struct vmlat_as_reasons *to,
 			    const struct vmlat_as_reasons *from);
-u64 vmlat_as_reasons_total(const struct vmlat_as_reasons *r);
 
 /**
  * struct vmlat_as_cursor - a vCPU's current address space
@@ -186,6 +195,7 @@ static inline void vmlat_as_cursor_exit(struct vmlat_as_cursor *c, int slot,
 	for (i = 0; i < VMLAT_AS_REASONS; i++) {
 		if (r->slot[i] == slot + 1) {
 			r->ns[i] += ns;
+			r->weight[i] += ns;
 			r->count[i]++;
 			return;
 		}
