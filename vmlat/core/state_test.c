@@ -327,7 +327,10 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 	static const enum vmlat_event trip[] = {
 		VMLAT_EV_EXIT, VMLAT_EV_USER_EXIT, VMLAT_EV_ENTRY,
 	};
-	struct vmlat_vcpu_acct a, b, before;
+	/* Three vCPUs' accounting: too large for a KASAN kernel's stack. */
+	struct vmlat_vcpu_acct *a = kunit_kzalloc(test, 3 * sizeof(*a),
+						  GFP_KERNEL);
+	struct vmlat_vcpu_acct *b, *before;
 	struct vmlat_done da, db;
 	unsigned int fast = 0, refused = 0;
 	enum vmlat_event ev;
@@ -336,7 +339,10 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 	bool hlt;
 	int i;
 
-	vmlat_acct_init(&a, VMLAT_EV_ENTRY, t);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	b = a + 1;
+	before = a + 2;
+	vmlat_acct_init(a, VMLAT_EV_ENTRY, t);
 	for (i = 0; i < 30000; i++) {
 		seed = seed * 1103515245 + 12345;
 		t += (seed >> 8) % 500;
@@ -344,12 +350,12 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 		ev = (seed >> 16) % 4 ? trip[(seed >> 24) % 3] :
 					(seed >> 16) % VMLAT_NR_EVENTS;
 		hlt = (seed >> 12) & 1;
-		memcpy(&b, &a, sizeof(a));
-		memcpy(&before, &a, sizeof(a));
-		vmlat_acct_event(&a, ev, hlt, t, &da);
-		if (vmlat_acct_owner(&b, ev, hlt, t, &db)) {
+		memcpy(b, a, sizeof(*a));
+		memcpy(before, a, sizeof(*a));
+		vmlat_acct_event(a, ev, hlt, t, &da);
+		if (vmlat_acct_owner(b, ev, hlt, t, &db)) {
 			fast++;
-			KUNIT_ASSERT_EQ_MSG(test, memcmp(&a, &b, sizeof(a)), 0,
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(a, b, sizeof(*a)), 0,
 					    "step %d, event %d: state", i, ev);
 			KUNIT_ASSERT_EQ_MSG(test, da.kind, db.kind,
 					    "step %d, event %d: done kind", i,
@@ -360,7 +366,7 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 		} else {
 			refused++;
 			KUNIT_ASSERT_EQ_MSG(test,
-					    memcmp(&b, &before, sizeof(b)), 0,
+					    memcmp(b, before, sizeof(*b)), 0,
 					    "step %d, event %d refused, wrote",
 					    i, ev);
 		}
