@@ -490,9 +490,9 @@ static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
 	unsigned long flags;
 	u64 exit_ns;
 
-	/* The thread is in KVM_RUN (in guest mode): its vCPU is alive. */
 	/*
-	 * The exit's address space, read where the exit left it, before its
+	 * The thread is in KVM_RUN (in guest mode): its vCPU is alive. The
+	 * exit's address space, read where the exit left it, before its
 	 * time goes to the host's states: they are its (aspace.h), as where
 	 * kvm_exit comes first. (Its last exit's vendor: the same.)
 	 */

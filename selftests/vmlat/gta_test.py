@@ -689,13 +689,13 @@ def cr3_switch(tag, shadow, vcpus=1):
     # Each vCPU's stretches in a root, all in its row: the visits of all.
     tap(all(abs(h["slices"] - e) <= 2 * vcpus for h, e in zip(have, exits)),
         tag + ".slices_are_visits", summary)
-    # One vCPU: each root's guest time the spins'. (Two share the test
-    # host's two emulated CPUs with its own work: on the debug kernel a
-    # root's time went out of order, 162, 292, 283, 366 ms.)
     # Per visit, a root's guest time is its spin plus what every visit
     # costs alike (under TCG, the entry's and exit's emulation: on the
     # debug kernel about 90 us, as much as root 0's spin): the spins show
-    # in the differences, root k's k times root 1's over root 0's.
+    # in the differences, root k's k times root 1's over root 0's. With
+    # one vCPU only: two share the test host's two emulated CPUs with its
+    # own work (on the debug kernel a root's time went out of order, 162,
+    # 292, 283, 366 ms).
     g = [h["guest_ns"] for h in have]
     if vcpus == 1:
         tap(all(a < b for a, b in zip(g, g[1:])) and
@@ -726,9 +726,8 @@ def t_cr3_switch():
     confirms each one's CR3) within 2, whose guest time grows with
     the loop the guest spins in it (1 to 4 times as long: from the first
     to the last 1.5 to 6 times what the second has over the first), and
-    whose exit reasons count its OUT
-    exits as the VMM did (but the last), their time within its exit
-    handling."""
+    whose exit reasons count its OUT exits as the VMM did (but the last),
+    their time within its exit handling."""
     cr3_switch("cr3_switch", False)
 
 
