@@ -154,7 +154,10 @@ Exits: "count" is the number of kvm_exit events per reason; handling time
 of an exit is the kernel + user time from that kvm_exit to the next
 kvm_entry (preempted/wait/idle/blocked time in between excluded); exits with
 no following kvm_entry in the window have no handling sample ("handled" <
-"count").
+"count"). "sorted_upper_ns" adds to each sample the time from the kvm_entry
+before its kvm_exit: where kvm_exit is traced late (6.1 SVM), the exit
+itself came somewhere in that interval, and a handling time counted from
+it is no longer.
 
 Accuracy against vmlat (for choosing tolerances): see the README.
 
@@ -333,8 +336,11 @@ class Vcpu:
         self.entries = dict.fromkeys(STATES, 0)
         self.exits = {}             # reason -> count
         self.handling = {}          # reason -> [ns...]
+        self.handling_upper = {}    # reason -> [ns + guest before...]
         self.cur_exit = None        # reason whose handling time runs
         self.cur_exit_ns = 0
+        self.cur_exit_before = 0    # its kvm_exit - the kvm_entry before
+        self.entry_ns = None        # the last kvm_entry
         self.uexits = {}            # KVM_EXIT_* -> count
         self.hypercalls = {}        # nr -> count
         self.preempt_ivls = []
@@ -492,7 +498,10 @@ class Oracle:
                 v.vcpu = int(m.group("vcpu"))
             if v.cur_exit is not None:
                 v.handling.setdefault(v.cur_exit, []).append(v.cur_exit_ns)
+                v.handling_upper.setdefault(v.cur_exit, []).append(
+                    v.cur_exit_ns + v.cur_exit_before)
                 v.cur_exit = None
+            v.entry_ns = t
             if v.state == "guest":
                 v.anomaly("entry_while_in_guest")
             self.enter(v, "guest", t)
@@ -505,6 +514,8 @@ class Oracle:
             v.last_exit = reason
             v.cur_exit = reason     # a previous one never re-entered
             v.cur_exit_ns = 0
+            v.cur_exit_before = 0 if v.entry_ns is None else t - v.entry_ns
+            v.entry_ns = None
             v.resume = "kernel"
             self.enter(v, "kernel", t)
         elif event == "kvm_userspace_exit":
@@ -627,6 +638,7 @@ class Oracle:
             v.state_ns = dict.fromkeys(STATES, 0)
             v.entries = dict.fromkeys(STATES, 0)
             v.exits, v.handling, v.uexits, v.hypercalls = {}, {}, {}, {}
+            v.handling_upper = {}
             v.cur_exit = None       # its kvm_exit is outside the window
             v.preempt_ivls, v.wait_ivls, v.intervals = [], [], []
             v.preemptors, v.anomalies = {}, {}
@@ -776,7 +788,8 @@ class Oracle:
                 "name": name, "count": count, "handled": h["count"],
                 "total_ns": h["total_ns"], "min_ns": h["min_ns"],
                 "p50_ns": h["p50_ns"], "p99_ns": h["p99_ns"],
-                "max_ns": h["max_ns"], "sorted_ns": h.get("sorted_ns", [])}
+                "max_ns": h["max_ns"], "sorted_ns": h.get("sorted_ns", []),
+                "sorted_upper_ns": sorted(v.handling_upper.get(reason, []))}
         rows = [self.preemptor_row(v, key, p)
                 for key, p in v.preemptors.items()]
         rows.sort(key=lambda r: (-r["stolen_ns"], r["pid"]))
@@ -1139,6 +1152,7 @@ _EXPECT_A = {
                 "wait": 2, "idle": 1, "blocked": 1},
     "exits": {"io": (2, 1, 10000), "hlt": (1, 1, 10000),
               "interrupt": (1, 1, 10000)},
+    "upper": {"io": [20000], "hlt": [20000], "interrupt": [15000]},
     "preemptors": {"hog": 71000, "kworker/1:0": 15000, "swapper/0": 9000},
     "anomalies": {},
 }
@@ -1163,6 +1177,7 @@ _EXPECT_B = {
     "entries": {"guest": 2, "kernel": 2, "user": 2, "preempted": 1,
                 "wait": 1, "idle": 0, "blocked": 0},
     "exits": {"interrupt": (1, 1, 22000), "hlt": (1, 0, 0)},
+    "upper": {"interrupt": [77000], "hlt": []},
     "preemptors": {"hog": 58000},
     "anomalies": {"early_waking": 1, "entry_while_in_guest": 1,
                   "switched_out_in_guest": 1},
@@ -1182,6 +1197,7 @@ _EXPECT_C = {
     "entries": {"guest": 2, "kernel": 2, "user": 1, "preempted": 1,
                 "wait": 1, "idle": 0, "blocked": 0},
     "exits": {"interrupt": (1, 1, 10000)},
+    "upper": {"interrupt": [15000]},
     "preemptors": {"hog": 70000, "kworker/1:0": 15000},
     "anomalies": {},
 }
@@ -1280,6 +1296,8 @@ def self_test():
             "observed_ns": v["observed_ns"], "state": v["state"],
             "state_ns": v["state_ns"], "entries": v["entries"],
             "exits": {k: (e["count"], e["handled"], e["total_ns"])
+                      for k, e in v["exit_reasons"].items()},
+            "upper": {k: e["sorted_upper_ns"]
                       for k, e in v["exit_reasons"].items()},
             "preemptors": {p["comm"]: p["stolen_ns"]
                            for p in v["preemptors"]},
