@@ -28,9 +28,11 @@ guest had left by then. From the trace alone this computes:
                 in between: host time a kvm_exit-based count calls guest
 
 Checks: vmlat's guest time is at most guest_bound plus half of
-late_on_cpu (and two microseconds of text-trace resolution per round
-trip): it moved at least half of the host's time out of the guest
-(without the correction it is guest_bound + late_on_cpu); vmlat counted
+late_on_cpu (and SLACK per round trip: the text trace's resolution and the
+two probes' skew): it moved at least half of the host's time out of the
+guest (without the correction it is guest_bound + late_on_cpu, further
+out than that where the host's time before kvm_exit is over twice SLACK a
+trip, as on 6.1 under TCG: about 130 us); vmlat counted
 no unexpected event for the vCPU (a switch-out in guest mode was one);
 vmlat's count of exits switched out before their kvm_exit is ftrace's
 (+-1 at the window's edges); vmlat's status says whether this kernel
@@ -57,7 +59,11 @@ INST = TRACING + "/instances/vmlat_exit_time_test"
 BASE_EVENTS = ["sched/sched_switch", "kvm/kvm_entry", "kvm/kvm_exit",
                "irq/irq_handler_entry"]
 SECONDS = "3"
-RES_NS = 2000   # text trace: 1 us resolution at each end of a round trip
+# Per round trip: 1 us of text-trace resolution at each end, and the skew
+# of vmlat's probe against ftrace's on the same tracepoint (vmlat's runs
+# first: its kvm_entry is earlier by the cost of its probe, its kvm_exit by
+# less); as analyzer_test's SLACK, 10 us (30 on the debug kernel).
+SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
 
 LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+"
                   r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
@@ -248,7 +254,7 @@ def spin(tag, full=False):
            c.get("unexpected"), c.get("late_exits"),
            c.get("late_switched"), c.get("late_ns")))
 
-    slack = m["late_on_cpu"] // 2 + m["trips"] * RES_NS
+    slack = m["late_on_cpu"] // 2 + m["trips"] * SLACK_NS
     tap(c["guest_ns"] <= m["guest_bound"] + slack,
         tag + ".guest_time_ends_at_the_exit",
         "vmlat guest %d ns, ftrace bound %d + slack %d (late on CPU %d)" %
