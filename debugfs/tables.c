@@ -481,6 +481,9 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 			seq_printf(m, "\n# vm_pid %d evicted %llu\n", v.pid,
 				   g->evicted);
 		}
+		if (g->nr || g->evicted)
+			seq_printf(m, "# vm_pid %d roots %s\n", v.pid,
+				   g->whole ? "whole" : "folded");
 		guest_task_names(m, v.pid, g);
 	}
 	tables_buf_free(b);
@@ -976,7 +979,8 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 	vmlat_cols_json_open(m, COLS(guest_task_cols), &r);
 	guest_task_reasons_json(m, &g->other.reasons);
 	seq_putc(m, '}');
-	seq_printf(m, ",\"guest_tasks_evicted\":%llu", g->evicted);
+	seq_printf(m, ",\"guest_tasks_evicted\":%llu,\"guest_roots\":\"%s\"",
+		   g->evicted, g->whole ? "whole" : "folded");
 	seq_printf(m, ",\"guest_names\":{\"held\":%u,\"calls\":%llu,\"taken\":%llu,\"limited\":%llu,\"malformed\":%llu,\"user\":%llu,\"dropped\":%llu,\"ended\":%llu}",
 		   g->names_held, g->names.calls, g->names.taken,
 		   g->names.limited, g->names.malformed, g->names.user,

@@ -450,7 +450,10 @@ static noinline void vmlat_vcpu_as_user(struct vmlat_vcpu *vc)
  * Which guest address space the exit of @vc found running ([P4] GTA):
  * before the exit is accounted, so that the guest interval it ends goes
  * to that address space (aspace.h). One load or VMREAD, and a compare;
- * the CPL too while the address space has not been seen at CPL 3.
+ * the CPL too while the address space has not been seen at CPL 3, which
+ * is when the guest can show that it does not use KPTI (its VM's roots
+ * keyed whole from then on: a root with bit 12 set moves to a key of its
+ * own, its time until then left under the folded one).
  *
  * Context: in @vc's thread, L1 running: its kvm_exit, or, where exits are
  * traced late (exit_late.h), the sched_switch that takes it off CPU before
@@ -460,6 +463,7 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 					      struct kvm_vcpu *vcpu, u32 isa)
 {
 	const struct vmlat_as_cursor *c = &vc->acct.as;
+	bool *whole = &vc->vm->names.whole;
 	u64 cr3, key;
 	bool user;
 
@@ -468,10 +472,13 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 	if (unlikely(vmlat_kvm_read_guest_cr3(vcpu, isa, &vc->vmcb_checked,
 					      &cr3)))
 		return;
-	key = vmlat_as_key(cr3, true);
+	key = vmlat_as_key(cr3, !READ_ONCE(*whole));
 	if (likely(key == c->key && c->user))
 		return;
 	user = vmlat_kvm_read_cpl(vcpu, isa, &vc->vmcb_checked) == 3;
+	/* Bit 12 clear: the key is the same folded or whole. */
+	if (unlikely(vmlat_as_shows_whole(cr3, user) && !READ_ONCE(*whole)))
+		WRITE_ONCE(*whole, true);
 	if (key != c->key)
 		vmlat_vcpu_as_moved(vc, key, user);
 	else if (user)

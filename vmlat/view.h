@@ -122,6 +122,7 @@ struct vmlat_view_as {
  * @evicted:	address spaces that lost their row
  * @names:	its names' counters (their cache not copied)
  * @names_held:	how many names its cache holds
+ * @whole:	its roots are keyed whole: the guest showed it has no KPTI
  */
 struct vmlat_view_guest_tasks {
 	unsigned int nr;
@@ -130,6 +131,7 @@ struct vmlat_view_guest_tasks {
 	u64 evicted;
 	struct vmlat_as_names_stats names;
 	unsigned int names_held;
+	bool whole;
 };
 
 /**

@@ -38,7 +38,11 @@
            count steal in it, without PARAVIRT_TIME_ACCOUNTING), and its
            guest time alone is less; the guest kernel's own address
            space, never seen at CPL 3, is named "kernel". The pti boot
-           checks that the guest did isolate.
+           checks that the guest did isolate, and both that vmlat keys
+           the guest's roots as it isolates ("folded": KPTI's two halves of
+           a process one key; "whole" without KPTI, where a 6.16 or later
+           guest's PGDs are 4 KiB and two processes' roots can differ in
+           bit 12 only).
   two-vms  [P0]'s experiment: two such guests on one host CPU, each
            running one CPU-bound process, traced while both burn: each
            VM's vCPU loses over 1 s to the other VM's, and the
@@ -213,6 +217,15 @@ def burners(pti):
         tap("=== pti 1" in out, tag + ".guest_isolates",
             "" if "=== pti 1" in out else
             "the guest did not say page tables isolation: enabled")
+    # KPTI's two roots of a process are one key ("folded"); a guest
+    # without it has its roots keyed whole (since 6.16 a PGD is 4 KiB
+    # there: two processes' roots can differ in bit 12 only).
+    isolates = "=== pti 1" in out
+    tap(vm.get("guest_roots") == ("folded" if isolates else "whole"),
+        tag + ".roots_keyed_as_the_guest_isolates",
+        "vmlat %s, the guest %s" % (vm.get("guest_roots"),
+                                    "isolates" if isolates else
+                                    "does not isolate"))
 
     rows = vm["guest_tasks"]
     user = [r for r in rows if r["user"]]

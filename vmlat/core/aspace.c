@@ -465,15 +465,23 @@ u64 vmlat_as_name_gate(struct vmlat_as_name_gate *g,
  * @a:		the call
  *
  * A new root whose name is the same process's (a list of all processes
- * sent after its fork) ends nothing.
+ * sent after its fork) ends nothing. A root with bit 12 set is a 4 KiB PGD
+ * (under KPTI a name's root is the kernel half, bit 12 clear): from then
+ * on, the VM's roots are keyed whole.
  *
  * Context: the caller serialises access to @n and @t.
  */
 void vmlat_as_name_set(struct vmlat_as_names *n, struct vmlat_as_table *t,
 		       const struct vmlat_as_name_args *a)
 {
-	u64 key = vmlat_as_key(a->root, true);
-	struct vmlat_as_name *name = name_slot(n, key);
+	struct vmlat_as_name *name;
+	u64 key;
+
+	/* Exits set it too, without the lock. */
+	if ((a->root & VMLAT_AS_PTI_BIT) && !READ_ONCE(n->whole))
+		WRITE_ONCE(n->whole, true);
+	key = vmlat_as_key(a->root, !READ_ONCE(n->whole));
+	name = name_slot(n, key);
 
 	if ((a->root & VMLAT_HC_NAME_NEW) &&
 	    (name ? name->tgid != a->tgid : vmlat_as_table_find(t, key) >= 0))

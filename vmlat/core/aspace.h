@@ -45,16 +45,34 @@
 /**
  * vmlat_as_key() - the address-space key of a guest CR3
  * @cr3:	the guest's CR3
- * @fold_pti:	fold KPTI's two halves into one key: right for guest kernels
- *		that allocate every PGD as 8 KiB (Linux with page table
- *		isolation built in); a guest that allocates 4 KiB PGDs could
- *		have two processes in one key
+ * @fold_pti:	fold KPTI's two halves into one key: right for a guest that
+ *		isolates page tables (each process's two roots are the halves
+ *		of one 8 KiB block), and harmless for one that allocates every
+ *		PGD as 8 KiB (Linux before 6.16 with KPTI built in); wrong for a
+ *		guest that allocates 4 KiB PGDs (Linux 6.16 and later running
+ *		without KPTI): two processes could have one key. The caller
+ *		folds until its guest shows otherwise (vmlat_as_shows_whole()).
  */
 static inline u64 vmlat_as_key(u64 cr3, bool fold_pti)
 {
 	u64 key = cr3 & VMLAT_AS_ADDR_MASK;
 
 	return fold_pti ? key & ~VMLAT_AS_PTI_BIT : key;
+}
+
+/**
+ * vmlat_as_shows_whole() - whether a guest's CR3 shows it does not use KPTI
+ * @cr3:	the guest's CR3 at an exit
+ * @user:	the exit was taken at CPL 3
+ *
+ * Under KPTI, user code runs on the user half of its process's block only:
+ * bit 12 set. User code on a root with bit 12 clear shows a guest without
+ * KPTI, whose roots are to be keyed whole: bit 12 is an address bit there
+ * (Linux 6.16 and later allocates 4 KiB PGDs when it does not isolate).
+ */
+static inline bool vmlat_as_shows_whole(u64 cr3, bool user)
+{
+	return user && !(cr3 & VMLAT_AS_PTI_BIT);
 }
 
 /* What an address space's time is made of: its vCPU's state times. */
@@ -315,6 +333,9 @@ struct vmlat_as_names_stats {
  * @set:	the cache
  * @clock:	its clock: one tick per name set
  * @gen:	the last generation an ended address space took
+ * @whole:	the guest showed that it does not use KPTI: its roots are
+ *		keyed whole (vmlat_as_key()), by its exits and by the names
+ *		it gives; set once, read without the lock by the exits
  * @dropped:	names that gave up their place in the cache to newer ones
  * @ended:	address spaces ended: a new process had their root
  */
@@ -322,6 +343,7 @@ struct vmlat_as_names {
 	struct vmlat_as_name set[VMLAT_AS_NAME_SETS][VMLAT_AS_NAME_WAYS];
 	u64 clock;
 	u16 gen;
+	bool whole;
 	u64 dropped;
 	u64 ended;
 };

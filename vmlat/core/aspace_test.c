@@ -748,6 +748,69 @@ static void vmlat_as_names_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(before, t, sizeof(*t)), 0);
 }
 
+/*
+ * A guest without KPTI and with 4 KiB PGDs (Linux 6.16 and later): two
+ * processes' roots differ in bit 12 only. Folded, the second one's fork
+ * would end the first one's row; once the guest showed it has no KPTI
+ * (user code on a root with bit 12 clear, or a name's root with it set),
+ * each is a key of its own.
+ */
+static void vmlat_as_names_whole_roots(struct kunit *test)
+{
+	struct vmlat_as_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	struct vmlat_as_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const u64 a = 0x290c000, b = 0x290d000;
+	const struct vmlat_as_name *got;
+	int r;
+
+	KUNIT_ASSERT_TRUE(test, n && t);
+	/* what shows it: user code on bit 12 clear, nothing else */
+	KUNIT_EXPECT_TRUE(test, vmlat_as_shows_whole(a | 0x803, true));
+	KUNIT_EXPECT_FALSE(test, vmlat_as_shows_whole(b | 0x803, true));
+	KUNIT_EXPECT_FALSE(test, vmlat_as_shows_whole(a, false));
+	KUNIT_EXPECT_FALSE(test, vmlat_as_shows_whole(b, false));
+
+	gate_init(test);
+	vmlat_as_names_init(n);
+	vmlat_as_table_init(t);
+	KUNIT_EXPECT_FALSE(test, n->whole);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, a, 94, 0, 1), TAKEN);
+	add_time(t, a, 5000);
+	/* the neighbour's fork: its name shows 4 KiB roots, ends nothing */
+	KUNIT_EXPECT_EQ(test, name_call(n, t, b | VMLAT_HC_NAME_NEW, 101, 0, 2),
+			TAKEN);
+	KUNIT_EXPECT_TRUE(test, n->whole);
+	KUNIT_EXPECT_EQ(test, n->ended, 0ULL);
+	r = vmlat_as_table_find(t, a);
+	KUNIT_ASSERT_GE(test, r, 0);
+	KUNIT_EXPECT_EQ(test, t->row[r].t.ns[VMLAT_AS_GUEST], 5000ULL);
+	got = vmlat_as_name_find(n, a);
+	KUNIT_EXPECT_TRUE(test, got && got->tgid == 94);
+	got = vmlat_as_name_find(n, b);
+	KUNIT_EXPECT_TRUE(test, got && got->tgid == 101);
+
+	/* the same guest, shown by its exits first: names keyed whole too */
+	vmlat_as_names_init(n);
+	vmlat_as_table_init(t);
+	n->whole = vmlat_as_shows_whole(a, true);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, a, 94, 0, 3), TAKEN);
+	add_time(t, a, 5000);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, b | VMLAT_HC_NAME_NEW, 101, 0, 4),
+			TAKEN);
+	KUNIT_EXPECT_EQ(test, n->ended, 0ULL);
+	KUNIT_EXPECT_GE(test, vmlat_as_table_find(t, a), 0);
+	got = vmlat_as_name_find(n, a);
+	KUNIT_EXPECT_TRUE(test, got && got->tgid == 94);
+
+	/* a KPTI guest's names (the kernel half): still folded, one key */
+	vmlat_as_names_init(n);
+	vmlat_as_table_init(t);
+	KUNIT_EXPECT_EQ(test, name_call(n, t, a, 94, 0, 5), TAKEN);
+	KUNIT_EXPECT_FALSE(test, n->whole);
+	got = vmlat_as_name_find(n, vmlat_as_key(b | 0x805, true));
+	KUNIT_EXPECT_TRUE(test, got && got->tgid == 94);
+}
+
 static void vmlat_as_names_new_ends_row(struct kunit *test)
 {
 	struct vmlat_as_names *n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
@@ -822,6 +885,7 @@ static struct kunit_case vmlat_aspace_cases[] = {
 	KUNIT_CASE(vmlat_as_names_rate),
 	KUNIT_CASE(vmlat_as_names_bounded),
 	KUNIT_CASE(vmlat_as_names_new_ends_row),
+	KUNIT_CASE(vmlat_as_names_whole_roots),
 	{}
 };
 

@@ -73,6 +73,12 @@ typedef int64_t s64;
 #ifndef BIT_ULL
 #define BIT_ULL(n) (1ULL << (n))
 #endif
+#ifndef WRITE_ONCE
+#define WRITE_ONCE(x, val) (*(volatile __typeof__(x) *)&(x) = (val))
+#endif
+#ifndef READ_ONCE
+#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+#endif
 
 static inline unsigned int vmlat_fls64(u64 x)
 {
