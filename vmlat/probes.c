@@ -35,11 +35,23 @@
 
 DEFINE_PER_CPU(struct vmlat_pcpu, vmlat_pcpu);
 
+/*
+ * tools/bench's floor: built with VMLAT_FLOOR=1 (make VMLAT_FLOOR=1),
+ * every probe is attached and returns at once. What that build costs is
+ * the kernel's part of vmlat's overhead (calling an attached probe); the
+ * rest is vmlat's.
+ */
+#ifndef VMLAT_FLOOR
+#define VMLAT_FLOOR 0
+#endif
+
 struct kvm_mmu_page;
 
 static void vmlat_probe_kvm_entry(void *data, struct kvm_vcpu *vcpu,
 				  bool force_immediate_exit)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
 	vmlat_on_kvm_entry(vcpu);
 }
@@ -47,18 +59,24 @@ static void vmlat_probe_kvm_entry(void *data, struct kvm_vcpu *vcpu,
 /* kvm_entry before "force_immediate_exit" (upstream 6.9, 6.1.y in 2025). */
 static void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
 	vmlat_on_kvm_entry(vcpu);
 }
 
 static void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
 	vmlat_on_kvm_exit(vcpu, isa);
 }
 
 static void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
 {
+	if (VMLAT_FLOOR)
+		return;
 	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_USERSPACE_EXIT);
 	vmlat_on_userspace_exit();
@@ -69,6 +87,8 @@ static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
 				      unsigned long a0, unsigned long a1,
 				      unsigned long a2, unsigned long a3)
 {
+	if (VMLAT_FLOOR)
+		return;
 	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_HYPERCALL);
 	vmlat_on_kvm_hypercall(nr, a0, a1, a2, a3);
@@ -81,6 +101,8 @@ static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
 					   __u64 guest_tdp_pgd,
 					   __u64 guest_cr3, __u32 isa)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_KVM_NESTED_VMENTER);	/* preempt-safe */
 }
 
@@ -100,6 +122,8 @@ static void vmlat_probe_kvm_nested_vmexit_inject(void *data, __u32 exit_code,
 						 __u32 exit_int_info_err,
 						 __u32 isa)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_nested_vmexit_injected();
 }
 
@@ -111,12 +135,16 @@ static void vmlat_probe_kvm_nested_vmexit_inject_v2(void *data, __u64 exit_code,
 						    __u32 exit_int_info_err,
 						    __u32 isa)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_nested_vmexit_injected();
 }
 
 static void vmlat_probe_kvm_mmu_get_page(void *data, struct kvm_mmu_page *sp,
 					 bool created)
 {
+	if (VMLAT_FLOOR)
+		return;
 	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_MMU_GET_PAGE);
 	vmlat_on_mmu_get_page();
@@ -128,30 +156,40 @@ static void vmlat_probe_sched_switch(void *data, bool preempt,
 				     struct task_struct *next,
 				     unsigned int prev_state)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_SWITCH);
 	vmlat_on_sched_switch(preempt, prev, next, prev_state);
 }
 
 static void vmlat_probe_sched_waking(void *data, struct task_struct *p)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_WAKING);
 	vmlat_on_sched_waking(p);
 }
 
 static void vmlat_probe_sched_wakeup(void *data, struct task_struct *p)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_WAKEUP);
 	vmlat_on_sched_wakeup(p);
 }
 
 static void vmlat_probe_sched_wakeup_new(void *data, struct task_struct *p)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_WAKEUP_NEW);
 }
 
 static void vmlat_probe_sched_migrate_task(void *data, struct task_struct *p,
 					   int dest_cpu)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_MIGRATE_TASK);
 	vmlat_on_sched_migrate(p, dest_cpu);
 }
@@ -167,6 +205,8 @@ static __always_inline void vmlat_process_exited(struct task_struct *p)
 
 static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_process_exited(p);
 }
 
@@ -174,6 +214,8 @@ static void vmlat_probe_sched_process_exit(void *data, struct task_struct *p)
 static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 					      bool group_dead)
 {
+	if (VMLAT_FLOOR)
+		return;
 	vmlat_process_exited(p);
 }
 

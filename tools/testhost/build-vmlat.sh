@@ -7,6 +7,7 @@
 # test kernel with W=1, in build/<kernel-id>/src: a copy of the checkout,
 # so that kernels never share object files. Fails on any compiler warning.
 # Prints the directory holding the modules as the last line of stdout.
+# $VMLAT_BUILD_ARGS: more make variables (tools/bench: VMLAT_FLOOR=1).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -23,7 +24,9 @@ need_cmd make rsync
 mkdir -p "$src"
 rsync -a --delete --exclude /build --exclude .git \
 	--exclude '*.o' --exclude '*.ko' "$top/" "$src/"
-if ! make -C "$kdir" M="$src" W=1 modules >"$out/build.log" 2>&1; then
+# shellcheck disable=SC2086 # make variables, one word each
+if ! make -C "$kdir" M="$src" W=1 ${VMLAT_BUILD_ARGS:-} modules \
+	>"$out/build.log" 2>&1; then
 	cat "$out/build.log" >&2
 	die "building vmlat for $id failed"
 fi
