@@ -427,6 +427,12 @@ DEFINE_SHOW_ATTRIBUTE(steal);
 /* ---- guest address spaces -------------------------------------------- */
 
 /* The names line of a VM whose guest gave any. */
+/* How the VM keys its guest's roots (aspace.h). */
+static const char *guest_roots(const struct vmlat_view_guest_tasks *g)
+{
+	return g->whole ? "whole" : "folded";
+}
+
 static void guest_task_names(struct seq_file *m, pid_t pid,
 			     const struct vmlat_view_guest_tasks *g)
 {
@@ -483,7 +489,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 		}
 		if (g->nr || g->evicted)
 			seq_printf(m, "# vm_pid %d roots %s\n", v.pid,
-				   g->whole ? "whole" : "folded");
+				   guest_roots(g));
 		guest_task_names(m, v.pid, g);
 	}
 	tables_buf_free(b);
@@ -980,7 +986,7 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 	guest_task_reasons_json(m, &g->other.reasons);
 	seq_putc(m, '}');
 	seq_printf(m, ",\"guest_tasks_evicted\":%llu,\"guest_roots\":\"%s\"",
-		   g->evicted, g->whole ? "whole" : "folded");
+		   g->evicted, guest_roots(g));
 	seq_printf(m, ",\"guest_names\":{\"held\":%u,\"calls\":%llu,\"taken\":%llu,\"limited\":%llu,\"malformed\":%llu,\"user\":%llu,\"dropped\":%llu,\"ended\":%llu}",
 		   g->names_held, g->names.calls, g->names.taken,
 		   g->names.limited, g->names.malformed, g->names.user,

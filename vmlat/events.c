@@ -463,7 +463,7 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 					      struct kvm_vcpu *vcpu, u32 isa)
 {
 	const struct vmlat_as_cursor *c = &vc->acct.as;
-	bool *whole = &vc->vm->names.whole;
+	struct vmlat_as_names *names = &vc->vm->names;
 	u64 cr3, key;
 	bool user;
 
@@ -472,13 +472,13 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 	if (unlikely(vmlat_kvm_read_guest_cr3(vcpu, isa, &vc->vmcb_checked,
 					      &cr3)))
 		return;
-	key = vmlat_as_key(cr3, !READ_ONCE(*whole));
+	key = vmlat_as_key(cr3, !vmlat_as_names_whole(names));
 	if (likely(key == c->key && c->user))
 		return;
 	user = vmlat_kvm_read_cpl(vcpu, isa, &vc->vmcb_checked) == 3;
 	/* Bit 12 clear: the key is the same folded or whole. */
-	if (unlikely(vmlat_as_shows_whole(cr3, user) && !READ_ONCE(*whole)))
-		WRITE_ONCE(*whole, true);
+	if (unlikely(vmlat_as_shows_whole(cr3, user)))
+		vmlat_as_names_set_whole(names);
 	if (key != c->key)
 		vmlat_vcpu_as_moved(vc, key, user);
 	else if (user)

@@ -378,7 +378,7 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 		vmlat_view_as_named(&vm->names, &g->as[j]);
 	vmlat_as_names_stats(&gate, &vm->names, &g->names);
 	g->names_held = vmlat_as_names_count(&vm->names);
-	g->whole = READ_ONCE(vm->names.whole);
+	g->whole = vmlat_as_names_whole(&vm->names);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 	/* Insertion sort by total time: the stretches changed the order. */
 	for (j = 1; j < g->nr; j++) {

@@ -44,9 +44,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, keep, main, rd, rd_json,
-                         tap, tracing_instance, wr)
+from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
+                         SkipTest, check_no_lost_events, keep, main, rd,
+                         rd_json, tap, tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -54,7 +54,6 @@ EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "kvm/kvm_entry", "kvm/kvm_exit",
           "kvm/kvm_userspace_exit", "kvm/kvm_hypercall"]
 STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
-SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
 RANK_TOL = 0.05     # percentiles: a 20th of the intervals either way
 PAUSE_NS = 10 * 10**6   # exit handling totals: one stall of a CPU
 def marker(text):

@@ -51,19 +51,14 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest, rd_json,  # noqa: E402
-                         check_no_lost_events, main, rd, tap,
-                         tracing_instance, ts_ns, wr)
+from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
+                         SkipTest, check_no_lost_events, main, rd, rd_json,
+                         tap, tracing_instance, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_exit_time_test"
 BASE_EVENTS = ["sched/sched_switch", "kvm/kvm_entry", "kvm/kvm_exit",
                "irq/irq_handler_entry"]
 SECONDS = "3"
-# Per round trip: 1 us of text-trace resolution at each end, and the skew
-# of vmlat's probe against ftrace's on the same tracepoint (vmlat's runs
-# first: its kvm_entry is earlier by the cost of its probe, its kvm_exit by
-# less); as analyzer_test's SLACK, 10 us (30 on the debug kernel).
-SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
 
 LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+"
                   r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")

@@ -213,14 +213,14 @@ def burners(pti):
     if not (a and b):
         tap(False, tag + ".guest_reports", out[-400:].replace("\n", " | "))
         return
+    isolates = "=== pti 1" in out
     if "pti=on" in pti:
-        tap("=== pti 1" in out, tag + ".guest_isolates",
-            "" if "=== pti 1" in out else
+        tap(isolates, tag + ".guest_isolates",
+            "" if isolates else
             "the guest did not say page tables isolation: enabled")
     # KPTI's two roots of a process are one key ("folded"); a guest
     # without it has its roots keyed whole (since 6.16 a PGD is 4 KiB
     # there: two processes' roots can differ in bit 12 only).
-    isolates = "=== pti 1" in out
     tap(vm.get("guest_roots") == ("folded" if isolates else "whole"),
         tag + ".roots_keyed_as_the_guest_isolates",
         "vmlat %s, the guest %s" % (vm.get("guest_roots"),

@@ -54,16 +54,15 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlat_oracle  # noqa: E402
-from vmlat_ktest import (KEEP, TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, keep, main, rd, rd_json,
-                         tap, tracing_instance, wr)
+from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
+                         SkipTest, check_no_lost_events, keep, main, rd,
+                         rd_json, tap, tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_nested_test"
 EVENTS = ["kvm/kvm_entry", "kvm/kvm_exit", "kvm/kvm_nested_vmenter",
           "kvm/kvm_nested_vmexit", "kvm/kvm_nested_vmexit_inject",
           "kvmmmu/kvm_mmu_get_page", "sched/sched_waking",
           "vmlat/vmlat_nested_exit"]
-SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
 PAUSE_NS = 10 * 10**6
 # The L2 exits of nested_l1 by ISA: (vmlat's name, code).
 L2_EXITS = {"svm": {"hypercall": ("VMMCALL", 0x81), "hlt": ("HLT", 0x78),

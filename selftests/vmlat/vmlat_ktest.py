@@ -20,6 +20,11 @@ VMLAT = "/sys/kernel/debug/vmlat"
 TRACING = "/sys/kernel/tracing"
 # Where a run keeps what its checks looked at (selftests/run sets it).
 KEEP = os.environ.get("VMLAT_OUT")
+# A vmlat interval against ftrace's: 1 us of text-trace resolution plus
+# twice the cost of one ftrace event (vmlat's probe and ftrace's on the same
+# tracepoint, each end): 10 us on the stock kernels, 30 on the debug kernel
+# (KASAN, lockdep), set by $VMLAT_SLACK_US (selftests/run).
+SLACK_NS = int(float(os.environ.get("VMLAT_SLACK_US", "10")) * 1000)
 
 results = []
 

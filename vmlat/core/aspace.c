@@ -477,10 +477,9 @@ void vmlat_as_name_set(struct vmlat_as_names *n, struct vmlat_as_table *t,
 	struct vmlat_as_name *name;
 	u64 key;
 
-	/* Exits set it too, without the lock. */
-	if ((a->root & VMLAT_AS_PTI_BIT) && !READ_ONCE(n->whole))
-		WRITE_ONCE(n->whole, true);
-	key = vmlat_as_key(a->root, !READ_ONCE(n->whole));
+	if (a->root & VMLAT_AS_PTI_BIT)
+		vmlat_as_names_set_whole(n);
+	key = vmlat_as_key(a->root, !vmlat_as_names_whole(n));
 	name = name_slot(n, key);
 
 	if ((a->root & VMLAT_HC_NAME_NEW) &&

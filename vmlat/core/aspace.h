@@ -348,6 +348,21 @@ struct vmlat_as_names {
 	u64 ended;
 };
 
+/*
+ * Whether @n's VM keys its roots whole, and to make it so: exits set it
+ * without the VM's lock, names under it, readers read it without.
+ */
+static inline bool vmlat_as_names_whole(const struct vmlat_as_names *n)
+{
+	return READ_ONCE(n->whole);
+}
+
+static inline void vmlat_as_names_set_whole(struct vmlat_as_names *n)
+{
+	if (!READ_ONCE(n->whole))
+		WRITE_ONCE(n->whole, true);
+}
+
 void vmlat_as_name_gate_init(struct vmlat_as_name_gate *g);
 void vmlat_as_name_gate_clear_stats(struct vmlat_as_name_gate *g);
 u64 vmlat_as_name_gate(struct vmlat_as_name_gate *g,

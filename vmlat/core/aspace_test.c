@@ -792,7 +792,9 @@ static void vmlat_as_names_whole_roots(struct kunit *test)
 	/* the same guest, shown by its exits first: names keyed whole too */
 	vmlat_as_names_init(n);
 	vmlat_as_table_init(t);
-	n->whole = vmlat_as_shows_whole(a, true);
+	if (vmlat_as_shows_whole(a, true))	/* as the exit path does */
+		vmlat_as_names_set_whole(n);
+	KUNIT_EXPECT_TRUE(test, vmlat_as_names_whole(n));
 	KUNIT_EXPECT_EQ(test, name_call(n, t, a, 94, 0, 3), TAKEN);
 	add_time(t, a, 5000);
 	KUNIT_EXPECT_EQ(test, name_call(n, t, b | VMLAT_HC_NAME_NEW, 101, 0, 4),
