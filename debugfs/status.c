@@ -16,6 +16,7 @@
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
+#include "clock.h"
 #include "compat.h"
 #include "debugfs.h"
 #include "exit_late.h"
@@ -54,8 +55,9 @@ static int status_show(struct seq_file *m, void *unused)
 		   vmlat_exit_trace_names[vmlat_exit_trace_mode()],
 		   o.unexpected, o.late_exits, o.late_switched, o.late_ns,
 		   vmlat_exit_time_unread());
-	seq_printf(m, "# kernel: preempt %s svm_exit_code_bits %u\n",
-		   vmlat_preempt_model(), vmlat_view_svm_exit_code_bits());
+	seq_printf(m, "# kernel: preempt %s svm_exit_code_bits %u clock %s\n",
+		   vmlat_preempt_model(), vmlat_view_svm_exit_code_bits(),
+		   vmlat_clock_name());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

@@ -70,31 +70,35 @@ static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
 	}
 }
 
-/* An interval crossed its threshold: fill in a report. */
+/*
+ * An interval crossed its threshold: fill in a report, its instants on
+ * CLOCK_MONOTONIC (ftrace's "mono" trace clock, the snapshot's).
+ */
 static noinline void vmlat_interval_report(struct vmlat_vcpu *vc,
 					   enum vmlat_hist_kind kind, u64 ns,
 					   const struct vmlat_by *by, u64 now)
 {
+	u64 end = vmlat_clock_mono(now);
 	struct vmlat_report r = {
 		.kind = kind,
 		.vm_pid = vc->vm->pid,
 		.vcpu = vc->idx,
 		.duration_ns = ns,
-		.end_ns = now,
+		.end_ns = end,
 		.as = vmlat_as_event_key(READ_ONCE(vc->acct.as.key)),
 	};
 
 	memcpy(r.vm_comm, vc->vm->comm, sizeof(r.vm_comm));
 	if (kind == VMLAT_HIST_EXIT) {
 		r.cpu = smp_processor_id();
-		r.start_ns = vc->exit_ns;
+		r.start_ns = end - (now - vc->exit_ns);
 		r.isa = vc->exit_isa;
 		r.exit_reason = vc->exit_reason;
 		r.by.kind = VMLAT_BY_NONE;
 		r.by.vcpu = -1;
 	} else {
 		r.cpu = by->cpu;
-		r.start_ns = now - ns;
+		r.start_ns = end - ns;
 		r.by = *by;
 	}
 	vmlat_report(&r);
@@ -661,7 +665,7 @@ static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
 
 	if (cpl == 0)
 		a.comm[1] = vmlat_kvm_read_rdi(vcpu);
-	reply = vmlat_vm_name_gate(&vm->sync, &a, vmlat_now_ns());
+	reply = vmlat_vm_name_gate(&vm->sync, &a, ktime_get_mono_fast_ns());
 	if (reply != VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0))
 		return reply;
 	raw_spin_lock_irqsave(&vm->lock, flags);
@@ -720,7 +724,9 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	if (a0 == VMLAT_HC_HDR_NAME) {
 		reply = vmlat_vm_name_call(vm, vcpu, a1, a2, a3, a.cpl);
 	} else {
-		reply = vmlat_vm_sync_call(&vm->sync, &a, vmlat_now_ns(), &x);
+		/* The host's side of the guest's clock: CLOCK_MONOTONIC. */
+		reply = vmlat_vm_sync_call(&vm->sync, &a,
+					   ktime_get_mono_fast_ns(), &x);
 		if (x.seq)
 			trace_vmlat_sync(vm->pid, vc->idx, x.seq, x.g1, x.h,
 					 x.g2);

@@ -6,13 +6,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/clocksource.h>
 #include <linux/kvm_host.h>
-#include <linux/math64.h>
 #include <linux/workqueue.h>
-#include <asm/cpufeature.h>
-#include <asm/tsc.h>
 
+#include "clock.h"
 #include "exit_late.h"
 #include "kvm_x86.h"
 
@@ -31,21 +28,8 @@ DEFINE_STATIC_KEY_FALSE(vmlat_exit_trace_late);
 static atomic_t vmlat_exit_trace = ATOMIC_INIT(VMLAT_EXIT_TRACE_UNKNOWN);
 static atomic64_t vmlat_exit_unread = ATOMIC64_INIT(0);
 
-/* TSC cycles to ns (clocks_calc_mult_shift()); mult 0: no TSC rate. */
-static u32 vmlat_tsc_mult, vmlat_tsc_shift;
+/* VMLAT_EXIT_LATE_MAX_S in TSC cycles (0: no TSC rate). */
 static u64 vmlat_tsc_max;
-
-/*
- * Whether a TSC interval can be taken into vmlat's clock: the TSC ticks
- * at the rate it was calibrated at, as it does where it is constant by
- * design, or where the kernel still trusts it as a clocksource (without a
- * constant TSC, a change of CPU frequency marks it unstable).
- */
-static bool vmlat_tsc_usable(void)
-{
-	return vmlat_tsc_mult && (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
-				  !check_tsc_unstable());
-}
 
 /* Static keys change under a mutex: not from the probe. */
 static void vmlat_exit_trace_work_fn(struct work_struct *work)
@@ -106,7 +90,7 @@ u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
 	d = rdtsc() - exit_tsc;
 	if (d > vmlat_tsc_max)	/* negative too: after now */
 		goto unread;
-	ns = mul_u64_u32_shr(d, vmlat_tsc_mult, vmlat_tsc_shift);
+	ns = vmlat_tsc_ns(d);
 	if (ns > now_ns - since_ns || now_ns < since_ns)
 		goto unread;
 	return now_ns - ns;
@@ -139,13 +123,9 @@ u64 vmlat_exit_time_unread(void)
 /* Context: process context, before any probe is attached. */
 int vmlat_exit_late_init(void)
 {
-	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz) {
-		clocks_calc_mult_shift(&vmlat_tsc_mult, &vmlat_tsc_shift,
-				       tsc_khz, NSEC_PER_MSEC,
-				       VMLAT_EXIT_LATE_MAX_S);
+	if (vmlat_clock.mult)
 		vmlat_tsc_max = (u64)tsc_khz * MSEC_PER_SEC *
 				VMLAT_EXIT_LATE_MAX_S;
-	}
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <linux/module.h>
 
 #include "charge.h"
+#include "clock.h"
 #include "debugfs.h"
 #include "events.h"
 #include "exit_late.h"
@@ -38,6 +39,7 @@ static const struct vmlat_part {
 	int (*init)(void);
 	void (*exit)(void);
 } vmlat_parts[] = {
+	{ "clock",	vmlat_clock_init,	NULL },
 	{ "records",	vmlat_records_init,	vmlat_records_exit },
 	{ "charge",	vmlat_charge_init,	NULL },
 	{ "exit_late",	vmlat_exit_late_init,	vmlat_exit_late_exit },

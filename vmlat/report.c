@@ -199,7 +199,7 @@ static void vmlat_snap_workfn(struct work_struct *work)
 	else
 		vmlat_snaps_failed++;
 	vmlat_snap_pending = false;
-	vmlat_last_snap_ns = vmlat_now_ns();
+	vmlat_last_snap_ns = ktime_get_mono_fast_ns();	/* as reports' */
 	raw_spin_unlock_irqrestore(&vmlat_ring_lock, flags);
 }
 

@@ -8,10 +8,10 @@
 #define _VMLAT_TYPES_H
 
 #include <linux/sched.h>
-#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 #include "aspace.h"
+#include "clock.h"
 #include "exit_codes.h"
 
 /*
@@ -150,12 +150,6 @@ static inline void vmlat_copy_comm(char *dst, const char *comm)
 {
 	memcpy(dst, comm, TASK_COMM_LEN);
 	dst[TASK_COMM_LEN - 1] = '\0';
-}
-
-/* The clock of ftrace's "mono" trace clock, safe in any context. */
-static __always_inline u64 vmlat_now_ns(void)
-{
-	return ktime_get_mono_fast_ns();
 }
 
 #endif /* _VMLAT_TYPES_H */

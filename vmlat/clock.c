@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vmlat's clock (clock.h): choosing it at load, and taking its instants
+ * to CLOCK_MONOTONIC.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/clocksource.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <asm/cpufeature.h>
+
+#include "clock.h"
+
+/*
+ * The longest TSC interval the conversion is exact for to the last ns
+ * (clocks_calc_mult_shift()); longer ones lose precision only (the
+ * product is 96 bits wide), not range.
+ */
+#define VMLAT_TSC_PRECISE_S	10
+
+struct vmlat_clock vmlat_clock __read_mostly;
+DEFINE_STATIC_KEY_FALSE(vmlat_clock_tsc);
+
+/**
+ * vmlat_tsc_usable() - whether TSC intervals can be taken to ns
+ *
+ * The TSC ticks at the rate it was calibrated at, as it does where it is
+ * constant by design, or where the kernel still trusts it (without a
+ * constant TSC, a change of CPU frequency marks it unstable).
+ *
+ * Return: true if vmlat_tsc_ns() converts TSC intervals.
+ */
+bool vmlat_tsc_usable(void)
+{
+	return vmlat_clock.mult && (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
+				    !check_tsc_unstable());
+}
+
+/**
+ * vmlat_clock_mono() - an instant of vmlat's clock on CLOCK_MONOTONIC
+ * @ns:	the instant, vmlat_now_ns()
+ *
+ * Exact on the mono clock, and within the clocks' drift over the
+ * instant's age (parts per million of it) on the TSC one.
+ *
+ * Context: any.
+ * Return: CLOCK_MONOTONIC at @ns, as ktime_get_mono_fast_ns() reads it.
+ */
+u64 vmlat_clock_mono(u64 ns)
+{
+	if (!static_branch_likely(&vmlat_clock_tsc))
+		return ns;
+	return ktime_get_mono_fast_ns() - (vmlat_now_ns() - ns);
+}
+
+/*
+ * The clock the status file names: "tsc", "tsc-unstable" (the kernel
+ * stopped trusting it since: instants of different CPUs may be skewed),
+ * or "mono".
+ */
+const char *vmlat_clock_name(void)
+{
+	if (!static_branch_likely(&vmlat_clock_tsc))
+		return "mono";
+	return check_tsc_unstable() ? "tsc-unstable" : "tsc";
+}
+
+/*
+ * Context: process context, before any probe is attached. The TSC is
+ * chosen only where the kernel found it synchronised across CPUs and
+ * still trusts it. One found unstable later stays: vmlat's clock does
+ * not jump; the status file says so.
+ */
+int vmlat_clock_init(void)
+{
+	unsigned long flags;
+
+	if (boot_cpu_has(X86_FEATURE_TSC) && tsc_khz)
+		clocks_calc_mult_shift(&vmlat_clock.mult, &vmlat_clock.shift,
+				       tsc_khz, NSEC_PER_MSEC,
+				       VMLAT_TSC_PRECISE_S);
+	if (!vmlat_tsc_usable() || check_tsc_unstable()) {
+		pr_info("the TSC is not the host's clock: stamping events with ktime_get_mono_fast_ns()\n");
+		return 0;
+	}
+	local_irq_save(flags);
+	vmlat_clock.ns0 = ktime_get_mono_fast_ns();
+	vmlat_clock.tsc0 = rdtsc_ordered();
+	local_irq_restore(flags);
+	static_branch_enable(&vmlat_clock_tsc);
+	return 0;
+}

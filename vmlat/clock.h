@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vmlat's clock: what every probe stamps its events with.
+ *
+ * Where the host trusts its TSC (constant rate, or still the kernel's
+ * clocksource), it is the TSC itself, taken to nanoseconds at the rate it
+ * was calibrated at and started at CLOCK_MONOTONIC's value when vmlat was
+ * loaded: a TSC read and a multiply, where ktime_get_mono_fast_ns() (the
+ * clock of ftrace's "mono" trace clock) reads the timekeeper's latch and
+ * calls the clocksource through a pointer, at every kvm_exit, kvm_entry
+ * and context switch. Elsewhere it is ktime_get_mono_fast_ns() itself.
+ *
+ * Both tick at the same rate but for NTP's frequency correction (a few
+ * parts per million), so intervals are the same; instants drift apart by
+ * that much. What vmlat shows as an instant on the host's clock (a
+ * report's start and end) is taken to CLOCK_MONOTONIC when it is made,
+ * vmlat_clock_mono(); what it exchanges with a guest (clock sync) is read
+ * from CLOCK_MONOTONIC directly.
+ */
+#ifndef _VMLAT_CLOCK_H
+#define _VMLAT_CLOCK_H
+
+#include <linux/jump_label.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+#include <asm/tsc.h>
+
+/* TSC cycles to ns; mult 0: the TSC's rate is not known. */
+struct vmlat_clock {
+	u64 tsc0;	/* the TSC at load */
+	u64 ns0;	/* CLOCK_MONOTONIC then */
+	u32 mult;
+	u32 shift;
+};
+
+extern struct vmlat_clock vmlat_clock;
+DECLARE_STATIC_KEY_FALSE(vmlat_clock_tsc);
+
+/*
+ * @cycles of the TSC in ns, at its calibrated rate (mult 0: 0): the
+ * 128-bit product shifted down, as mul_u64_u32_shr() computes it but in
+ * two instructions (its generic form's __int128 makes the probes realign
+ * their stack). The result fits in 64 bits: a shift of at most 32 and a
+ * 32-bit mult leave a product below 2^96.
+ */
+static __always_inline u64 vmlat_tsc_ns(u64 cycles)
+{
+	u64 ns;
+
+	asm ("mulq %[mult]\n\tshrdq %%cl, %%rdx, %%rax"
+	     : "=a" (ns)
+	     : "a" (cycles), [mult] "rm" ((u64)vmlat_clock.mult),
+	       "c" (vmlat_clock.shift)
+	     : "rdx", "cc");
+	return ns;
+}
+
+/* Now on vmlat's clock, safe in any context. */
+static __always_inline u64 vmlat_now_ns(void)
+{
+	if (static_branch_likely(&vmlat_clock_tsc))
+		return vmlat_clock.ns0 +
+		       vmlat_tsc_ns(rdtsc_ordered() - vmlat_clock.tsc0);
+	return ktime_get_mono_fast_ns();
+}
+
+bool vmlat_tsc_usable(void);
+u64 vmlat_clock_mono(u64 ns);
+const char *vmlat_clock_name(void);
+int vmlat_clock_init(void);
+
+#endif /* _VMLAT_CLOCK_H */
