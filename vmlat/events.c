@@ -49,25 +49,29 @@ vmlat_vcpu_get(struct kvm_vcpu *vcpu, enum vmlat_event ev, u64 now)
 	return vmlat_vcpu_new(vc, vcpu, ev, now);
 }
 
+/*
+ * A completed exit of @vm to one histogram: its reason's, or the VM's
+ * (records.h, @hist).
+ */
 static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
 {
 	int i, s;
 
-	vmlat_ahist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
-	if (slot < 0)	/* undecoded */
-		return;
-	atomic64_add(ns, &vm->exit_ns[slot]);
-	/* Reason histograms go to the first reasons seen, lock-free. */
-	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
-		s = atomic_read(&vm->reason_slot[i]);
-		if (s == VMLAT_SLOT_UNDECODED &&
-		    atomic_try_cmpxchg(&vm->reason_slot[i], &s, slot))
-			s = slot;
-		if (s == slot) {
-			vmlat_ahist_add(&vm->reason_hist[i], ns);
-			return;
+	if (slot >= 0) {
+		atomic64_add(ns, &vm->exit_ns[slot]);
+		/* Reason histograms go to the first reasons seen, lock-free. */
+		for (i = 0; i < VMLAT_REASON_HISTS; i++) {
+			s = atomic_read(&vm->reason_slot[i]);
+			if (s == VMLAT_SLOT_UNDECODED &&
+			    atomic_try_cmpxchg(&vm->reason_slot[i], &s, slot))
+				s = slot;
+			if (s == slot) {
+				vmlat_ahist_add(&vm->reason_hist[i], ns);
+				return;
+			}
 		}
 	}
+	vmlat_ahist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
 }
 
 /*

@@ -45,7 +45,10 @@
  * @exit_count:	exits per reason slot (exit_codes.h)
  * @exit_ns:	handling time per reason slot
  * @exit_undecoded: exits whose reason could not be read or is unknown
- * @hist:	preemption, wait and exit-handling durations
+ * @hist:	preemption, wait and exit-handling durations; the last of
+ *		the exits not in @reason_hist only (undecoded, or of a reason
+ *		past the first ones): read whole, it is merged with those
+ *		(vmlat_view_hist()), so that an exit costs one histogram
  * @reason_slot: which exit reason slot each of @reason_hist serves (-1)
  * @reason_hist: exit-handling durations of the first reasons seen
  * @nested_exits: L2 exits per enum vmlat_nested_by and reason slot

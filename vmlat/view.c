@@ -228,7 +228,14 @@ u64 vmlat_view_exits_undecoded(const struct vmlat_vm *vm)
 void vmlat_view_hist(const struct vmlat_vm *vm, enum vmlat_hist_kind kind,
 		     struct vmlat_hist_snap *h)
 {
+	unsigned int i;
+
 	vmlat_ahist_read(&vm->hist[kind], h);
+	if (kind != VMLAT_HIST_EXIT)
+		return;
+	/* The exits with a reason histogram are only there (records.h). */
+	for (i = 0; i < VMLAT_REASON_HISTS; i++)
+		vmlat_ahist_read_add(&vm->reason_hist[i], h);
 }
 
 void vmlat_view_nested_hist(const struct vmlat_vm *vm,

@@ -50,3 +50,38 @@ void vmlat_ahist_read(const struct vmlat_ahist *h, struct vmlat_hist_snap *s)
 	if (!s->count)
 		s->min_ns = 0;
 }
+
+/**
+ * vmlat_ahist_read_add() - add a histogram's samples to a copy
+ * @h:	the histogram
+ * @s:	a copy (of other histograms), which then holds the samples of both
+ *
+ * What vmlat_ahist_read() of one histogram holding the samples of both
+ * would copy: a kind of sample kept apart in several histograms (each
+ * added to by one, as a VM's exits are to their reason's, ahist.h's
+ * cost once per sample) is read whole.
+ *
+ * Context: any context.
+ */
+void vmlat_ahist_read_add(const struct vmlat_ahist *h,
+			  struct vmlat_hist_snap *s)
+{
+	u64 n = 0, c, min, max;
+	int i;
+
+	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++) {
+		c = vmlat_atomic64_read(&h->buckets[i]);
+		s->buckets[i] += c;
+		n += c;
+	}
+	if (!n)
+		return;
+	s->sum_ns += vmlat_atomic64_read(&h->sum_ns);
+	min = vmlat_atomic64_read(&h->min_ns);
+	max = vmlat_atomic64_read(&h->max_ns);
+	if (!s->count || min < s->min_ns)
+		s->min_ns = min;
+	if (max > s->max_ns)
+		s->max_ns = max;
+	s->count += n;
+}

@@ -38,6 +38,8 @@ struct vmlat_hist_snap {
 
 void vmlat_ahist_init(struct vmlat_ahist *h);
 void vmlat_ahist_read(const struct vmlat_ahist *h, struct vmlat_hist_snap *s);
+void vmlat_ahist_read_add(const struct vmlat_ahist *h,
+			  struct vmlat_hist_snap *s);
 
 /**
  * vmlat_ahist_add() - record a sample

@@ -20,7 +20,7 @@
 
 /* 3.4 KB each: too big for a kernel stack, so suite init allocates them. */
 struct ahist_ctx {
-	struct vmlat_ahist h;
+	struct vmlat_ahist h, parts[3];
 	struct vmlat_hist_snap got, prev, want;
 };
 
@@ -33,6 +33,10 @@ static int ahist_test_init(struct kunit *test)
 	/* Garbage first: vmlat_ahist_init() must set every field. */
 	memset(&c->h, 0xa5, sizeof(c->h));
 	vmlat_ahist_init(&c->h);
+	memset(c->parts, 0xa5, sizeof(c->parts));
+	vmlat_ahist_init(&c->parts[0]);
+	vmlat_ahist_init(&c->parts[1]);
+	vmlat_ahist_init(&c->parts[2]);
 	test->priv = c;
 	return 0;
 }
@@ -233,12 +237,53 @@ static void vmlat_ahist_any_order_same_result(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, nr, 720U, "every order of 6 samples tried");
 }
 
+/*
+ * Samples dealt to several histograms, one read and the others added to
+ * the copy: the copy of one histogram holding them all, whichever part
+ * holds the extremes, with empty parts anywhere (the first included: its
+ * minimum of 0 must not stick) and with every part empty.
+ */
+static void vmlat_ahist_read_add_is_the_union(struct kunit *test)
+{
+	static const u64 v[] = { 150, U64_MAX, 99, S63, 7, 10 * NS_PER_S, 150 };
+	static const u8 deals[][ARRAY_SIZE(v)] = {
+		{ 0, 0, 0, 0, 0, 0, 0 },	/* all in the first */
+		{ 2, 2, 2, 2, 2, 2, 2 },	/* all in the last */
+		{ 1, 2, 1, 2, 1, 2, 1 },	/* the first empty */
+		{ 0, 1, 2, 0, 1, 2, 0 },
+		{ 2, 0, 1, 1, 0, 2, 2 },
+	};
+	struct ahist_ctx *c = test->priv;
+	unsigned int d, i;
+	char what[48];
+
+	for (d = 0; d < ARRAY_SIZE(deals); d++) {
+		for (i = 0; i < ARRAY_SIZE(c->parts); i++)
+			vmlat_ahist_init(&c->parts[i]);
+		for (i = 0; i < ARRAY_SIZE(v); i++)
+			vmlat_ahist_add(&c->parts[deals[d][i]], v[i]);
+		vmlat_ahist_read(&c->parts[0], &c->got);
+		vmlat_ahist_read_add(&c->parts[1], &c->got);
+		vmlat_ahist_read_add(&c->parts[2], &c->got);
+		ref_snap(v, ARRAY_SIZE(v), &c->want);
+		snprintf(what, sizeof(what), "deal %u", d);
+		expect_snap_eq(test, &c->got, &c->want, what);
+	}
+	for (i = 0; i < ARRAY_SIZE(c->parts); i++)
+		vmlat_ahist_init(&c->parts[i]);
+	vmlat_ahist_read(&c->parts[0], &c->got);
+	vmlat_ahist_read_add(&c->parts[1], &c->got);
+	ref_snap(v, 0, &c->want);
+	expect_snap_eq(test, &c->got, &c->want, "all empty");
+}
+
 static struct kunit_case vmlat_ahist_cases[] = {
 	KUNIT_CASE(vmlat_ahist_empty_reads_zero),
 	KUNIT_CASE(vmlat_ahist_sample_lands_in_its_bucket),
 	KUNIT_CASE_PARAM(vmlat_ahist_min_max_sum, seq_gen_params),
 	KUNIT_CASE(vmlat_ahist_reinit_empties),
 	KUNIT_CASE(vmlat_ahist_any_order_same_result),
+	KUNIT_CASE(vmlat_ahist_read_add_is_the_union),
 	{}
 };
 
