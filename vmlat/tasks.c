@@ -2,13 +2,16 @@
 /*
  * The task -> vCPU table (tasks.h). Writers are serialised by their
  * caller and bracket every change in vmlat_tasks_seq, so a lookup that
- * raced with one retries instead of missing a key that moved.
+ * raced with one retries instead of missing a key that moved. A key is
+ * counted in the filter before it goes in and uncounted after it left,
+ * so that the filter's "no" is always one a lookup could have given.
  */
 #include <linux/vmalloc.h>
 
 #include "tasks.h"
 
 struct vmlat_task_slot *vmlat_tasks;
+struct vmlat_keyfilter vmlat_task_filter;
 seqcount_t vmlat_tasks_seq = SEQCNT_ZERO(vmlat_tasks_seq);
 u32 vmlat_task_mask __read_mostly;
 u32 vmlat_task_shift __read_mostly;
@@ -63,6 +66,8 @@ bool vmlat_task_set(const struct task_struct *p, int idx)
 		j = (h + i) & vmlat_task_mask;
 		if (vmlat_tasks[j].task)
 			continue;
+		/* Ordered before the key by the write barrier in _begin(). */
+		vmlat_keyfilter_add(&vmlat_task_filter, vmlat_task_hash64(p));
 		raw_write_seqcount_begin(&vmlat_tasks_seq);
 		WRITE_ONCE(vmlat_tasks[j].idx, idx);
 		WRITE_ONCE(vmlat_tasks[j].task, p);
@@ -106,6 +111,7 @@ void vmlat_task_remove(const struct task_struct *p)
 	}
 	WRITE_ONCE(vmlat_tasks[hole].task, NULL);
 	raw_write_seqcount_end(&vmlat_tasks_seq);
+	vmlat_keyfilter_del(&vmlat_task_filter, vmlat_task_hash64(p));
 	vmlat_tasks_keys--;
 }
 
@@ -161,6 +167,7 @@ int vmlat_tasks_init(unsigned int vcpus)
 	vmlat_tasks_max_keys = vmlat_task_slots() / 4 * 3;
 	vmlat_tasks = vzalloc(vmlat_tasks_bytes());
 	vmlat_tasks_keys = 0;
+	vmlat_keyfilter_init(&vmlat_task_filter);
 	return vmlat_tasks ? 0 : -ENOMEM;
 }
 

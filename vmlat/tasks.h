@@ -20,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 
+#include "keyfilter.h"
 #include "types.h"
 
 #define VMLAT_TASK_PROBES	32
@@ -52,11 +53,23 @@ extern seqcount_t vmlat_tasks_seq;
 extern u32 vmlat_task_mask;
 extern u32 vmlat_task_shift;
 
+/*
+ * Which hashes may be in the table (keyfilter.h): most lookups are of
+ * tasks that are no vCPU thread, at every context switch and wake-up of
+ * the host, and end at its one byte. 8 KiB, in the module's data.
+ */
+extern struct vmlat_keyfilter vmlat_task_filter;
+
+/* The 64-bit multiplicative hash of @p, hash_ptr()'s before its shift. */
+static __always_inline u64 vmlat_task_hash64(const struct task_struct *p)
+{
+	return (u64)(unsigned long)p * GOLDEN_RATIO_64;
+}
+
 /* hash_ptr(p, log2(slots)). */
 static __always_inline u32 vmlat_task_hash(const struct task_struct *p)
 {
-	return (u32)(((u64)(unsigned long)p * GOLDEN_RATIO_64) >>
-		     vmlat_task_shift);
+	return (u32)(vmlat_task_hash64(p) >> vmlat_task_shift);
 }
 
 static __always_inline int vmlat_task_probe(const struct task_struct *p)
@@ -91,6 +104,8 @@ static __always_inline int vmlat_task_find(const struct task_struct *p)
 	unsigned int seq;
 	int idx;
 
+	if (!vmlat_keyfilter_maybe(&vmlat_task_filter, vmlat_task_hash64(p)))
+		return -1;
 	do {
 		seq = raw_read_seqcount_begin(&vmlat_tasks_seq);
 		idx = vmlat_task_probe(p);
