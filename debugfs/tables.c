@@ -426,13 +426,13 @@ DEFINE_SHOW_ATTRIBUTE(steal);
 
 /* ---- guest address spaces -------------------------------------------- */
 
-/* The names line of a VM whose guest gave any. */
 /* How the VM keys its guest's roots (aspace.h). */
 static const char *guest_roots(const struct vmlat_view_guest_tasks *g)
 {
 	return g->whole ? "whole" : "folded";
 }
 
+/* The names line of a VM whose guest gave any. */
 static void guest_task_names(struct seq_file *m, pid_t pid,
 			     const struct vmlat_view_guest_tasks *g)
 {

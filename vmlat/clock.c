@@ -80,7 +80,7 @@ int vmlat_clock_init(void)
 		clocks_calc_mult_shift(&vmlat_clock.mult, &vmlat_clock.shift,
 				       tsc_khz, NSEC_PER_MSEC,
 				       VMLAT_TSC_PRECISE_S);
-	if (!vmlat_tsc_usable() || check_tsc_unstable()) {
+	if (!vmlat_clock.mult || check_tsc_unstable()) {
 		pr_info("the TSC is not the host's clock: stamping events with ktime_get_mono_fast_ns()\n");
 		return 0;
 	}

@@ -28,19 +28,9 @@
 #include <kunit/test.h>
 
 #include "aspace.h"
+#include "kunit_lcg.h"
 #include "state.h"
 #include "vmlat_hypercall.h"
-
-static u64 lcg_next(u64 *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *state;
-}
-
-static u64 lcg_below(u64 *state, u64 bound)
-{
-	return (lcg_next(state) >> 16) % bound;
-}
 
 static void vmlat_as_key_masks_flags(struct kunit *test)
 {

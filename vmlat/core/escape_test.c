@@ -16,6 +16,7 @@
 #include <kunit/test.h>
 
 #include "escape.h"
+#include "kunit_lcg.h"
 
 #define FFFD	"\xef\xbf\xbd"
 
@@ -214,13 +215,6 @@ static int json_unescape(const char *str, u8 *out)
 		s += 6;
 	}
 	return len;
-}
-
-/* Knuth's MMIX LCG: deterministic, so a failure reproduces exactly. */
-static u64 lcg_next(u64 *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *state;
 }
 
 /* Checks one name against the promises of escape.h; false on failure. */

@@ -17,6 +17,7 @@
 #endif
 
 #include "hist.h"
+#include "kunit_lcg.h"
 
 /* The documented bound: a quantile is less than 1/16 = 6.25% high. */
 #define REL_ERR_DENOM	16
@@ -24,19 +25,6 @@
 #define NS_PER_US	1000ULL
 #define NS_PER_MS	1000000ULL
 #define NS_PER_S	1000000000ULL
-
-/* Knuth's MMIX LCG: deterministic, so a failure reproduces exactly. */
-static u64 lcg_next(u64 *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *state;
-}
-
-/* Roughly uniform in [0, @bound), @bound < 2^48 (the low bits are poor). */
-static u64 lcg_below(u64 *state, u64 bound)
-{
-	return (lcg_next(state) >> 16) % bound;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -13,19 +13,13 @@
 #include <kunit/test.h>
 
 #include "keyfilter.h"
+#include "kunit_lcg.h"
 
 #define NKEYS	64
 #define NSTEPS	20000
 /* The buckets the keys are crowded into, and the shift to them. */
 #define NBUCKETS	5
 #define BUCKET_SHIFT	(64 - VMLAT_KEYFILTER_BITS)
-
-/* Knuth's MMIX LCG: deterministic, so a failure reproduces exactly. */
-static u64 lcg_next(u64 *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *state;
-}
 
 static int keyfilter_test_init(struct kunit *test)
 {

@@ -14,20 +14,8 @@
  */
 #include <kunit/test.h>
 
+#include "kunit_lcg.h"
 #include "topk.h"
-
-/* Knuth's MMIX LCG: deterministic, so a failure reproduces exactly. */
-static u64 lcg_next(u64 *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *state;
-}
-
-/* Roughly uniform in [0, @bound), @bound < 2^48 (the low bits are poor). */
-static u64 lcg_below(u64 *state, u64 bound)
-{
-	return (lcg_next(state) >> 16) % bound;
-}
 
 /* The slot of @key in @t, or -1. */
 static int find_slot(const struct vmlat_topk *t, u64 key)
