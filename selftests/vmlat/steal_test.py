@@ -81,7 +81,6 @@ everything was skipped.
 """
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -90,8 +89,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, check_no_lost_events,  # noqa: E402
-                         keep, linux_guest_argv, linux_guest_initramfs,
+from vmlat_ktest import (TRACING, VMLAT, ConsoleGuest, SkipTest,  # noqa: E402
+                         check_no_lost_events, keep, linux_guest_argv,
+                         linux_guest_initramfs,
                          main, rd, tap, tracing_instance, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_steal_test"
@@ -140,52 +140,6 @@ done
 echo "=== end"
 /bin/busybox poweroff -f
 """
-
-
-class Guest:
-    """The guest's QEMU, its console read line by line."""
-
-    def __init__(self, qemu, kernel, cpio):
-        self.q = subprocess.Popen(
-            linux_guest_argv(qemu, kernel, cpio),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT)
-        self.buf = b""
-        self.out = []
-
-    def expect(self, tag, timeout):
-        """The rest of the first console line starting "=== tag", or None
-        after timeout seconds."""
-        end = time.time() + timeout
-        while True:
-            while b"\n" in self.buf:
-                ln, self.buf = self.buf.split(b"\n", 1)
-                ln = ln.decode(errors="replace").strip("\r")
-                self.out.append(ln)
-                # (after SeaBIOS, the first line starts with escapes)
-                if "=== " + tag in ln:
-                    return ln.split("=== " + tag, 1)[1].strip()
-            left = end - time.time()
-            if left <= 0:
-                return None
-            r, _, _ = select.select([self.q.stdout], [], [], left)
-            if r:
-                data = os.read(self.q.stdout.fileno(), 4096)
-                if not data:
-                    return None
-                self.buf += data
-
-    def say(self, text):
-        self.q.stdin.write(text.encode() + b"\n")
-        self.q.stdin.flush()
-
-    def stop(self):
-        if self.q.poll() is None:
-            try:
-                self.q.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.q.kill()
-                self.q.wait()
 
 
 def vcpu_of(pid):
@@ -394,7 +348,7 @@ SCENARIOS = [("vcpu_alone", True), ("qemu_on_cpu", False)]
 
 def measure(qemu, kernel, cpio):
     """One guest boot, a window per scenario; None if the boot hung."""
-    g = Guest(qemu, kernel, cpio)
+    g = ConsoleGuest(linux_guest_argv(qemu, kernel, cpio))
     res = {}
     try:
         if g.expect("ready", 120) is None:

@@ -7,9 +7,11 @@ selftests/vmlat/Makefile.
 """
 import contextlib
 import errno
+import glob
 import json
 import os
 import re
+import select
 import shutil
 import stat
 import subprocess
@@ -92,9 +94,31 @@ def keep(name, text):
         wr(os.path.join(KEEP, name), text)
 
 
-def linux_guest_initramfs(tmp, init, files=()):
-    """A cpio in @tmp for a Linux test guest: busybox, @init as /init and
-    each path of @files at the root; its path."""
+def _shared_libs(prog):
+    """The shared objects @prog loads, its dynamic loader too (ldd's
+    paths), or SkipTest when it cannot run here."""
+    r = subprocess.run(["ldd", prog], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    if r.returncode:
+        if "not a dynamic executable" in r.stdout:
+            return []
+        raise SkipTest("%s: ldd failed: %s" % (prog, r.stdout.strip()))
+    libs = []
+    for ln in r.stdout.splitlines():
+        if "not found" in ln:
+            raise SkipTest("%s: %s" % (prog, ln.strip()))
+        m = re.search(r"(/\S+) \(0x", ln)
+        if m:
+            libs.append(m.group(1))
+    return libs
+
+
+def linux_guest_initramfs(tmp, init, files=(), progs=()):
+    """A cpio in @tmp for a Linux test guest: busybox, @init as /init,
+    each path of @files at the root, and each of @progs (a program's name
+    found on $PATH, e.g. Debian's sysbench, or a file's absolute path) at
+    its path, with the shared objects it loads at theirs; its path. A
+    program that is not installed raises SkipTest."""
     root = os.path.join(tmp, "root")
     os.makedirs(os.path.join(root, "bin"))
     # /dev/null before any mount: busybox sh opens it for a job in the
@@ -105,6 +129,17 @@ def linux_guest_initramfs(tmp, init, files=()):
     shutil.copy("/bin/busybox", os.path.join(root, "bin", "busybox"))
     for f in files:
         shutil.copy(f, root)
+    for name in progs:
+        prog = (name if os.path.isabs(name) and os.path.isfile(name)
+                else shutil.which(name))
+        if not prog:
+            raise SkipTest("needs %s in the test host (tools/install-deps "
+                           "installs it)" % name)
+        for f in [prog] + _shared_libs(prog):
+            dst = root + f
+            if not os.path.exists(dst):
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy(f, dst)     # follows symlinks: the file itself
     wr(os.path.join(root, "init"), init)
     os.chmod(os.path.join(root, "init"), 0o755)
     cpio = os.path.join(tmp, "guest.cpio")
@@ -113,16 +148,93 @@ def linux_guest_initramfs(tmp, init, files=()):
     return cpio
 
 
-def linux_guest_argv(qemu, kernel, cpio, params="", smp=1):
+def guest_modules(kernel, *kos):
+    """The paths of the guest kernel's modules @kos ("kernel/fs/ext4/
+    ext4.ko"...) and of those they need, in an order insmod can load them
+    (modules.dep's), from beside @kernel (tools/testhost/kernel.sh's
+    layout: <dir>/vmlinuz, <dir>/lib/modules/<release>/); SkipTest if
+    they are not there."""
+    d = glob.glob(os.path.join(os.path.dirname(kernel), "lib", "modules",
+                               "*", "modules.dep"))
+    if len(d) != 1:
+        raise SkipTest("no modules.dep beside %s" % kernel)
+    deps = {}
+    for ln in rd(d[0]).splitlines():
+        name, _, need = ln.partition(":")
+        deps[name] = need.split()
+    order = []
+    for ko in kos:
+        if ko not in deps:
+            raise SkipTest("%s is not in %s" % (ko, d[0]))
+        # modules.dep lists what a module needs, each one after the
+        # modules that need it: loaded from the right
+        for m in list(reversed(deps[ko])) + [ko]:
+            if m not in order:
+                order.append(m)
+    return [os.path.join(os.path.dirname(d[0]), m) for m in order]
+
+
+def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
+                     disk=None):
     """QEMU's command line for a Linux test guest on the test host's KVM:
-    @smp vCPUs, the console on standard input and output. In-kernel
+    @smp vCPUs of model @cpu, the console on standard input and output,
+    the raw image @disk as its virtio disk (/dev/vda) if given. In-kernel
     irqchip off: with it, some boots hang (see sync_test.py,
     boot_guest())."""
-    return [qemu, "-enable-kvm", "-cpu", "kvm64", "-machine",
+    return [qemu, "-enable-kvm", "-cpu", cpu] + (
+        ["-drive", "file=%s,if=virtio,format=raw" % disk] if disk else []) + [
+        "-machine",
             "kernel-irqchip=off", "-m", "256", "-smp", str(smp),
             "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
             "-append", ("console=ttyS0 panic=-1 quiet mitigations=off " +
                         params).rstrip()]
+
+
+class ConsoleGuest:
+    """A test guest's QEMU started with @argv (linux_guest_argv()), its
+    serial console on standard input and output, read line by line;
+    @preexec_fn as subprocess.Popen's."""
+
+    def __init__(self, argv, preexec_fn=None):
+        self.q = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, preexec_fn=preexec_fn)
+        self.buf = b""
+        self.out = []
+
+    def expect(self, tag, timeout):
+        """The rest of the first console line starting "=== tag", or None
+        after timeout seconds."""
+        end = time.time() + timeout
+        while True:
+            while b"\n" in self.buf:
+                ln, self.buf = self.buf.split(b"\n", 1)
+                ln = ln.decode(errors="replace").strip("\r")
+                self.out.append(ln)
+                # (after SeaBIOS, the first line starts with escapes)
+                if "=== " + tag in ln:
+                    return ln.split("=== " + tag, 1)[1].strip()
+            left = end - time.time()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.q.stdout], [], [], left)
+            if r:
+                data = os.read(self.q.stdout.fileno(), 4096)
+                if not data:
+                    return None
+                self.buf += data
+
+    def say(self, text):
+        self.q.stdin.write(text.encode() + b"\n")
+        self.q.stdin.flush()
+
+    def stop(self):
+        if self.q.poll() is None:
+            try:
+                self.q.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.q.kill()
+                self.q.wait()
 
 
 def ts_ns(field):
