@@ -14,7 +14,7 @@
 
 FIND_KDIR = kdir="$(KDIR)"; [ -n "$$kdir" ] || kdir=$$($(CURDIR)/tools/kdir.sh) || exit 1
 
-.PHONY: all modules clean demo check check-full soak unit deb install
+.PHONY: all modules clean demo check check-full soak cases unit deb install
 
 all: modules
 
@@ -38,6 +38,12 @@ check-full:
 # knob (100 on debug): about 25 minutes, past what CI gives make check.
 soak:
 	VMLAT_SOAK=1 VMLAT_ONLY="records_test fuzz_test" selftests/run 6.12 debug
+
+# The seed papers' experiments with Linux guests running sysbench
+# (selftests/vmlat/cases_test.py), in the test host whose clock counts
+# instructions: about 4 minutes, too slow for make check.
+cases:
+	VMLAT_ONLY="cases_test" selftests/run 6.12-icount
 
 unit:
 	$(MAKE) -C selftests/unit run
