@@ -63,15 +63,16 @@ Cases (each a group of checks):
            linux_guest_argv()) and at least 5% with sysbench fileio (each
            request a virtio notification QEMU handles), by reason.
 
-The memory case (memory, [P4] Table II) and the nested one
-(nested-wakeup, [P1]) boot guests of their own: see t_memory() and
-t_nested_wakeup().
+The memory case (memory, [P4] Table II) and the nested ones
+(nested-wakeup and nested-sync, [P1]) boot guests of their own: see
+t_memory(), t_nested_wakeup() and t_nested_sync().
 
 Needs root, kvm_amd or kvm_intel, $VMLAT_KO, $VMLAT_GUEST_KERNEL,
 qemu-system-x86_64, sysbench, 2 CPUs. TAP output; exit status 4 when
 everything was skipped.
 """
 import contextlib
+import glob
 import json
 import os
 import shutil
@@ -668,15 +669,19 @@ def t_memory():
 # A Linux L1 hypervisor: the guest loads KVM (nested) and runs
 # ./scenario idle (its L2 halts; the VMM sleeps 5 ms after each HLT).
 NESTED_SECS = 3
-NESTED_INIT = r"""#!/bin/busybox sh
+# What an L1's /init starts with: the file systems its tools read (KVM's
+# and vmlat's debugfs), the console for standard input and output.
+L1_PROLOGUE = r"""#!/bin/busybox sh
 B=/bin/busybox
 $B mkdir -p /proc /dev /sys
 $B mount -t devtmpfs dev /dev
 $B mount -t proc proc /proc
 $B mount -t sysfs sys /sys
+$B mount -t debugfs debugfs /sys/kernel/debug
 exec >/dev/ttyS0 2>&1 </dev/ttyS0
 $B stty -echo
-%(insmods)s
+"""
+NESTED_INIT = L1_PROLOGUE + r"""%(insmods)s
 echo "=== kvm $($B ls /dev/kvm) nested $($B cat /sys/module/%(vendor)s/parameters/nested)"
 %(scenario)s idle %(secs)d
 echo "=== scenario $?"
@@ -684,6 +689,19 @@ read quit
 echo "=== end"
 $B poweroff -f
 """
+
+
+def l1_kvm(kernel):
+    """What a Linux L1 needs to run KVM on this host's vendor: (VMX?, the
+    vendor module's name, its path's tail, the guest kernel's modules to
+    load in order, the vCPU model that offers SVM or VMX)."""
+    with open("/proc/cpuinfo") as f:
+        vmx = " vmx " in f.read()
+    vendor = "kvm_intel" if vmx else "kvm_amd"
+    ko = "/%s.ko" % vendor.replace("_", "-")
+    return (vmx, vendor, ko,
+            guest_modules(kernel, "kernel/arch/x86/kvm" + ko),
+            "kvm64,+vmx" if vmx else "kvm64,+svm")
 
 
 def t_nested_wakeup():
@@ -697,11 +715,7 @@ def t_nested_wakeup():
     counted at least 100 times, L2's median at least twice L1's, and at
     least one exit reflected to L1 per L2 wake-up."""
     qemu, kernel = guest_env()
-    with open("/proc/cpuinfo") as f:
-        vmx = " vmx " in f.read()
-    vendor = "kvm_intel" if vmx else "kvm_amd"
-    ko = "/%s.ko" % vendor.replace("_", "-")
-    mods = guest_modules(kernel, "kernel/arch/x86/kvm" + ko)
+    vmx, vendor, ko, mods, cpu = l1_kvm(kernel)
     scenario = os.path.join(HERE, "scenario")
     tmp = tempfile.mkdtemp(prefix="vmlat_cases.")
     try:
@@ -714,8 +728,7 @@ def t_nested_wakeup():
         for attempt in range(1, 4):
             wr(VMLAT + "/reset", "1")
             g = ConsoleGuest(named(linux_guest_argv(
-                qemu, kernel, cpio,
-                cpu="kvm64,+vmx" if vmx else "kvm64,+svm"), "vm-l1"))
+                qemu, kernel, cpio, cpu=cpu), "vm-l1"))
             said = None
             if g.expect("kvm", BOOT_S) is not None:
                 said = g.expect("scenario", 60)
@@ -751,5 +764,144 @@ def t_nested_wakeup():
         "nested-wakeup.bounces_through_l1", why)
 
 
+# [P1]'s chained clock sync: a Linux L1 loads KVM, vmlat.ko (the host of
+# its own L2) and vmlat_guest.ko (clock=mono: L1's CLOCK_MONOTONIC, the
+# clock its vmlat stamps L2's calls with), and runs ./sync_guest honest
+# as its L2, whose clock is L1's CLOCK_MONOTONIC less CHAIN_OFF_NS.
+CHAIN_OFF_NS = 5 * 10**9
+CHAIN_INIT = L1_PROLOGUE + r"""%(insmods)s
+$B insmod %(vmlat_ko)s max_vms=8 max_vcpus=16 || echo "=== insmod failed vmlat"
+$B insmod %(guest_ko)s clock=mono rate_hz=50 || echo "=== insmod failed vmlat_guest"
+echo "=== pair0 $(%(sync_guest)s clockpair)"
+echo "=== honest $(%(sync_guest)s honest 100 20 %(off)d)"
+$B sleep 2
+echo "=== pair1 $(%(sync_guest)s clockpair)"
+echo "=== json $($B tr -d '\n' </sys/kernel/debug/vmlat/json)"
+echo "=== guest $($B tr '\n' ' ' </sys/kernel/debug/vmlat_guest/status)"
+read quit
+echo "=== end"
+$B poweroff -f
+"""
+
+
+def kv(line):
+    """{k: int or str} of a "k=v k=v" line."""
+    return {k: int(v) if v.lstrip("-").isdigit() else v
+            for k, v in (f.split("=", 1) for f in (line or "").split()
+                         if "=" in f)}
+
+
+def synctrace():
+    """tools/vmlat-synctrace as a module (its chain_envelope()), from the
+    tree vmlat.ko was built in."""
+    from importlib.machinery import SourceFileLoader
+    path = os.path.join(os.path.dirname(os.environ.get("VMLAT_KO", "")),
+                        "tools", "vmlat-synctrace")
+    if not os.path.isfile(path):
+        raise SkipTest("no %s" % path)
+    return SourceFileLoader("vmlat_synctrace", path).load_module()
+
+
+def clockpair():
+    r = subprocess.run([os.path.join(HERE, "sync_guest"), "clockpair"],
+                       stdout=subprocess.PIPE, universal_newlines=True,
+                       check=True)
+    return kv(r.stdout)
+
+
+def t_nested_sync():
+    """[P1]'s chained clock sync (issue 20's test): L2's clock mapped to
+    L1's by the vmlat.ko loaded in L1, L1's to the host's by the host's
+    vmlat from vmlat_guest.ko's calls in L1; tools/vmlat-synctrace chains
+    the two. The truth at the inner mapping's guest time g: L1's
+    CLOCK_MONOTONIC is g + CHAIN_OFF_NS (sync_guest's clock), L1's TSC by
+    two pairs of L1's clocks read together (sync_guest clockpair in L1),
+    the host's TSC by KVM's tsc-offset of L1's vCPU, the host's
+    CLOCK_MONOTONIC by two pairs read on the host. It lies within the
+    chained bound, widened by the pairs' own read skews."""
+    qemu, kernel = guest_env()
+    ko, gko = os.environ.get("VMLAT_KO", ""), os.environ.get(
+        "VMLAT_GUEST_KO", "")
+    if not (os.path.isfile(ko) and os.path.isfile(gko)):
+        raise SkipTest("needs $VMLAT_KO and $VMLAT_GUEST_KO")
+    st = synctrace()
+    vmx, vendor, kvm_ko, mods, cpu = l1_kvm(kernel)
+    sg = os.path.join(HERE, "sync_guest")
+    tmp = tempfile.mkdtemp(prefix="vmlat_cases.")
+    g = None
+    t0 = time.time()
+    try:
+        init = CHAIN_INIT % {
+            "insmods": insmods(mods, params={kvm_ko: "nested=1"}),
+            "vmlat_ko": ko, "guest_ko": gko, "sync_guest": sg,
+            "off": CHAIN_OFF_NS}
+        cpio = linux_guest_initramfs(tmp, init,
+                                     progs=mods + [ko, gko, sg])
+        wr(VMLAT + "/reset", "1")
+        p0 = clockpair()
+        g = ConsoleGuest(named(linux_guest_argv(qemu, kernel, cpio, cpu=cpu),
+                               "vm-l1"))
+        pair1 = g.expect("pair1", BOOT_S + 120)
+        l1js = g.expect("json", 60)
+        status = g.expect("guest", 60)
+        vm = vm_of(rd_json_fast(), g.q.pid)
+        offs = [int(rd(f)) for f in glob.glob(
+            "/sys/kernel/debug/kvm/%d-*/vcpu*/tsc-offset" % g.q.pid)]
+        p1 = clockpair()
+        g.say("quit")
+        g.expect("end", 60)
+        g.stop()
+    finally:
+        if g and g.q.poll() is None:
+            g.q.kill()
+            g.q.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    secs = time.time() - t0
+    out = "\n".join(g.out)
+    keep("cases_nested_sync_console.txt", out)
+    pair0 = kv(out.split("=== pair0", 1)[1].splitlines()[0]
+               if "=== pair0" in out else "")
+    honest = kv(out.split("=== honest", 1)[1].splitlines()[0]
+                if "=== honest" in out else "")
+    inner = None
+    try:
+        l2 = [v for v in json.loads(l1js or "{}").get("vms", [])
+              if v.get("sync")]
+        inner = l2[0]["sync"] if l2 else None
+    except ValueError:
+        pass
+    outer = vm["sync"] if vm else None
+    if not tap(bool(pair1 and inner and outer and
+                    inner.get("state") == "ok" and
+                    outer.get("state") == "ok" and len(set(offs)) == 1),
+               "nested-sync.both_levels_mapped",
+               "L2 -> L1 %s; L1 -> L0 %s; tsc-offsets %s; sync_guest %s; "
+               "%s" % (inner, outer, offs, honest,
+                       " | ".join(g.out[-4:]))):
+        return
+    tap(inner["exchanges"] == honest.get("exchanges"),
+        "nested-sync.l1_vmlat_took_every_l2_exchange",
+        "L1's vmlat %d, sync_guest %s" % (inner["exchanges"],
+                                          honest.get("exchanges")))
+    pair1 = kv(pair1)
+    gt = inner["at_guest_ns"]
+    l1_mono = gt + CHAIN_OFF_NS
+    # L1's CLOCK_MONOTONIC -> L1's TSC -> host TSC -> host CLOCK_MONOTONIC
+    l1_tsc = pair0["tsc"] + (l1_mono - pair0["mono_ns"]) * (
+        pair1["tsc"] - pair0["tsc"]) // (pair1["mono_ns"] - pair0["mono_ns"])
+    host_tsc = l1_tsc - offs[0]
+    true_host = p0["mono_ns"] + (host_tsc - p0["tsc"]) * (
+        p1["mono_ns"] - p0["mono_ns"]) // (p1["tsc"] - p0["tsc"])
+    eps = (pair0["skew_ns"] + pair1["skew_ns"] + p0["skew_ns"] +
+           p1["skew_ns"] + 1000)
+    lo, mid, hi = st.chain_envelope([inner, outer], gt)
+    tap(lo - eps <= true_host <= hi + eps,
+        "nested-sync.truth_within_the_chained_bound",
+        "L2 %d -> host %d in [%+d, %+d] ns around it, true %+d (+-%d "
+        "read skew); L2 -> L1 bound %d ns, L1 -> L0 %d ns; %.0f s" % (
+            gt, mid, lo - mid, hi - mid, true_host - mid, eps,
+            inner["bound_ns"], outer["bound_ns"], secs))
+
+
 if __name__ == "__main__":
-    main([t_colocated, t_memory, t_nested_wakeup])
+    main([t_colocated, t_memory, t_nested_wakeup, t_nested_sync])
