@@ -24,7 +24,7 @@ start. Phases, one boot:
 
   alone    nothing else on CPU 1.
   vm       a second guest ("vm-b") on CPU 1 runs the same job in a loop,
-           waiting as long as a run between runs.
+           waiting RUN_S between runs ([P4]'s VM2: 800 ms).
   hog      vm-b stopped (SIGSTOP), a host CPU hog named burnP6 on CPU 1.
   three    vm-b, now running the job without pauses, and burnP6.
   io       vm-a alone runs sysbench fileio instead (random reads and
@@ -248,8 +248,8 @@ def vm_of(js, pid):
 
 
 def pin(pid):
-    """@pid's vCPU threads (vmlat's JSON names them) on CPU, its other
-    threads on CPU 0; the vCPU's tid, or None if vmlat does not know the
+    """@pid's vCPU threads (vmlat's JSON names them) on CPU (1), its
+    other threads on CPU 0; the vCPU's tid, or None if vmlat does not know the
     VM's vCPU yet."""
     vm = vm_of(rd_json_fast(), pid)
     if not vm or not vm["vcpus"]:
@@ -266,8 +266,8 @@ def rd_json_fast():
 
 
 class Snap:
-    """vm-a's vCPU times, its VM's stolen_by, exits and preemptors, and
-    the host's clock, read at a stamp."""
+    """A VM's first vCPU and the VM (times, stolen_by, exits,
+    preemptors) in vmlat's JSON, and the host's clock, read together."""
 
     def __init__(self, pid):
         self.t = time.monotonic_ns()
@@ -278,20 +278,21 @@ class Snap:
         self.vcpu = vm["vcpus"][0] if vm else None
 
 
-def stamps(line):
+def stamps(rest):
     """(guest CLOCK_MONOTONIC ns, steal ticks[, sysbench's total time s])
-    of a "=== s|e TAG I NOW STEAL [TOTAL]" line's rest."""
-    f = line.split()
-    v = [int(f[2]), int(f[3])]
-    if len(f) > 4:
-        v.append(float(f[4].rstrip("s")))
+    of a "=== s|e TAG I NOW STEAL [TOTAL]" line, from NOW on."""
+    f = rest.split()
+    v = [int(f[0]), int(f[1])]
+    if len(f) > 2:
+        v.append(float(f[2].rstrip("s")))
     return v
 
 
 def run_phase(a, tag, events, wait_ms, n=RUNS, reset=True):
     """@a's @n runs of the job in phase @tag (sysbench cpu with @events
-    events, or for a tag "mem...", sysbench memory writing @events in
-    all), vmlat reset first if @reset: a list of dicts with the guest's
+    events; for a tag "mem...", sysbench memory writing @events in all;
+    for "io...", sysbench fileio making @events requests), vmlat reset
+    first if @reset: a list of dicts with the guest's
     window (ns), steal (ticks), sysbench's time (ms), and vmlat's vCPU
     and VM before and after."""
     if reset:
@@ -306,7 +307,7 @@ def run_phase(a, tag, events, wait_ms, n=RUNS, reset=True):
         if s is None or e is None or not s0.vcpu or not s1.vcpu:
             raise RuntimeError("phase %s run %d: no stamp: %s" % (
                 tag, i, " | ".join(a.out[-5:])))
-        gs, ge = stamps("x x " + s), stamps("x x " + e)
+        gs, ge = stamps(s), stamps(e)
         runs.append({"window": ge[0] - gs[0], "steal": ge[1] - gs[1],
                      "sysbench_ms": ge[2] * 1000, "host": s1.t - s0.t,
                      "before": s0, "after": s1})
@@ -461,7 +462,7 @@ def check_type2(alone, io):
 
 
 def t_colocated():
-    """The four phases on one boot of vm-a and vm-b; the contention,
+    """The five phases on one boot of vm-a and vm-b; the contention,
     host-hog, three-way, type-2 steal and accounting checks."""
     qemu, kernel = guest_env()
     tmp = tempfile.mkdtemp(prefix="vmlat_cases.")
