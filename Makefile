@@ -41,7 +41,7 @@ soak:
 
 # The seed papers' experiments with Linux guests running sysbench
 # (selftests/vmlat/cases_test.py), in the test host whose clock counts
-# instructions: about 4 minutes, too slow for make check.
+# instructions: about 5 minutes, too slow for make check.
 cases:
 	VMLAT_ONLY="cases_test" selftests/run 6.12-icount
 
