@@ -539,7 +539,7 @@ def t_colocated():
     check_type2(phases["alone"], phases["io"])
 
 
-def npf_share(runs, vm_key="after"):
+def npf_share(runs):
     """(the runs' time, the share of it in two-dimensional paging faults:
     NPF on AMD, EPT_VIOLATION on Intel, and their count)"""
     w = sum(r["window"] for r in runs)
