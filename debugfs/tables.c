@@ -102,6 +102,8 @@ static const struct vmlat_col nested_cols[] = {
 	VMLAT_COL_IN(struct nested_row, n, l1_to_l2),
 	VMLAT_COL_IN(struct nested_row, n, l2_exits_l0),
 	VMLAT_COL_IN(struct nested_row, n, l2_exits_l1),
+	VMLAT_COL_IN(struct nested_row, n, l2_sync_calls),
+	VMLAT_COL_IN(struct nested_row, n, l2_sync_ns),
 	VMLAT_COL(struct nested_row, heuristic_agree),
 	VMLAT_COL(struct nested_row, heuristic_judged),
 };

@@ -131,9 +131,13 @@ static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
 				 vmlat_as_event_key(vc->acct.as.key), by);
 		break;
 	case VMLAT_DONE_EXIT:
-		/* The exits of clock sync are not the guest's workload. */
-		if (unlikely(slot == VMLAT_SLOT_SYNC)) {
-			atomic64_add(done->ns, &vm->sync.exit_ns);
+		/*
+		 * The exits of clock sync are not the guest's workload; an
+		 * L2's count in its vCPU's nested statistics.
+		 */
+		if (unlikely(slot < VMLAT_SLOT_UNDECODED)) {
+			if (slot == VMLAT_SLOT_SYNC)
+				atomic64_add(done->ns, &vm->sync.exit_ns);
 			return;
 		}
 		kind = VMLAT_HIST_EXIT;
@@ -543,6 +547,35 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 				  VMLAT_SLOT_UNDECODED);
 }
 
+/*
+ * The slot of an exit of a nested guest's vCPU: VMLAT_SLOT_L2_SYNC for
+ * the two L0 exits of an L2's clock-sync call to its L1 (the L2 kernel's
+ * hypercall with vmlat's number, which L1's vmlat.ko answers; then L1's
+ * VMRUN that resumes L2 after it), else @slot. L0 never sees the call
+ * itself: KVM reflects the exit to L1 without its kvm_hypercall, so the
+ * number and CPL are read where the hardware left them, as
+ * vmlat_on_kvm_hypercall() takes them for a call of the host's own guests.
+ *
+ * Context: vmlat_on_kvm_exit() of @vc, an exit of L2 or of L1's VMRUN
+ * (VMLAUNCH, VMRESUME); this thread alone writes @vc's nested state.
+ */
+static noinline int vmlat_l2_sync_slot(struct vmlat_vcpu *vc,
+				       struct kvm_vcpu *vcpu, u32 isa,
+				       int slot, unsigned int nin)
+{
+	u64 rax;
+
+	if (!(nin & VMLAT_NIN_L2))
+		return vmlat_nested_resumes_sync(&vc->acct.nested) ?
+		       VMLAT_SLOT_L2_SYNC : slot;
+	if (!vmlat_exit_slot_is_hypercall(slot) ||
+	    vmlat_kvm_read_rax(vcpu, isa, &vc->vmcb_checked, &rax) ||
+	    rax != VMLAT_HC_NR ||
+	    vmlat_kvm_read_cpl(vcpu, isa, &vc->vmcb_checked) != 0)
+		return slot;
+	return VMLAT_SLOT_L2_SYNC;
+}
+
 /**
  * vmlat_on_kvm_exit() - a vCPU leaves guest mode
  * @vcpu:	the vCPU; current is its thread
@@ -579,6 +612,8 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 		/* An L2 guest's time is its L1 process's, who runs it. */
 		if (!(nin & VMLAT_NIN_L2))
 			vmlat_vcpu_aspace(vc, vcpu, isa);
+		if (unlikely(nin & (VMLAT_NIN_L2 | VMLAT_NIN_VMENTER)))
+			slot = vmlat_l2_sync_slot(vc, vcpu, isa, slot, nin);
 
 		if (vmlat_exit_traced_late())
 			exit_ns = vmlat_late_exit_event(vc, vcpu, hlt, now, nin,
@@ -599,7 +634,7 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	vc->exit_ns = exit_ns;
 	if (slot >= 0)
 		atomic64_inc(&vc->vm->exit_count[slot]);
-	else
+	else if (slot == VMLAT_SLOT_UNDECODED)
 		atomic64_inc(&vc->vm->exit_undecoded);
 }
 
@@ -722,6 +757,13 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	vcpu = (struct kvm_vcpu *)vc->kvm_vcpu;
 	if (!vmlat_kvm_vcpu_loaded(vcpu))
 		vcpu = NULL;
+	else if (vmlat_kvm_in_l2(vcpu))
+		/*
+		 * An L2's call its L1 does not intercept: its clock is not
+		 * the VM's. KVM answers it (unknown number); the exit is
+		 * counted as an L2 sync call (vmlat_l2_sync_slot()).
+		 */
+		return;
 	else
 		a.cpl = vmlat_kvm_read_cpl(vcpu, vc->exit_isa,
 					   &vc->vmcb_checked);

@@ -72,7 +72,8 @@ extern const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS];
 
 /*
  * A vCPU's exit reason slot (exit_codes.h) is 0 or more, or
- * VMLAT_SLOT_UNDECODED; or this, for the exit of a clock-sync hypercall.
+ * VMLAT_SLOT_UNDECODED; or this, for the exit of a clock-sync hypercall;
+ * or VMLAT_SLOT_L2_SYNC (nested.h), for those of an L2's.
  */
 #define VMLAT_SLOT_SYNC		(-2)
 

@@ -344,4 +344,10 @@ static inline bool vmlat_exit_slot_is_vmenter(int slot)
 	       slot == VMLAT_EXIT_VMX_VMRESUME;
 }
 
+/* Whether a slot is the guest's hypercall instruction (VMCALL, VMMCALL). */
+static inline bool vmlat_exit_slot_is_hypercall(int slot)
+{
+	return slot == VMLAT_EXIT_SVM_VMMCALL || slot == VMLAT_EXIT_VMX_VMCALL;
+}
+
 #endif /* _VMLAT_EXIT_CODES_H */

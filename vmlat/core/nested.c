@@ -37,6 +37,8 @@ void vmlat_nested_reset(struct vmlat_nested *n)
 	n->l1_to_l2 = 0;
 	n->l2_exits_l0 = 0;
 	n->l2_exits_l1 = 0;
+	n->l2_sync_calls = 0;
+	n->l2_sync_ns = 0;
 	memset(n->heur, 0, sizeof(n->heur));
 }
 
@@ -97,7 +99,11 @@ static void l2_exit_done(struct vmlat_nested *n, u64 now_ns,
 {
 	u64 d = vmlat_span(n->l2_exit_ns, now_ns);
 
-	if (n->bounced) {
+	if (n->l2_exit_slot == VMLAT_SLOT_L2_SYNC) {
+		/* Reflected or not: vmlat's traffic, not the L2's exits. */
+		n->l2_sync_calls++;
+		n->l2_sync_ns += d;
+	} else if (n->bounced) {
 		n->l2_exit_l1_ns += d;
 		add_iv(done, VMLAT_NH_L2_EXIT_L1, n->l2_exit_slot, d);
 	} else {
@@ -136,9 +142,12 @@ bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
 	if (!l2) {
 		if (n->l2_exit_open && !n->bounced) {
 			n->bounced = true;
-			n->l2_exits_l1++;
-			done->handled = VMLAT_LEVEL_L1;
-			done->slot = n->l2_exit_slot;
+			/* A sync call counts at the entry into L2 it ends at. */
+			if (n->l2_exit_slot != VMLAT_SLOT_L2_SYNC) {
+				n->l2_exits_l1++;
+				done->handled = VMLAT_LEVEL_L1;
+				done->slot = n->l2_exit_slot;
+			}
 		}
 		if (n->l1_halted) {
 			add_iv(done, VMLAT_NH_WAKEUP_L1, VMLAT_SLOT_UNDECODED,

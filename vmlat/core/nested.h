@@ -16,6 +16,10 @@
  *   wake-up	  a HLT exit at a level .. the next entry into that level,
  *		  counted from the host wake-up of the vCPU thread if it
  *		  slept meanwhile ([P1] §2.9: ≈300 µs for L2 vs 73 µs for L1)
+ *   L2 sync	  an L2 exit of slot VMLAT_SLOT_L2_SYNC .. the next entry
+ *		  into L2: the L2 guest's clock-sync hypercall to its L1
+ *		  (vmlat_guest.ko syncing L2 to L1, [P1] §2.3), vmlat's own
+ *		  traffic: counted apart from the L2 exits above
  *
  * Next to it runs the [P1] heuristic (Algorithms 4-7), adapted to host
  * events only, whose verdict at each kvm_entry is compared with the ground
@@ -58,6 +62,15 @@ enum vmlat_nested_hist {
 
 extern const char *const vmlat_nested_hist_names[VMLAT_NR_NESTED_HISTS];
 
+/*
+ * The slot the caller gives an L2 exit that is a clock-sync hypercall of
+ * vmlat's (its number, from the L2 kernel), and the exit of L1's VMRUN
+ * (VMLAUNCH, VMRESUME) that resumes L2 after L1 handled it: the two L0
+ * exits of one L2 -> L1 sync exchange, vmlat's own traffic. Below every
+ * slot of exit_codes.h and the clock-sync slot of the host's own guests.
+ */
+#define VMLAT_SLOT_L2_SYNC	(-3)
+
 /**
  * struct vmlat_nested_done - what a kvm_entry completed
  * @handled:	an L2 exit was classified: VMLAT_LEVEL_L1 (reflected to
@@ -92,6 +105,10 @@ struct vmlat_nested_done {
  *		VMLAUNCH or VMRESUME taking effect)
  * @l2_exits_l0: L2 exits handled by L0 (classified)
  * @l2_exits_l1: L2 exits reflected to L1 (classified)
+ * @l2_sync_calls: L2 clock-sync hypercalls (VMLAT_SLOT_L2_SYNC), not in
+ *		the L2 exits above
+ * @l2_sync_ns:	their round trips, from the L2 exit to the next entry into
+ *		L2 (L1's handling included)
  * @heur:		kvm_entry verdicts of the [P1] heuristic:
  *		[truth is L2][heuristic says L2]
  * @entry_ns:	the last kvm_entry
@@ -120,6 +137,8 @@ struct vmlat_nested {
 	u64 l1_to_l2;
 	u64 l2_exits_l0;
 	u64 l2_exits_l1;
+	u64 l2_sync_calls;
+	u64 l2_sync_ns;
 	u64 heur[2][2];
 	/* state */
 	u64 entry_ns;
@@ -216,6 +235,20 @@ static inline bool vmlat_nested_entry(struct vmlat_nested *n, bool l2,
 	n->in_guest = true;
 	n->entry_ns = now_ns;
 	return ret;
+}
+
+/**
+ * vmlat_nested_resumes_sync() - whether an L1 exit resumes an L2 sync call
+ * @n:		the vCPU's nested accounting, at an L1 exit for L1's VMRUN
+ *		(VMLAUNCH, VMRESUME)
+ *
+ * Return: true if the open L2 exit is a sync call (VMLAT_SLOT_L2_SYNC)
+ * that L1 handled: this VM entry of L1's is the second half of it.
+ */
+static inline bool vmlat_nested_resumes_sync(const struct vmlat_nested *n)
+{
+	return n->l2_exit_open && n->bounced &&
+	       n->l2_exit_slot == VMLAT_SLOT_L2_SYNC;
 }
 
 /* kvm_mmu_get_page on the vCPU's thread ([P1] Algorithm 6). */

@@ -92,6 +92,63 @@ static void vmlat_nested_reflected_and_handled(struct kunit *test)
 }
 
 /*
+ * An L2 sync call, reflected: L2 runs 0-10 and makes it (VMLAT_SLOT_L2_SYNC),
+ * L1 runs 12-15 and exits for an MSR of its own (counted as usual, no L2
+ * exit), runs 16-20, its VMRUN resumes L2 at 22 (the round trip: 12); L2
+ * then makes a plain VMMCALL at 30, reflected, resumed at 40 (10). Then a
+ * sync call L0 handles alone (an L1 that does not intercept VMMCALL),
+ * 50-53. Only the plain call is an L2 exit.
+ */
+static void vmlat_nested_sync_apart(struct kunit *test)
+{
+	struct vmlat_nested n;
+	struct vmlat_nested_done d;
+
+	vmlat_nested_init(&n);
+	entry_at(&n, true, 0, 0, &d);
+	exit_at(&n, true, VMLAT_SLOT_L2_SYNC, 10);
+	KUNIT_EXPECT_FALSE(test, vmlat_nested_resumes_sync(&n));
+	entry_at(&n, false, 0, 12, &d);
+	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_NONE);
+	KUNIT_EXPECT_EQ(test, d.nr, 0U);
+	exit_at(&n, false, VMLAT_EXIT_SVM_MSR, 15);
+	KUNIT_EXPECT_TRUE(test, vmlat_nested_resumes_sync(&n));
+	entry_at(&n, false, 0, 16, &d);
+	KUNIT_EXPECT_TRUE(test, vmlat_nested_resumes_sync(&n));
+	/* events.c gives L1's VMRUN exit the sync slot now */
+	vmlat_nested_exit(&n, false, VMLAT_SLOT_L2_SYNC, false, true, 20);
+	entry_at(&n, true, 0, 22, &d);
+	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_NONE);
+	KUNIT_EXPECT_EQ(test, d.nr, 0U);
+	KUNIT_EXPECT_FALSE(test, vmlat_nested_resumes_sync(&n));
+	KUNIT_EXPECT_EQ(test, n.l2_sync_calls, 1ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_sync_ns, 12ULL);
+
+	exit_at(&n, true, SLOT_VMMCALL, 30);
+	entry_at(&n, false, 0, 32, &d);
+	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_L1);
+	KUNIT_EXPECT_FALSE(test, vmlat_nested_resumes_sync(&n));
+	exit_at(&n, false, SLOT_VMRUN, 38);
+	entry_at(&n, true, 0, 40, &d);
+	expect_iv(test, &d, 0, VMLAT_NH_L2_EXIT_L1, SLOT_VMMCALL, 10);
+
+	exit_at(&n, true, VMLAT_SLOT_L2_SYNC, 50);
+	entry_at(&n, true, 0, 53, &d);
+	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_NONE);
+	KUNIT_EXPECT_EQ(test, d.nr, 0U);
+
+	KUNIT_EXPECT_EQ(test, n.l2_sync_calls, 2ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_sync_ns, 15ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_exits_l1, 1ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_exits_l0, 0ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_exit_l1_ns, 10ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_exit_l0_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_entries, 4ULL);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 13ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_ns, 28ULL);
+}
+
+/*
  * Wake-up latencies: L2 halts at 100 and the thread is woken at 180, L2
  * runs at 183 (3, and the round trip 83 handled by L0); L1 halts at 200,
  * is not put to sleep (the wake-up known is older), runs at 204 (4).
@@ -294,6 +351,7 @@ static void vmlat_nested_random_walk(struct kunit *test)
 
 static struct kunit_case vmlat_nested_cases[] = {
 	KUNIT_CASE(vmlat_nested_reflected_and_handled),
+	KUNIT_CASE(vmlat_nested_sync_apart),
 	KUNIT_CASE(vmlat_nested_wakeups),
 	KUNIT_CASE(vmlat_nested_heuristic),
 	KUNIT_CASE(vmlat_nested_reset_keeps_state),

@@ -388,6 +388,46 @@ static __always_inline void vmlat_kvm_set_rbx(struct kvm_vcpu *vcpu, u64 val)
 }
 
 /**
+ * vmlat_kvm_read_rax() - the guest's RAX at the exit being traced
+ * @vcpu:	as for vmlat_kvm_read_cpl()
+ * @isa:	kvm_exit's isa
+ * @checked:	as for vmlat_kvm_read_cpl()
+ * @rax:	set to the guest's RAX on success
+ *
+ * Where the hardware left it, as vmlat_kvm_read_guest_cr3() reads CR3:
+ *  - SVM: the current VMCB's save.rax (public <asm/svm.h>, written at every
+ *    #VMEXIT; svm_vcpu_run() copies it to vcpu->arch.regs[] itself), the
+ *    VMCB of the level that exited (vmcb02 while the vCPU runs L2);
+ *  - VMX: vcpu->arch.regs[VCPU_REGS_RAX], where __vmx_vcpu_run() saved it
+ *    with the other GPRs (VMX has no RAX field).
+ *
+ * Context: as vmlat_kvm_read_cpl(), in the kvm_exit probe.
+ * Return: 0, or -EOPNOTSUPP if it cannot be read (protected state, @isa
+ * unknown, VMCB pointer not plausible).
+ */
+static __always_inline int vmlat_kvm_read_rax(struct kvm_vcpu *vcpu, u32 isa,
+					      const void **checked, u64 *rax)
+{
+	const struct vmcb *vmcb;
+
+	if (unlikely(READ_ONCE(vcpu->arch.guest_state_protected)))
+		return -EOPNOTSUPP;
+	switch (isa) {
+	case VMLAT_ISA_SVM:
+		vmcb = vmlat_svm_vmcb(vcpu, checked);
+		if (!vmcb)
+			return -EOPNOTSUPP;
+		*rax = READ_ONCE(vmcb->save.rax);
+		return 0;
+	case VMLAT_ISA_VMX:
+		*rax = READ_ONCE(vcpu->arch.regs[VCPU_REGS_RAX]);
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/**
  * vmlat_kvm_read_rdi() - the guest's RDI at this exit
  * @vcpu:	a vCPU loaded by the current thread, handling an exit
  *
