@@ -494,7 +494,7 @@ static void export_nested(struct ctx *c)
 	const struct vm *v;
 
 	family(o, "vmlat_nested_seconds_total", "counter",
-	       "Time of the VM's vCPUs running a nested guest, by part: l1 (the guest hypervisor), l2 (the nested guest), l2_exit_l0 and l2_exit_l1 (L2 exits handled by L0, reflected to L1). Only VMs that ran a nested guest.");
+	       "Time of the VM's vCPUs running a nested guest, by part: l1 (the guest hypervisor), l2 (the nested guest), l2_exit_l0 and l2_exit_l1 (L2 exits handled by L0, reflected to L1), l2_sync (the L2's clock-sync calls to L1). Only VMs that ran a nested guest.");
 	for_each_vm(c, v) {
 		if (v->nested.nr_vcpus <= 0)
 			continue;
@@ -504,6 +504,7 @@ static void export_nested(struct ctx *c)
 			SEC(v->nested.l2_exit_l0_ns));
 		sample1(o, v, "part", "l2_exit_l1",
 			SEC(v->nested.l2_exit_l1_ns));
+		sample1(o, v, "part", "l2_sync", SEC(v->nested.l2_sync_ns));
 	}
 
 	family(o, "vmlat_nested_l2_exits_total", "counter",
@@ -514,6 +515,12 @@ static void export_nested(struct ctx *c)
 		sample1(o, v, "handled_by", "l0", U64(v->nested.l2_exits_l0));
 		sample1(o, v, "handled_by", "l1", U64(v->nested.l2_exits_l1));
 	}
+
+	family(o, "vmlat_nested_l2_sync_calls_total", "counter",
+	       "Clock-sync hypercalls of the nested guest (L2) to its guest hypervisor (L1), vmlat's own traffic: not in vmlat_nested_l2_exits_total.");
+	for_each_vm(c, v)
+		if (v->nested.nr_vcpus > 0)
+			sample(o, NULL, v, NULL, U64(v->nested.l2_sync_calls));
 
 	family(o, "vmlat_nested_l1_to_l2_total", "counter",
 	       "Entries from the guest hypervisor (L1) into its nested guest (L2).");

@@ -198,6 +198,11 @@ static void nested(const struct vm *v)
 	else if (l1)
 		printf("    a reflected exit (a bounce through L1) costs %s on average.\n",
 		       fmt_ns(c, sizeof(c), n->l2_exit_l1_ns / l1));
+	if (n->l2_sync_calls)
+		printf("    L2 made %llu clock-sync calls to L1 (%s each, not counted in its exits).\n",
+		       (unsigned long long)n->l2_sync_calls,
+		       fmt_ns(c, sizeof(c),
+			      n->l2_sync_ns / n->l2_sync_calls));
 	for (i = 0; i < n->nr_exits; i++)
 		if (!top || n->exits[i].l1 > top->l1)
 			top = &n->exits[i];

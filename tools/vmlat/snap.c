@@ -177,6 +177,8 @@ static void parse_nested(struct nested *n, json_object *o)
 	n->l1_to_l2 = u64(t, "l1_to_l2");
 	n->l2_exits_l0 = u64(t, "l2_exits_l0");
 	n->l2_exits_l1 = u64(t, "l2_exits_l1");
+	n->l2_sync_calls = u64(t, "l2_sync_calls");
+	n->l2_sync_ns = u64(t, "l2_sync_ns");
 	n->heuristic_agree = u64(t, "heuristic_agree");
 	n->heuristic_judged = u64(t, "heuristic_judged");
 	n->nr_exits = arr_len(x);
@@ -677,7 +679,8 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 #define NSUB(f) d->nested.f = sub(b->nested.f, a->nested.f)
 		NSUB(l1_ns); NSUB(l2_ns); NSUB(l2_exit_l0_ns);
 		NSUB(l2_exit_l1_ns); NSUB(l2_entries); NSUB(l1_to_l2);
-		NSUB(l2_exits_l0); NSUB(l2_exits_l1); NSUB(heuristic_agree);
+		NSUB(l2_exits_l0); NSUB(l2_exits_l1); NSUB(l2_sync_calls);
+		NSUB(l2_sync_ns); NSUB(heuristic_agree);
 		NSUB(heuristic_judged);
 #undef NSUB
 		for (i = 0; i < d->nested.nr_exits; i++) {

@@ -87,6 +87,7 @@ struct nested {
 	int nr_vcpus;		/* vCPUs that ran a nested guest; 0: none */
 	uint64_t l1_ns, l2_ns, l2_exit_l0_ns, l2_exit_l1_ns;
 	uint64_t l2_entries, l1_to_l2, l2_exits_l0, l2_exits_l1;
+	uint64_t l2_sync_calls, l2_sync_ns;	/* L2's clock-sync calls */
 	uint64_t heuristic_agree, heuristic_judged;
 	size_t nr_exits;
 	struct nested_exit *exits;

@@ -412,13 +412,15 @@ def check_doc(ctx, tag, e, d, names=None):
         hb = {l["handled_by"]: r for l, r in
               e.of_vm("vmlat_nested_l2_exits_total", i)}
         l12 = e.of_vm("vmlat_nested_l1_to_l2_total", i)
+        sc = e.of_vm("vmlat_nested_l2_sync_calls_total", i)
         if not nested:
-            if got or hb or l12:
+            if got or hb or l12 or sc:
                 bad["nested"].append("vm_id=%d: nested series without "
                                      "nested vCPUs" % i)
         else:
-            parts = {p: t[p + "_ns"] for p in
-                     ("l1", "l2", "l2_exit_l0", "l2_exit_l1")}
+            # A module before L2 sync calls were counted apart: none.
+            parts = {p: t.get(p + "_ns", 0) for p in
+                     ("l1", "l2", "l2_exit_l0", "l2_exit_l1", "l2_sync")}
             if set(got) != set(parts) or \
                     not all(sec_ok(got[p], parts[p]) for p in parts):
                 bad["nested"].append("vm_id=%d parts %r, JSON %r" %
@@ -429,6 +431,10 @@ def check_doc(ctx, tag, e, d, names=None):
             if len(l12) != 1 or int(l12[0][1]) != t["l1_to_l2"]:
                 bad["nested"].append("vm_id=%d l1_to_l2 %r, JSON %d" %
                                      (i, l12, t["l1_to_l2"]))
+            if len(sc) != 1 or \
+                    int(sc[0][1]) != t.get("l2_sync_calls", 0):
+                bad["nested"].append("vm_id=%d l2_sync_calls %r, JSON %d" %
+                                     (i, sc, t.get("l2_sync_calls", 0)))
 
         # Clock sync: present iff the guest called.
         s = vm.get("sync")
