@@ -75,6 +75,7 @@ import contextlib
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -84,7 +85,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (VMLAT, ConsoleGuest, SkipTest,  # noqa: E402
+from vmlat_ktest import (TRACING, VMLAT, ConsoleGuest, SkipTest,  # noqa: E402
                          guest_modules, keep, linux_guest_argv,
                          linux_guest_initramfs, main, rd, tap, wr)
 
@@ -240,6 +241,8 @@ def report(tag):
         r = subprocess.run([cmd, "report"], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, universal_newlines=True)
         keep("cases_%s_report.txt" % tag, r.stdout)
+        return r.stdout
+    return None
 
 
 def vm_of(js, pid):
@@ -810,6 +813,63 @@ def clockpair():
     return kv(r.stdout)
 
 
+# The host's ftrace counts of the L0 exits an L2 sync call costs: the
+# L2's hypercall and L1's VM entry that resumes it, by kvm_exit's
+# exit_reason; the hypercalls reflected to L1, by the code
+# kvm_nested_vmexit_inject gives L1.
+NSYNC_INST = TRACING + "/instances/vmlat_cases_nested_sync"
+NSYNC_HIST = (("kvm/kvm_exit", "exit_reason"),
+              ("kvm/kvm_nested_vmexit_inject", "exit_code"))
+NSYNC_CODES = {"svm": (0x81, (0x80,)), "vmx": (18, (20, 24))}
+HIST_COUNT = re.compile(r"\{ \w+:\s*(\d+) \} hitcount:\s*(\d+)")
+
+
+def hist_trigger(key, on):
+    return "%shist:keys=%s:vals=hitcount:size=256" % ("" if on else "!", key)
+
+
+def nsync_counts():
+    """{event: {code: hits}} of the NSYNC_HIST triggers."""
+    return {ev: {int(c): int(n) for c, n in HIST_COUNT.findall(
+        rd("%s/events/%s/hist" % (NSYNC_INST, ev)))}
+        for ev, _ in NSYNC_HIST}
+
+
+def l0_sync_apart(isa, vm, inner, l1vm, hist):
+    """The host counts the L2's sync calls apart from L1's exits (issue
+    20): as many as L1's vmlat took from its L2 at CPL 0; with the L2
+    hypercalls it reflected otherwise, every one kvm_nested_vmexit_inject
+    gave L1; and the host's exit counts of the L1 VM leave out the two
+    exits of each (ftrace's kvm_exit count less them)."""
+    hc, enters = NSYNC_CODES[isa]
+    t = vm["nested"]["totals"]
+    calls = t.get("l2_sync_calls", 0)
+    refl = sum(e["reflected_to_l1"] for e in vm["nested"]["exits"]
+               if e["isa"] == isa and e["code"] == hc)
+    l1_hc = sum(e["count"] for e in l1vm.get("exits", [])
+                if e["isa"] == isa and e["code"] == hc)
+    inj = hist["kvm/kvm_nested_vmexit_inject"].get(hc, 0)
+    tap(calls >= 100 and calls == inner["exits"] and refl == l1_hc and
+        calls + refl == inj,
+        "nested-sync.host_counts_l2_sync_calls_apart",
+        "host: %d L2 sync calls (%d ns each), %d other L2 hypercalls "
+        "reflected; L1's vmlat: %d sync exits, %d other hypercall exits of "
+        "its L2; ftrace: %d hypercalls injected into L1" % (
+            calls, t.get("l2_sync_ns", 0) // max(calls, 1), refl,
+            inner["exits"], l1_hc, inj))
+    ex = {e["code"]: e["count"] for e in vm["exits"] if e["isa"] == isa}
+    fx = hist["kvm/kvm_exit"]
+    # L1's own sync calls are kept apart too (vm["sync"]["exits"]).
+    want_hc = fx.get(hc, 0) - calls - vm["sync"]["exits"]
+    want_enter = sum(fx.get(c, 0) for c in enters) - calls
+    got_enter = sum(ex.get(c, 0) for c in enters)
+    tap(ex.get(hc, 0) == want_hc and got_enter == want_enter,
+        "nested-sync.l1_exit_counts_leave_them_out",
+        "host's exits of L1: hypercall %d, VM entries %d; ftrace's kvm_exit "
+        "less the sync exits: %d, %d" % (ex.get(hc, 0), got_enter, want_hc,
+                                         want_enter))
+
+
 def t_nested_sync():
     """[P1]'s chained clock sync (issue 20's test): L2's clock mapped to
     L1's by the vmlat.ko loaded in L1, L1's to the host's by the host's
@@ -819,7 +879,8 @@ def t_nested_sync():
     two pairs of L1's clocks read together (sync_guest clockpair in L1),
     the host's TSC by KVM's tsc-offset of L1's vCPU, the host's
     CLOCK_MONOTONIC by two pairs read on the host. It lies within the
-    chained bound, widened by the pairs' own read skews."""
+    chained bound, widened by the pairs' own read skews. And the host
+    counts the L2's sync calls apart from L1's exits (l0_sync_apart())."""
     qemu, kernel = guest_env()
     ko, gko = os.environ.get("VMLAT_KO", ""), os.environ.get(
         "VMLAT_GUEST_KO", "")
@@ -838,6 +899,12 @@ def t_nested_sync():
             "off": CHAIN_OFF_NS}
         cpio = linux_guest_initramfs(tmp, init,
                                      progs=mods + [ko, gko, sg])
+        if os.path.isdir(NSYNC_INST):
+            os.rmdir(NSYNC_INST)
+        os.mkdir(NSYNC_INST)
+        for ev, key in NSYNC_HIST:
+            wr("%s/events/%s/trigger" % (NSYNC_INST, ev),
+               hist_trigger(key, True))
         wr(VMLAT + "/reset", "1")
         p0 = clockpair()
         g = ConsoleGuest(named(linux_guest_argv(qemu, kernel, cpio, cpu=cpu),
@@ -845,7 +912,15 @@ def t_nested_sync():
         pair1 = g.expect("pair1", BOOT_S + 120)
         l1js = g.expect("json", 60)
         status = g.expect("guest", 60)
-        vm = vm_of(rd_json_fast(), g.q.pid)
+        # Stopped, L1 makes no exit between the host's two counts.
+        os.kill(g.q.pid, signal.SIGSTOP)
+        try:
+            vm = vm_of(rd_json_fast(), g.q.pid)
+            hist = nsync_counts()
+            keep("cases_nested_sync_host_nested.txt", rd(VMLAT + "/nested"))
+            rep = report("nested_sync")
+        finally:
+            os.kill(g.q.pid, signal.SIGCONT)
         offs = [int(rd(f)) for f in glob.glob(
             "/sys/kernel/debug/kvm/%d-*/vcpu*/tsc-offset" % g.q.pid)]
         p1 = clockpair()
@@ -857,6 +932,11 @@ def t_nested_sync():
             g.q.kill()
             g.q.wait()
         shutil.rmtree(tmp, ignore_errors=True)
+        if os.path.isdir(NSYNC_INST):
+            for ev, key in NSYNC_HIST:
+                wr("%s/events/%s/trigger" % (NSYNC_INST, ev),
+                   hist_trigger(key, False))
+            os.rmdir(NSYNC_INST)
     secs = time.time() - t0
     out = "\n".join(g.out)
     keep("cases_nested_sync_console.txt", out)
@@ -864,11 +944,12 @@ def t_nested_sync():
                if "=== pair0" in out else "")
     honest = kv(out.split("=== honest", 1)[1].splitlines()[0]
                 if "=== honest" in out else "")
-    inner = None
+    inner = l1vm = None
     try:
         l2 = [v for v in json.loads(l1js or "{}").get("vms", [])
               if v.get("sync")]
-        inner = l2[0]["sync"] if l2 else None
+        l1vm = l2[0] if l2 else None
+        inner = l1vm["sync"] if l2 else None
     except ValueError:
         pass
     outer = vm["sync"] if vm else None
@@ -884,6 +965,13 @@ def t_nested_sync():
         "nested-sync.l1_vmlat_took_every_l2_exchange",
         "L1's vmlat %d, sync_guest %s" % (inner["exchanges"],
                                           honest.get("exchanges")))
+    l0_sync_apart("vmx" if vmx else "svm", vm, inner, l1vm, hist)
+    if rep is not None:
+        said = re.search(r"L2 made (\d+) clock-sync calls to L1", rep)
+        tap(said and int(said.group(1)) == inner["exits"],
+            "nested-sync.report_says_the_l2_sync_calls",
+            "vmlat report: %r; L1's vmlat: %d" % (
+                said and said.group(0), inner["exits"]))
     pair1 = kv(pair1)
     gt = inner["at_guest_ns"]
     l1_mono = gt + CHAIN_OFF_NS
