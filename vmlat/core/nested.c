@@ -74,6 +74,7 @@ void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
 		n->active = true;
 		n->l2_exit_open = true;
 		n->bounced = false;
+		n->sync_resumed = false;
 		n->l2_exit_ns = now_ns;
 		n->l2_exit_slot = slot;
 		if (hlt) {
@@ -86,6 +87,9 @@ void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
 		n->l1_halted = true;
 		n->l1_halt_ns = now_ns;
 	}
+	/* The one VM entry of L1's that resumes an L2 sync call: taken. */
+	if (slot == VMLAT_SLOT_L2_SYNC)
+		n->sync_resumed = true;
 	/* L1 enters its guest: [P1] Algorithm 4, seen from L0. */
 	if (vmenter) {
 		n->active = true;

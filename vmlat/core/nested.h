@@ -124,6 +124,8 @@ struct vmlat_nested_done {
  * @bounced:	... and L1 ran since (it was reflected)
  * @l1_halted:	an L1 HLT exit awaits the next L1 entry
  * @l2_halted:	an L2 HLT exit awaits the next L2 entry
+ * @sync_resumed: an L1 exit was given VMLAT_SLOT_L2_SYNC since the open
+ *		L2 exit (vmlat_nested_resumes_sync(): at most one per call)
  *
  * The fields up to @heur are statistics (vmlat_nested_reset() zeroes them),
  * the others are state.
@@ -154,6 +156,7 @@ struct vmlat_nested {
 	bool bounced;
 	bool l1_halted;
 	bool l2_halted;
+	bool sync_resumed;
 };
 
 void vmlat_nested_init(struct vmlat_nested *n);
@@ -243,11 +246,13 @@ static inline bool vmlat_nested_entry(struct vmlat_nested *n, bool l2,
  *		(VMLAUNCH, VMRESUME)
  *
  * Return: true if the open L2 exit is a sync call (VMLAT_SLOT_L2_SYNC)
- * that L1 handled: this VM entry of L1's is the second half of it.
+ * that L1 handled and no VM entry of L1's was taken for it yet: this one
+ * is the second half of it. (One that fails, and L1 retries, leaves the
+ * retries to L1's own exits.)
  */
 static inline bool vmlat_nested_resumes_sync(const struct vmlat_nested *n)
 {
-	return n->l2_exit_open && n->bounced &&
+	return n->l2_exit_open && n->bounced && !n->sync_resumed &&
 	       n->l2_exit_slot == VMLAT_SLOT_L2_SYNC;
 }
 

@@ -97,7 +97,9 @@ static void vmlat_nested_reflected_and_handled(struct kunit *test)
  * exit), runs 16-20, its VMRUN resumes L2 at 22 (the round trip: 12); L2
  * then makes a plain VMMCALL at 30, reflected, resumed at 40 (10). Then a
  * sync call L0 handles alone (an L1 that does not intercept VMMCALL),
- * 50-53. Only the plain call is an L2 exit.
+ * 50-53. Then a sync call at 60 whose first VMRUN (65) fails: L1 runs
+ * again at 66 and its second VMRUN (70) is its own exit; L2 runs at 72
+ * (12). Only the plain call is an L2 exit.
  */
 static void vmlat_nested_sync_apart(struct kunit *test)
 {
@@ -137,15 +139,25 @@ static void vmlat_nested_sync_apart(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_NONE);
 	KUNIT_EXPECT_EQ(test, d.nr, 0U);
 
-	KUNIT_EXPECT_EQ(test, n.l2_sync_calls, 2ULL);
-	KUNIT_EXPECT_EQ(test, n.l2_sync_ns, 15ULL);
+	exit_at(&n, true, VMLAT_SLOT_L2_SYNC, 60);
+	entry_at(&n, false, 0, 62, &d);
+	KUNIT_EXPECT_TRUE(test, vmlat_nested_resumes_sync(&n));
+	vmlat_nested_exit(&n, false, VMLAT_SLOT_L2_SYNC, false, true, 65);
+	entry_at(&n, false, 0, 66, &d);
+	KUNIT_EXPECT_FALSE(test, vmlat_nested_resumes_sync(&n));
+	exit_at(&n, false, SLOT_VMRUN, 70);
+	entry_at(&n, true, 0, 72, &d);
+	KUNIT_EXPECT_EQ(test, d.nr, 0U);
+
+	KUNIT_EXPECT_EQ(test, n.l2_sync_calls, 3ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_sync_ns, 27ULL);
 	KUNIT_EXPECT_EQ(test, n.l2_exits_l1, 1ULL);
 	KUNIT_EXPECT_EQ(test, n.l2_exits_l0, 0ULL);
 	KUNIT_EXPECT_EQ(test, n.l2_exit_l1_ns, 10ULL);
 	KUNIT_EXPECT_EQ(test, n.l2_exit_l0_ns, 0ULL);
-	KUNIT_EXPECT_EQ(test, n.l2_entries, 4ULL);
-	KUNIT_EXPECT_EQ(test, n.l1_ns, 13ULL);
-	KUNIT_EXPECT_EQ(test, n.l2_ns, 28ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_entries, 5ULL);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 20ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_ns, 35ULL);
 }
 
 /*
