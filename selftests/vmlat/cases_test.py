@@ -87,7 +87,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, VMLAT, ConsoleGuest, SkipTest,  # noqa: E402
                          guest_modules, keep, linux_guest_argv,
-                         linux_guest_initramfs, main, rd, tap, wr)
+                         linux_guest_initramfs, main, rd, tap,
+                         tracing_instance, wr)
 
 CPU = 1         # the host CPU the guests share
 RUNS = int(os.environ.get("VMLAT_CASE_RUNS", "4"))
@@ -824,8 +825,20 @@ NSYNC_CODES = {"svm": (0x81, (0x80,)), "vmx": (18, (20, 24))}
 HIST_COUNT = re.compile(r"\{ \w+:\s*(\d+) \} hitcount:\s*(\d+)")
 
 
-def hist_trigger(key, on):
-    return "%shist:keys=%s:vals=hitcount:size=256" % ("" if on else "!", key)
+@contextlib.contextmanager
+def hist_triggers(inst, specs):
+    """A hist trigger counting hits by key for each (event, key) of
+    @specs, on a fresh tracing instance at @inst; removed at the end."""
+    trig = ["%s/events/%s/trigger" % (inst, ev) for ev, _ in specs]
+    spec = ["hist:keys=%s:vals=hitcount:size=256" % k for _, k in specs]
+    with tracing_instance(inst, (), 64):
+        for t, sp in zip(trig, spec):
+            wr(t, sp)
+        try:
+            yield
+        finally:
+            for t, sp in zip(trig, spec):
+                wr(t, "!" + sp)
 
 
 def nsync_counts():
@@ -892,6 +905,7 @@ def t_nested_sync():
     tmp = tempfile.mkdtemp(prefix="vmlat_cases.")
     g = None
     t0 = time.time()
+    stack = contextlib.ExitStack()
     try:
         init = CHAIN_INIT % {
             "insmods": insmods(mods, params={kvm_ko: "nested=1"}),
@@ -899,12 +913,7 @@ def t_nested_sync():
             "off": CHAIN_OFF_NS}
         cpio = linux_guest_initramfs(tmp, init,
                                      progs=mods + [ko, gko, sg])
-        if os.path.isdir(NSYNC_INST):
-            os.rmdir(NSYNC_INST)
-        os.mkdir(NSYNC_INST)
-        for ev, key in NSYNC_HIST:
-            wr("%s/events/%s/trigger" % (NSYNC_INST, ev),
-               hist_trigger(key, True))
+        stack.enter_context(hist_triggers(NSYNC_INST, NSYNC_HIST))
         wr(VMLAT + "/reset", "1")
         p0 = clockpair()
         g = ConsoleGuest(named(linux_guest_argv(qemu, kernel, cpio, cpu=cpu),
@@ -932,11 +941,7 @@ def t_nested_sync():
             g.q.kill()
             g.q.wait()
         shutil.rmtree(tmp, ignore_errors=True)
-        if os.path.isdir(NSYNC_INST):
-            for ev, key in NSYNC_HIST:
-                wr("%s/events/%s/trigger" % (NSYNC_INST, ev),
-                   hist_trigger(key, False))
-            os.rmdir(NSYNC_INST)
+        stack.close()
     secs = time.time() - t0
     out = "\n".join(g.out)
     keep("cases_nested_sync_console.txt", out)
