@@ -15,7 +15,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -764,62 +763,61 @@ static void usage(FILE *f)
 		"  -h, --help         this help\n");
 }
 
+enum { OPT_PROMETHEUS = 256 };
+
+struct export_opts {
+	struct common_params common;	/* the VM */
+	bool prometheus;
+	const char *out;		/* -o; NULL: stdout */
+};
+
+static int parse_opt(int opt, const char *arg, struct common_params *common)
+{
+	struct export_opts *o = container_of(common, struct export_opts,
+					     common);
+
+	switch (opt) {
+	case OPT_PROMETHEUS:
+		o->prometheus = true;
+		break;
+	case 'o':
+		o->out = arg;
+		break;
+	}
+	return 0;
+}
+
+static const struct option longopts[] = {
+	{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
+	{ "output", required_argument, NULL, 'o' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cmd_options export_cmd = {
+	.name = "export",
+	.optstring = "o:",
+	.longopts = longopts,
+	.usage = usage,
+	.parse_opt = parse_opt,
+};
+
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "prometheus", no_argument, NULL, 'P' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *out = NULL, *filter = NULL;
-	bool prometheus = false, any;
+	struct export_opts o = { 0 };
+	const char *filter;
 	struct snap s;
+	bool any;
 	size_t i;
-	int opt, ret;
+	int ret;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'P':
-			prometheus = true;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			fprintf(stderr, "vmlat: export: %s needs a FILE (see vmlat export -h)\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			if (optopt > ' ' && optopt < 127 && optopt != 'P')
-				fprintf(stderr, "vmlat: export: unknown option '-%c' (see vmlat export -h)\n",
-					optopt);
-			else
-				fprintf(stderr, "vmlat: export: unknown option '%s' (see vmlat export -h)\n",
-					argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		filter = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "vmlat: export: one VM at most, not '%s' too (see vmlat export -h)\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (!prometheus) {
-		fprintf(stderr, "vmlat: export: say which format: --prometheus (the only one; see vmlat export -h)\n");
-		return EXIT_USAGE;
-	}
-	if (out && !*out) {
-		fprintf(stderr, "vmlat: export: -o needs a FILE (see vmlat export -h)\n");
-		return EXIT_USAGE;
-	}
+	ret = common_parse_options(argc, argv, &export_cmd, &o.common);
+	if (ret >= 0)
+		return ret;
+	if (!o.prometheus)
+		return common_refuse("export", "say which format: --prometheus, the only one");
+	if (o.out && !*o.out)
+		return common_refuse("export", "-o: an empty name");
+	filter = o.common.filter;
 
 	if (vmlat_read(&s))
 		return EXIT_ERR;
@@ -834,7 +832,8 @@ int cmd_export(int argc, char **argv)
 			fprintf(stderr, "vmlat: export: no VM matches '%s': writing no VM's series\n",
 				filter);
 	}
-	ret = out ? write_file(out, &s, filter) : write_stdout(&s, filter);
+	ret = o.out ? write_file(o.out, &s, filter) :
+	      write_stdout(&s, filter);
 	snap_free(&s);
 	return ret ? EXIT_ERR : 0;
 }

@@ -5,7 +5,6 @@
  * bar. Powers of two from 128 ns are bounds of the module's own buckets
  * (16 per octave), so every row counts exactly the samples of its range.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +14,12 @@
 #define BAR_WIDTH	40
 #define NR_ROWS		64
 
+enum { OPT_NS = 256 };
+
 struct hist_opts {
+	struct common_params common;	/* the VM, -d */
 	const char *kind;	/* NULL: preempt, wait, exit (and nested) */
 	const char *reason;	/* kind "exit:REASON" */
-	const char *filter;
 	bool ns;		/* counts per module bucket, in ns */
 };
 
@@ -139,70 +140,65 @@ static void usage(FILE *f)
 		"  VM           only this VM (its name, VMM pid, or id:N)\n");
 }
 
+static int parse_opt(int opt, const char *arg, struct common_params *common)
+{
+	struct hist_opts *o = container_of(common, struct hist_opts, common);
+	int k;
+
+	switch (opt) {
+	case 'k':
+		o->kind = arg;
+		if (!strncmp(arg, "exit:", 5) && arg[5]) {
+			o->reason = arg + 5;
+			break;
+		}
+		for (k = 0; k < NR_HK; k++)
+			if (!strcmp(arg, hkind_names[k]))
+				break;
+		if (k == NR_HK)
+			return common_refuse("hist", "-k %s: no such kind", arg);
+		break;
+	case OPT_NS:
+		o->ns = true;
+		break;
+	}
+	return 0;
+}
+
+static const struct option longopts[] = {
+	{ "kind", required_argument, NULL, 'k' },
+	{ "ns", no_argument, NULL, OPT_NS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct cmd_options hist_cmd = {
+	.name = "hist",
+	.optstring = "k:",
+	.longopts = longopts,
+	.duration = true,
+	.usage = usage,
+	.parse_opt = parse_opt,
+};
+
 int cmd_hist(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{ "kind", required_argument, NULL, 'k' },
-		{ "ns", no_argument, NULL, 'N' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct hist_opts o = { 0 };
-	uint64_t dur_ms = 0;
+	const char *filter;
 	struct window w;
 	struct vm d;
 	size_t i, shown = 0;
-	int opt, k;
+	int ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "k:d:h", longs, NULL)) != -1) {
-		switch (opt) {
-		case 'k':
-			o.kind = optarg;
-			if (!strncmp(optarg, "exit:", 5) && optarg[5]) {
-				o.reason = optarg + 5;
-				break;
-			}
-			for (k = 0; k < NR_HK; k++)
-				if (!strcmp(optarg, hkind_names[k]))
-					break;
-			if (k == NR_HK) {
-				fprintf(stderr, "vmlat hist: -k %s: no such kind (vmlat hist -h lists them)\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			if (parse_duration_ms(optarg, &dur_ms) || !dur_ms) {
-				fprintf(stderr, "vmlat hist: -d %s: a duration such as 10s or 1m\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'N':
-			o.ns = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		o.filter = argv[optind++];
-	if (optind < argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (window_read(&w, dur_ms))
+	ret = common_parse_options(argc, argv, &hist_cmd, &o.common);
+	if (ret >= 0)
+		return ret;
+	filter = o.common.filter;
+	if (window_read(&w, o.common.duration_ms))
 		return EXIT_ERR;
 	for (i = 0; i < w.cur.nr_vms; i++) {
 		const struct vm *v = &w.cur.vms[i];
 
-		if (!vm_matches(v, o.filter))
+		if (!vm_matches(v, filter))
 			continue;
 		shown++;
 		if (w.two) {
@@ -214,9 +210,9 @@ int cmd_hist(int argc, char **argv)
 		}
 	}
 	window_free(&w);
-	if (!shown && o.filter) {
+	if (!shown && filter) {
 		fprintf(stderr, "vmlat hist: no VM %s (vmlat top -a lists them)\n",
-			o.filter);
+			filter);
 		return EXIT_ERR;
 	}
 	return 0;

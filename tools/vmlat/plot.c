@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -73,10 +72,9 @@ static const char *const hk_color[NR_HK] = {
 };
 
 struct plot {
+	struct common_params common;	/* the VM; -d, 0: the totals */
 	const char *dir;
 	const char *ext;		/* "png", "svg" */
-	uint64_t window_ms;		/* -d's; 0: the totals */
-	const char *filter;
 	struct window w;
 	size_t *sel;			/* the indices of w.cur's VMs to plot */
 	size_t nr_sel;
@@ -325,7 +323,7 @@ static char *fmt_time(char *buf, size_t n, uint64_t ns)
 static char *what_span(const struct plot *p, char *buf, size_t n)
 {
 	char t[32];
-	uint64_t ns = window_ns(&p->w) ?: p->window_ms * 1000000;
+	uint64_t ns = window_ns(&p->w) ?: p->common.duration_ms * 1000000;
 
 	if (!p->w.two) {
 		snprintf(buf, n, "totals since vmlat was loaded (or reset)");
@@ -802,63 +800,33 @@ static int draw(struct plot *p, const char *exe)
 	return ret;
 }
 
-#define SEE_HELP	" ('vmlat plot -h')"
-
-/* Options and VM into @p: -1 to go on, or the command's exit status. */
-static int parse_args(struct plot *p, int argc, char **argv)
+static int parse_opt(int opt, const char *arg, struct common_params *common)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
+	struct plot *p = container_of(common, struct plot, common);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:t:d:h", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			p->dir = optarg;
-			if (*p->dir)
-				break;
-			fprintf(stderr, "vmlat: plot: -o: an empty name\n");
-			return EXIT_USAGE;
-		case 't':
-			p->ext = optarg;
-			if (!strcmp(optarg, "png") || !strcmp(optarg, "svg"))
-				break;
-			fprintf(stderr, "vmlat: plot: -t %s: the format is png or svg\n",
-				optarg);
-			return EXIT_USAGE;
-		case 'd':
-			if (!parse_duration_ms(optarg, &p->window_ms) &&
-			    p->window_ms)
-				break;
-			fprintf(stderr, "vmlat: plot: -d %s: not a duration above 0 (10s, 500ms, 2m, 1h)\n",
-				optarg);
-			return EXIT_USAGE;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			fprintf(stderr, "vmlat: plot: -%c needs a value" SEE_HELP "\n",
-				optopt);
-			return EXIT_USAGE;
-		default:
-			fprintf(stderr, "vmlat: plot: unknown option %s" SEE_HELP "\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
-		}
+	switch (opt) {
+	case 'o':
+		p->dir = arg;
+		if (!*p->dir)
+			return common_refuse("plot", "-o: an empty name");
+		break;
+	case 't':
+		p->ext = arg;
+		if (strcmp(arg, "png") && strcmp(arg, "svg"))
+			return common_refuse("plot", "-t %s: the format is png or svg",
+					     arg);
+		break;
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "vmlat: plot: one VM at most" SEE_HELP "\n");
-		return EXIT_USAGE;
-	}
-	if (optind < argc)
-		p->filter = argv[optind];
-	return -1;
+	return 0;
 }
+
+static const struct cmd_options plot_cmd = {
+	.name = "plot",
+	.optstring = "o:t:",
+	.duration = true,
+	.usage = usage,
+	.parse_opt = parse_opt,
+};
 
 int cmd_plot(int argc, char **argv)
 {
@@ -868,7 +836,7 @@ int cmd_plot(int argc, char **argv)
 	int ret;
 	size_t i;
 
-	ret = parse_args(&p, argc, argv);
+	ret = common_parse_options(argc, argv, &plot_cmd, &p.common);
 	if (ret >= 0)
 		return ret;
 	ret = EXIT_ERR;
@@ -879,7 +847,7 @@ int cmd_plot(int argc, char **argv)
 	if (prepare_dir(p.dir))
 		return EXIT_ERR;
 
-	if (window_read(&p.w, p.window_ms))
+	if (window_read(&p.w, p.common.duration_ms))
 		goto out;
 
 	/* With -d, a VM that had exited before the interval is left out. */
@@ -888,13 +856,13 @@ int cmd_plot(int argc, char **argv)
 		const struct vm *v = &p.w.cur.vms[i], *va;
 
 		va = window_prev(&p.w, v);
-		if (vm_matches(v, p.filter) && !(va && va->exited))
+		if (vm_matches(v, p.common.filter) && !(va && va->exited))
 			p.sel[p.nr_sel++] = i;
 	}
 	if (!p.nr_sel) {
-		if (p.filter)
+		if (p.common.filter)
 			fprintf(stderr, "vmlat: plot: no VM matches '%s' (a name, pid or id:N)%s\n",
-				p.filter, p.w.two ? " in the interval" : "");
+				p.common.filter, p.w.two ? " in the interval" : "");
 		else if (p.w.two)
 			fprintf(stderr, "vmlat: plot: no VM ran in the interval\n");
 		else

@@ -8,7 +8,6 @@
  * reasons behind type 2, the cost of nested bounces, and the state of
  * clock sync. Every claim comes with its number.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,46 +317,29 @@ static void usage(FILE *f)
 		"  VM           only this VM (its name, VMM pid, or id:N)\n");
 }
 
+static const struct cmd_options report_cmd = {
+	.name = "report",
+	.duration = true,
+	.usage = usage,
+};
+
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *filter = NULL;
-	uint64_t dur_ms = 0;
+	struct common_params p = { 0 };
+	const char *filter;
+	uint64_t dur_ms;
 	struct window win;
 	struct snap *s;
 	struct vm *vms;
 	size_t i, n = 0, quiet = 0, idle = 0;
 	char w[16];
-	int opt;
+	int ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:h", longs, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			if (parse_duration_ms(optarg, &dur_ms) || !dur_ms) {
-				fprintf(stderr, "vmlat report: -d %s: a duration such as 10s or 1m\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		filter = argv[optind++];
-	if (optind < argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	ret = common_parse_options(argc, argv, &report_cmd, &p);
+	if (ret >= 0)
+		return ret;
+	filter = p.filter;
+	dur_ms = p.duration_ms;
 	if (window_read(&win, dur_ms))
 		return EXIT_ERR;
 	s = &win.cur;

@@ -5,7 +5,6 @@
  * totals), refreshed like top(1) and kvm_stat(1); -b (or output that is
  * not a terminal) prints each refresh as plain text for scripts.
  */
-#include <getopt.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +47,19 @@ struct row {
 	double worst_pct;
 };
 
-struct top {
+struct top_params {
+	struct common_params common;	/* the VM */
+	bool batch;			/* -b, or stdout not a terminal */
+	uint64_t interval_ms;
+	long count;			/* refreshes; -1: until q */
 	enum sort_key sort;
 	bool reverse, all;
 	int *pids;
 	int nr_pids;
-	const char *filter;
+};
+
+struct top {
+	struct top_params p;
 	struct row *rows;
 	size_t nr_rows;
 	double interval_s;
@@ -64,12 +70,12 @@ static bool wanted(const struct top *t, const struct vm *v)
 {
 	int i;
 
-	if (!vm_matches(v, t->filter))
+	if (!vm_matches(v, t->p.common.filter))
 		return false;
-	if (!t->nr_pids)
+	if (!t->p.nr_pids)
 		return true;
-	for (i = 0; i < t->nr_pids; i++)
-		if (t->pids[i] == v->pid)
+	for (i = 0; i < t->p.nr_pids; i++)
+		if (t->p.pids[i] == v->pid)
 			return true;
 	return false;
 }
@@ -162,7 +168,7 @@ static void rows_build(struct top *t, const struct snap *a,
 		r->v = v;
 		vm_delta(&r->d, snap_vm(a, v->id, v->pid), v);
 		/* Gone before the interval: nothing to show, unless -a. */
-		if (!r->d.st.observed_ns && v->exited && !t->all) {
+		if (!r->d.st.observed_ns && v->exited && !t->p.all) {
 			vm_free(&r->d);
 			continue;
 		}
@@ -189,8 +195,8 @@ static void rows_build(struct top *t, const struct snap *a,
 			snprintf(r->worst, sizeof(r->worst), "-");
 		}
 	}
-	cur_sort = t->sort;
-	cur_reverse = t->reverse;
+	cur_sort = t->p.sort;
+	cur_reverse = t->p.reverse;
 	qsort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp);
 }
 
@@ -237,7 +243,7 @@ static void title_line(char *buf, size_t n, const struct top *t)
 	snprintf(buf, n,
 		 "vmlat top - %sinterval %.2f s, %zu VMs (%zu exited), sorted by %s%s",
 		 when, t->interval_s, t->nr_vms, t->nr_exited,
-		 sort_keys[t->sort].name, t->reverse ? " (reversed)" : "");
+		 sort_keys[t->p.sort].name, t->p.reverse ? " (reversed)" : "");
 }
 
 static void print_batch(const struct top *t)
@@ -289,12 +295,12 @@ static bool key(struct top *t, int ch)
 	if (ch == 'q' || ch == 'Q' || ch == 27)
 		return false;
 	if (ch == 'r') {
-		t->reverse = !t->reverse;
+		t->p.reverse = !t->p.reverse;
 		return true;
 	}
 	for (k = 0; k < NR_SK; k++)
 		if (sort_keys[k].key == ch)
-			t->sort = k;
+			t->p.sort = k;
 	return true;
 }
 
@@ -318,7 +324,7 @@ static void usage(FILE *f)
 		"  VM           only this VM (its name, VMM pid, or id:N)\n");
 }
 
-static int parse_pids(struct top *t, const char *arg)
+static int parse_pids(struct top_params *p, const char *arg)
 {
 	char *copy = strdup(arg), *tok, *save = NULL, *end;
 	long v;
@@ -332,92 +338,98 @@ static int parse_pids(struct top *t, const char *arg)
 			free(copy);
 			return -1;
 		}
-		t->pids = realloc(t->pids, (size_t)(t->nr_pids + 1) *
-				  sizeof(*t->pids));
-		if (!t->pids) {
+		p->pids = realloc(p->pids, (size_t)(p->nr_pids + 1) *
+				  sizeof(*p->pids));
+		if (!p->pids) {
 			free(copy);
 			return -1;
 		}
-		t->pids[t->nr_pids++] = (int)v;
+		p->pids[p->nr_pids++] = (int)v;
 	}
 	free(copy);
-	return t->nr_pids ? 0 : -1;
+	return p->nr_pids ? 0 : -1;
 }
+
+static int parse_opt(int opt, const char *arg, struct common_params *common)
+{
+	struct top_params *p = container_of(common, struct top_params, common);
+	char *end;
+	int k;
+
+	switch (opt) {
+	case 'b':
+		p->batch = true;
+		break;
+	case 'i':
+		if (parse_duration_ms(arg, &p->interval_ms) ||
+		    p->interval_ms < 100)
+			return common_refuse("top", "-i %s: an interval of 100ms or more, such as 2s",
+					     arg);
+		break;
+	case 'n':
+		p->count = strtol(arg, &end, 10);
+		if (*end || p->count <= 0)
+			return common_refuse("top", "-n %s: a count of 1 or more",
+					     arg);
+		break;
+	case 'p':
+		if (parse_pids(p, arg))
+			return common_refuse("top", "-p %s: process ids, separated by commas",
+					     arg);
+		break;
+	case 's':
+		for (k = 0; k < NR_SK; k++)
+			if (!strcmp(arg, sort_keys[k].name))
+				break;
+		if (k == NR_SK)
+			return common_refuse("top", "-s %s: sort by steal, name, pid, guest, kernel, user, preempted, wait, idle, exits or p99",
+					     arg);
+		p->sort = k;
+		break;
+	case 'r':
+		p->reverse = true;
+		break;
+	case 'a':
+		p->all = true;
+		break;
+	}
+	return 0;
+}
+
+static const struct cmd_options top_cmd = {
+	.name = "top",
+	.optstring = "bi:n:p:s:ra",
+	.usage = usage,
+	.parse_opt = parse_opt,
+};
 
 int cmd_top(int argc, char **argv)
 {
-	struct top t = { .sort = SK_STEAL };
-	uint64_t interval_ms = 2000;
-	long count = -1, done = 0;
+	struct top t = {
+		.p = {
+			.batch = !isatty(STDOUT_FILENO),
+			.interval_ms = 2000,
+			.count = -1,
+			.sort = SK_STEAL,
+		},
+	};
+	long done = 0;
 	struct snap a, b;
-	bool batch = !isatty(STDOUT_FILENO), live = true;
-	char *end;
-	int opt, k, ch, ret = 0;
+	bool live = true;
+	int ch, ret;
 
-	optind = 1;
-	while ((opt = getopt(argc, argv, "bi:n:p:s:rah")) != -1) {
-		switch (opt) {
-		case 'b':
-			batch = true;
-			break;
-		case 'i':
-			if (parse_duration_ms(optarg, &interval_ms) ||
-			    interval_ms < 100) {
-				fprintf(stderr, "vmlat top: -i %s: an interval of 100ms or more, such as 2s\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			count = strtol(optarg, &end, 10);
-			if (*end || count <= 0) {
-				fprintf(stderr, "vmlat top: -n %s: a count of 1 or more\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'p':
-			if (parse_pids(&t, optarg)) {
-				fprintf(stderr, "vmlat top: -p %s: process ids, separated by commas\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's':
-			for (k = 0; k < NR_SK; k++)
-				if (!strcmp(optarg, sort_keys[k].name))
-					break;
-			if (k == NR_SK) {
-				fprintf(stderr, "vmlat top: -s %s: sort by steal, name, pid, guest, kernel, user, preempted, wait, idle, exits or p99\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			t.sort = k;
-			break;
-		case 'r':
-			t.reverse = true;
-			break;
-		case 'a':
-			t.all = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
+	ret = common_parse_options(argc, argv, &top_cmd, &t.p.common);
+	if (ret >= 0) {
+		free(t.p.pids);
+		return ret;
 	}
-	if (optind < argc)
-		t.filter = argv[optind++];
-	if (optind < argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	ret = 0;
 
-	if (vmlat_read(&a))
+	if (vmlat_read(&a)) {
+		free(t.p.pids);
 		return EXIT_ERR;
-	if (!batch) {
+	}
+	if (!t.p.batch) {
 		initscr();
 		cbreak();
 		noecho();
@@ -426,13 +438,13 @@ int cmd_top(int argc, char **argv)
 		mvaddstr(0, 0, "vmlat top: reading...");
 		refresh();
 	}
-	while (live && (count < 0 || done < count)) {
-		if (batch) {
-			vmlat_wait_ms(interval_ms);
+	while (live && (t.p.count < 0 || done < t.p.count)) {
+		if (t.p.batch) {
+			vmlat_wait_ms(t.p.interval_ms);
 		} else {
 			/* Wait the interval, answering keys meanwhile. */
 			struct timespec t0, t1;
-			long left = (long)interval_ms;
+			long left = (long)t.p.interval_ms;
 
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 			while (left > 0 && live) {
@@ -441,27 +453,27 @@ int cmd_top(int argc, char **argv)
 				if (ch != ERR) {
 					live = key(&t, ch);
 					if (t.rows) {
-						cur_sort = t.sort;
-						cur_reverse = t.reverse;
+						cur_sort = t.p.sort;
+						cur_reverse = t.p.reverse;
 						qsort(t.rows, t.nr_rows,
 						      sizeof(*t.rows), row_cmp);
 						draw(&t);
 					}
 				}
 				clock_gettime(CLOCK_MONOTONIC, &t1);
-				left = (long)interval_ms -
+				left = (long)t.p.interval_ms -
 				       ((t1.tv_sec - t0.tv_sec) * 1000 +
 					(t1.tv_nsec - t0.tv_nsec) / 1000000);
 			}
 			if (!live)
 				break;
 		}
-		if (batch ? vmlat_read(&b) : vmlat_read_quietly(&b)) {
+		if (t.p.batch ? vmlat_read(&b) : vmlat_read_quietly(&b)) {
 			ret = EXIT_ERR;
 			break;
 		}
 		rows_build(&t, &a, &b);
-		if (batch)
+		if (t.p.batch)
 			print_batch(&t);
 		else
 			draw(&t);
@@ -471,13 +483,13 @@ int cmd_top(int argc, char **argv)
 		memset(&b, 0, sizeof(b));
 		done++;
 	}
-	if (!batch) {
+	if (!t.p.batch) {
 		endwin();
 		if (ret)
 			fprintf(stderr, "vmlat: %s\n", vmlat_read_error());
 	}
 	rows_free(&t);
 	snap_free(&a);
-	free(t.pids);
+	free(t.p.pids);
 	return ret;
 }

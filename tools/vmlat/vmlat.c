@@ -15,28 +15,11 @@
 #include "names.h"
 #include "vmlat.h"
 
-#define MAX_INPUTS	64
-
-static const char *inputs[MAX_INPUTS];
-static int nr_inputs, next_input;
-
-bool vmlat_offline(void)
-{
-	return nr_inputs > 0;
-}
-
 static char read_err[768];
 
 int vmlat_read_quietly(struct snap *s)
 {
-	const char *path = NULL;
-
-	if (nr_inputs) {
-		path = inputs[next_input];
-		if (next_input + 1 < nr_inputs)
-			next_input++;
-	}
-	if (snap_read(s, path, read_err, sizeof(read_err)))
+	if (snap_read(s, common_next_input(), read_err, sizeof(read_err)))
 		return -1;
 	names_resolve(s);
 	return 0;
@@ -266,27 +249,16 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
-	int i, n = 0;
+	int i, n;
 	size_t c;
 
 	if (!args)
 		return EXIT_ERR;
 	/* -f FILE anywhere: the inputs; the rest goes to the command. */
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--file")) {
-			if (i + 1 >= argc || nr_inputs == MAX_INPUTS) {
-				usage(stderr);
-				free(args);
-				return EXIT_USAGE;
-			}
-			inputs[nr_inputs++] = argv[++i];
-			continue;
-		}
-		if (!strncmp(argv[i], "--file=", 7) && nr_inputs < MAX_INPUTS) {
-			inputs[nr_inputs++] = argv[i] + 7;
-			continue;
-		}
-		args[n++] = argv[i];
+	i = common_parse_inputs(argc, argv, args, &n);
+	if (i >= 0) {
+		free(args);
+		return i;
 	}
 	if (!n) {
 		usage(stderr);

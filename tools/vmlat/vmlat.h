@@ -5,15 +5,72 @@
 #ifndef VMLAT_CMD_H
 #define VMLAT_CMD_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "snap.h"
 
 /* Exit codes: 0 done, 1 an error (its one-line message on stderr), 2 usage. */
 #define EXIT_ERR	1
 #define EXIT_USAGE	2
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/*
+ * The command line (common.c), in the way of rtla's: what every command
+ * takes is parsed once, for all of them. A command embeds the common
+ * parameters in its own (container_of() gets them back).
+ */
+struct common_params {
+	const char *filter;	/* the one VM given (vm_matches()); NULL: all */
+	uint64_t duration_ms;	/* -d; 0: none given */
+};
+
+/* A command, for common_parse_options(). */
+struct cmd_options {
+	const char *name;		/* "hist": its refusals name it */
+	const char *optstring;		/* its own short options, "k:" */
+	const struct option *longopts;	/* its own long ones, or NULL */
+	bool duration;			/* -d, --duration DURATION */
+	void (*usage)(FILE *f);		/* its -h, --help */
+	/*
+	 * One of its own options, @arg its value: 0, or the exit status of
+	 * common_refuse(). A long option without a short one has a val
+	 * above 255.
+	 */
+	int (*parse_opt)(int opt, const char *arg,
+			 struct common_params *common);
+};
+
+/*
+ * common_parse_inputs() - main()'s: -f FILE, --file FILE and --file=FILE,
+ * anywhere, are the documents to read (vmlat_read()); the other arguments
+ * go to @rest (room for @argc), their number to @nr_rest. -1 to go on, or
+ * the exit status of a refusal.
+ */
+int common_parse_inputs(int argc, char **argv, char **rest, int *nr_rest);
+/*
+ * common_parse_options() - @argv of command @c (argv[0] its name): -h and
+ * --help print its usage on stdout; -d, --duration into
+ * @common->duration_ms if @c->duration; its own options to
+ * @c->parse_opt(); then one VM at most, into @common->filter. -1 to go
+ * on, or the command's exit status: 0 after its usage, EXIT_USAGE after
+ * a refusal.
+ */
+int common_parse_options(int argc, char **argv, const struct cmd_options *c,
+			 struct common_params *common);
+/*
+ * common_refuse() - the one line of a wrong option of command @cmd (NULL:
+ * of vmlat itself), "vmlat: CMD: WHAT (see vmlat CMD -h)"; EXIT_USAGE.
+ */
+int common_refuse(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The next file of -f to read, the last one again; NULL: none given. */
+const char *common_next_input(void);
 
 /*
  * vmlat_read() - the next document: from the files given with -f, one per

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Documents the command cannot read: each one line that says what to
-do, exit status 1."""
+do, exit status 1. Wrong options: one line, exit status 2."""
 import json
 import os
 import tempfile
@@ -41,3 +41,11 @@ def run(ctx):
     rc, _, err = ctx.run(["bogus"])
     ctx.check(rc == 2 and "no command 'bogus'" in err, "errors.no_command",
               err)
+    # A wrong option: one line, worded alike by every command, status 2.
+    for cmd in ("top", "report", "hist", "export", "plot"):
+        rc, out, err = ctx.run(["-f", fixture("contention-2"), cmd,
+                                "--bogus"])
+        want = "vmlat: %s: unknown option '--bogus' (see vmlat %s -h)\n" % (
+            cmd, cmd)
+        ctx.check(rc == 2 and err == want and not out,
+                  "errors.bad_option.%s" % cmd, (rc, err[:300]))

@@ -118,7 +118,9 @@ def run(ctx):
               "hist.exit_reason", (got["count"], x["histogram"]["count"]))
     rc, _, err = ctx.run(["-f", fixture("nested-sync"), "hist", "-k",
                           "bogus"])
-    ctx.check(rc == 2 and len(err.strip().splitlines()) == 1,
+    ctx.check(rc == 2 and len(err.strip().splitlines()) == 1 and
+              err.startswith("vmlat: hist: -k bogus: ") and
+              err.endswith(" (see vmlat hist -h)\n"),
               "hist.bad_kind_refused", err)
     rc, _, err = ctx.run(["-f", fixture("nested-sync"), "hist", "no-vm"])
     ctx.check(rc == 1 and "no VM no-vm" in err, "hist.unknown_vm", err)

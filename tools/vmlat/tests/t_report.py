@@ -100,5 +100,7 @@ def run(ctx):
     ctx.check(rc == 0 and want in head, "report.window", (head, want))
     rc, _, err = ctx.run(["-f", fixture("contention-2"), "report", "-d",
                           "soon"])
-    ctx.check(rc == 2 and len(err.strip().splitlines()) == 1,
+    ctx.check(rc == 2 and len(err.strip().splitlines()) == 1 and
+              err.startswith("vmlat: report: -d soon: ") and
+              err.endswith(" (see vmlat report -h)\n"),
               "report.bad_duration_refused", err)

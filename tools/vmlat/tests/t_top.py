@@ -133,4 +133,6 @@ def run(ctx):
         rc, out, err = ctx.run(["-f", fixture("contention-1"), "top", "-b"]
                                + bad_args)
         ctx.check(rc == 2 and len(err.strip().splitlines()) == 1
+                  and err.startswith("vmlat: top: %s %s: " % tuple(bad_args))
+                  and err.endswith(" (see vmlat top -h)\n")
                   and not out, "top.bad_%s_refused" % name, (rc, err))
