@@ -323,73 +323,81 @@ static const struct cmd_options report_cmd = {
 	.usage = usage,
 };
 
-int cmd_report(int argc, char **argv)
-{
-	struct common_params p = { 0 };
-	const char *filter;
-	uint64_t dur_ms;
+/* What a report is made of, collected before a line of it is printed. */
+struct report {
+	const struct common_params *p;
 	struct window win;
-	struct snap *s;
-	struct vm *vms;
-	size_t i, n = 0, quiet = 0, idle = 0;
-	char w[16];
-	int ret;
+	struct vm *vms;		/* over the window; the most lost first */
+	size_t n;
+	size_t idle;		/* VMs with no vCPU time in the window */
+};
 
-	ret = common_parse_options(argc, argv, &report_cmd, &p);
-	if (ret >= 0)
-		return ret;
-	filter = p.filter;
-	dur_ms = p.duration_ms;
-	if (window_read(&win, dur_ms))
-		return EXIT_ERR;
-	s = &win.cur;
-	vms = calloc(s->nr_vms ? s->nr_vms : 1, sizeof(*vms));
-	if (!vms) {
-		window_free(&win);
-		return EXIT_ERR;
+static void report_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		vm_free(&r->vms[i]);
+	free(r->vms);
+	window_free(&r->win);
+}
+
+/* Read, and the VMs to report on, sorted: 0, or -1 (its message out). */
+static int report_collect(struct report *r, const struct common_params *p)
+{
+	const struct snap *s;
+	char w[16];
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	if (window_read(&r->win, p->duration_ms))
+		return -1;
+	s = &r->win.cur;
+	r->vms = calloc(s->nr_vms ? s->nr_vms : 1, sizeof(*r->vms));
+	if (!r->vms) {
+		window_free(&r->win);
+		return -1;
 	}
 	for (i = 0; i < s->nr_vms; i++) {
 		const struct vm *v = &s->vms[i];
+		struct vm *d = &r->vms[r->n];
 
-		if (!vm_matches(v, filter))
+		if (!vm_matches(v, p->filter))
 			continue;
-		window_vm(&vms[n], &win, v);
+		window_vm(d, &r->win, v);
 		/* Gone before the window, or before a reset: nothing to say. */
-		if (!vms[n].st.observed_ns) {
-			vm_free(&vms[n]);
-			idle++;
+		if (!d->st.observed_ns) {
+			vm_free(d);
+			r->idle++;
 			continue;
 		}
-		n++;
+		r->n++;
 	}
-	if (!n) {
-		if (filter)
-			fprintf(stderr, "vmlat report: no VM %s\n", filter);
-		else if (dur_ms)
+	if (!r->n) {
+		if (p->filter)
+			fprintf(stderr, "vmlat report: no VM %s\n", p->filter);
+		else if (p->duration_ms)
 			fprintf(stderr, "vmlat report: no VM ran in those %s\n",
-				fmt_ns(w, sizeof(w), dur_ms * 1000000ULL));
+				fmt_ns(w, sizeof(w), p->duration_ms * 1000000ULL));
 		else
 			fprintf(stderr, "vmlat report: no VM has run since vmlat was loaded or reset\n");
-		window_free(&win);
-		free(vms);
-		return EXIT_ERR;
+		report_free(r);
+		return -1;
 	}
-	qsort(vms, n, sizeof(*vms), by_lost);
+	qsort(r->vms, r->n, sizeof(*r->vms), by_lost);
+	return 0;
+}
 
-	if (dur_ms)
-		printf("vmlat report: %zu VMs over %s (vmlat %s)\n\n", n,
-		       fmt_ns(w, sizeof(w), window_ns(&win)), s->version);
-	else
-		printf("vmlat report: %zu VMs, totals since vmlat was loaded or reset (vmlat %s)\n\n",
-		       n, s->version);
-	table(vms, n);
-	if (idle)
-		printf("(and %zu VM(s) with no vCPU time in it: exited before)\n",
-		       idle);
+/* Per VM worth a word, the most lost first: what it lost, and to whom. */
+static void diagnosis(const struct report *r)
+{
+	const struct snap *s = &r->win.cur;
+	size_t i, quiet = 0;
 
 	printf("\nDiagnosis (VMs that lost the most first):\n");
-	for (i = 0; i < n; i++) {
-		const struct vm *v = &vms[i];
+	for (i = 0; i < r->n; i++) {
+		const struct vm *v = &r->vms[i];
 		double t1 = pct(v->steal.ready_ns, v->st.observed_ns);
 		double t2 = pct(v->steal.handling_ns, v->st.observed_ns);
 		bool more = v->nested.nr_vcpus || v->sync.present;
@@ -412,14 +420,43 @@ int cmd_report(int argc, char **argv)
 	if (quiet)
 		printf("\n%zu other VM(s) lost less than %.0f%% of their time to preemption and waiting and less than %.0f%% to exit handling.\n",
 		       quiet, TYPE1_NOTE_PCT, TYPE2_NOTE_PCT);
-	summary(vms, n, s);
+}
+
+static void report_print(const struct report *r)
+{
+	const struct snap *s = &r->win.cur;
+	char w[16];
+
+	if (r->p->duration_ms)
+		printf("vmlat report: %zu VMs over %s (vmlat %s)\n\n", r->n,
+		       fmt_ns(w, sizeof(w), window_ns(&r->win)), s->version);
+	else
+		printf("vmlat report: %zu VMs, totals since vmlat was loaded or reset (vmlat %s)\n\n",
+		       r->n, s->version);
+	table(r->vms, r->n);
+	if (r->idle)
+		printf("(and %zu VM(s) with no vCPU time in it: exited before)\n",
+		       r->idle);
+	diagnosis(r);
+	summary(r->vms, r->n, s);
 	if (s->dropped_vms || s->dropped_vcpus)
 		printf("\nvmlat dropped %llu VMs and %llu vCPUs: its tables were full; load it with larger max_vms and max_vcpus.\n",
 		       (unsigned long long)s->dropped_vms,
 		       (unsigned long long)s->dropped_vcpus);
-	for (i = 0; i < n; i++)
-		vm_free(&vms[i]);
-	free(vms);
-	window_free(&win);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct common_params p = { 0 };
+	struct report r;
+	int ret;
+
+	ret = common_parse_options(argc, argv, &report_cmd, &p);
+	if (ret >= 0)
+		return ret;
+	if (report_collect(&r, &p))
+		return EXIT_ERR;
+	report_print(&r);
+	report_free(&r);
 	return 0;
 }
