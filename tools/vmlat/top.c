@@ -60,7 +60,9 @@ struct top_params {
 
 struct top {
 	struct top_params p;
-	struct row *rows;
+	bool live;		/* no q yet */
+	struct snap prev;	/* the read the interval starts from */
+	struct row *rows;	/* of the last interval, pointing into prev */
 	size_t nr_rows;
 	double interval_s;
 	size_t nr_vms, nr_exited;
@@ -143,6 +145,13 @@ static void rows_free(struct top *t)
 	t->nr_rows = 0;
 }
 
+static void rows_sort(struct top *t)
+{
+	cur_sort = t->p.sort;
+	cur_reverse = t->p.reverse;
+	qsort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp);
+}
+
 /* The rows of the interval from @a to @b. */
 static void rows_build(struct top *t, const struct snap *a,
 		       const struct snap *b)
@@ -195,9 +204,7 @@ static void rows_build(struct top *t, const struct snap *a,
 			snprintf(r->worst, sizeof(r->worst), "-");
 		}
 	}
-	cur_sort = t->p.sort;
-	cur_reverse = t->p.reverse;
-	qsort(t->rows, t->nr_rows, sizeof(*t->rows), row_cmp);
+	rows_sort(t);
 }
 
 #define HEADER_FMT "%-16s %7s %5s %6s %6s %6s %8s %6s %6s %6s %9s %11s  %s"
@@ -403,6 +410,103 @@ static const struct cmd_options top_cmd = {
 	.parse_opt = parse_opt,
 };
 
+/* The live view's screen (ncurses), until endwin(). */
+static void screen_start(void)
+{
+	initscr();
+	cbreak();
+	noecho();
+	curs_set(0);
+	keypad(stdscr, TRUE);
+	mvaddstr(0, 0, "vmlat top: reading...");
+	refresh();
+}
+
+/* Wait an interval; in the live view, answer keys meanwhile (q: @t->live). */
+static void top_wait(struct top *t)
+{
+	struct timespec t0, t1;
+	long left = (long)t->p.interval_ms;
+	int ch;
+
+	if (t->p.batch) {
+		vmlat_wait_ms(t->p.interval_ms);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (left > 0 && t->live) {
+		timeout((int)left);
+		ch = getch();
+		if (ch != ERR) {
+			t->live = key(t, ch);
+			if (t->rows) {
+				rows_sort(t);
+				draw(t);
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left = (long)t->p.interval_ms -
+		       ((t1.tv_sec - t0.tv_sec) * 1000 +
+			(t1.tv_nsec - t0.tv_nsec) / 1000000);
+	}
+}
+
+/*
+ * The next read, and the rows of the interval from the one before: 0,
+ * or -1 (its message printed in batch mode, kept for after the live
+ * view).
+ */
+static int top_collect(struct top *t)
+{
+	struct snap next;
+
+	if (t->p.batch ? vmlat_read(&next) : vmlat_read_quietly(&next))
+		return -1;
+	rows_build(t, &t->prev, &next);
+	/* The rows point into next's VMs: it becomes prev, kept till then. */
+	snap_free(&t->prev);
+	t->prev = next;
+	return 0;
+}
+
+static void top_print(const struct top *t)
+{
+	if (t->p.batch)
+		print_batch(t);
+	else
+		draw(t);
+}
+
+static int top_run(struct top *t)
+{
+	long done;
+	int ret = 0;
+
+	if (vmlat_read(&t->prev))
+		return EXIT_ERR;
+	if (!t->p.batch)
+		screen_start();
+	t->live = true;
+	for (done = 0; t->p.count < 0 || done < t->p.count; done++) {
+		top_wait(t);
+		if (!t->live)
+			break;
+		if (top_collect(t)) {
+			ret = EXIT_ERR;
+			break;
+		}
+		top_print(t);
+	}
+	if (!t->p.batch) {
+		endwin();
+		if (ret)
+			fprintf(stderr, "vmlat: %s\n", vmlat_read_error());
+	}
+	rows_free(t);
+	snap_free(&t->prev);
+	return ret;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct top t = {
@@ -413,83 +517,11 @@ int cmd_top(int argc, char **argv)
 			.sort = SK_STEAL,
 		},
 	};
-	long done = 0;
-	struct snap a, b;
-	bool live = true;
-	int ch, ret;
+	int ret;
 
 	ret = common_parse_options(argc, argv, &top_cmd, &t.p.common);
-	if (ret >= 0) {
-		free(t.p.pids);
-		return ret;
-	}
-	ret = 0;
-
-	if (vmlat_read(&a)) {
-		free(t.p.pids);
-		return EXIT_ERR;
-	}
-	if (!t.p.batch) {
-		initscr();
-		cbreak();
-		noecho();
-		curs_set(0);
-		keypad(stdscr, TRUE);
-		mvaddstr(0, 0, "vmlat top: reading...");
-		refresh();
-	}
-	while (live && (t.p.count < 0 || done < t.p.count)) {
-		if (t.p.batch) {
-			vmlat_wait_ms(t.p.interval_ms);
-		} else {
-			/* Wait the interval, answering keys meanwhile. */
-			struct timespec t0, t1;
-			long left = (long)t.p.interval_ms;
-
-			clock_gettime(CLOCK_MONOTONIC, &t0);
-			while (left > 0 && live) {
-				timeout((int)left);
-				ch = getch();
-				if (ch != ERR) {
-					live = key(&t, ch);
-					if (t.rows) {
-						cur_sort = t.p.sort;
-						cur_reverse = t.p.reverse;
-						qsort(t.rows, t.nr_rows,
-						      sizeof(*t.rows), row_cmp);
-						draw(&t);
-					}
-				}
-				clock_gettime(CLOCK_MONOTONIC, &t1);
-				left = (long)t.p.interval_ms -
-				       ((t1.tv_sec - t0.tv_sec) * 1000 +
-					(t1.tv_nsec - t0.tv_nsec) / 1000000);
-			}
-			if (!live)
-				break;
-		}
-		if (t.p.batch ? vmlat_read(&b) : vmlat_read_quietly(&b)) {
-			ret = EXIT_ERR;
-			break;
-		}
-		rows_build(&t, &a, &b);
-		if (t.p.batch)
-			print_batch(&t);
-		else
-			draw(&t);
-		/* The rows point into b: keep it until the next rows. */
-		snap_free(&a);
-		a = b;
-		memset(&b, 0, sizeof(b));
-		done++;
-	}
-	if (!t.p.batch) {
-		endwin();
-		if (ret)
-			fprintf(stderr, "vmlat: %s\n", vmlat_read_error());
-	}
-	rows_free(&t);
-	snap_free(&a);
+	if (ret < 0)
+		ret = top_run(&t);
 	free(t.p.pids);
 	return ret;
 }
