@@ -1,12 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0
 """What the vmlat command's tests share: running the command, reading
-fixtures, TAP results."""
+fixtures, TAP results, Debian's Python modules."""
+import importlib
 import json
 import os
 import subprocess
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
+# Where Debian's python3-* packages (tools/install-deps) put their modules.
+DEBIAN_DIST_PACKAGES = "/usr/lib/python3/dist-packages"
+
+
+def debian_import(name):
+    """Module NAME of a Debian package (python3-prometheus-client...).
+    Debian installs it for its own python3; a python3 found before it on
+    PATH (pyenv's, a virtualenv's) does not look in Debian's directory, so
+    that directory is tried after the interpreter's own: last, adding
+    modules, overriding none. ImportError if it is not there either."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        if DEBIAN_DIST_PACKAGES in sys.path:
+            raise
+    sys.path.append(DEBIAN_DIST_PACKAGES)
+    importlib.invalidate_caches()
+    return importlib.import_module(name)
 
 
 class Ctx:

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """vmlat export --prometheus: its metrics against Python's own reading of
-each fixture (cmdtest.load()), through a parser of the text exposition
-format written here; then the real tools, Debian's promtool (check
-metrics, lint included) and node_exporter's textfile collector (served
-over HTTP), got by tools/testhost/debtools.sh; then the error cases."""
+each fixture (cmdtest.load()), read by prometheus_client's parser of the
+text exposition format (Debian's python3-prometheus-client), with the
+checks of the format that lax parser leaves out; then the real tools,
+Debian's promtool (check metrics, lint included) and node_exporter's
+textfile collector (served over HTTP), got by tools/testhost/debtools.sh;
+then the error cases."""
 import json
+import math
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -15,6 +19,15 @@ import urllib.request
 from decimal import Decimal
 
 import cmdtest
+
+try:
+    text_string_to_metric_families = cmdtest.debian_import(
+        "prometheus_client.parser").text_string_to_metric_families
+    NO_PARSER = ""
+except ImportError as x:
+    text_string_to_metric_families = None
+    NO_PARSER = "%r: install python3-prometheus-client (tools/install-deps)" \
+        % x
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBTOOLS = os.path.join(HERE, "..", "..", "testhost", "debtools.sh")
@@ -67,92 +80,50 @@ class Expo:
                 if l.get("vm_id") == str(vm_id)]
 
 
-def _unescape(s, what):
-    out, i = [], 0
-    while i < len(s):
-        c = s[i]
-        if c == "\\":
-            if i + 1 >= len(s):
-                raise ValueError("a lone backslash in a %s" % what)
-            n = s[i + 1]
-            if n == "n":
-                out.append("\n")
-            elif n in "\\\"" and what == "label value":
-                out.append(n)
-            elif n == "\\":
-                out.append(n)
-            else:
-                raise ValueError("bad escape \\%s in a %s" % (n, what))
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
+LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*\Z")
+TYPES = ("counter", "gauge", "histogram", "summary", "untyped")
+# The escapes the format has, in label values and in HELP: any other
+# backslash is an error (which prometheus_client lets through).
+VALUE_ESCAPES = re.compile(r'\\[\\n"]')
+HELP_ESCAPES = re.compile(r"\\[\\n]")
 
 
-def _name_end(line, i):
-    j = i
-    while j < len(line) and (line[j].isalnum() and line[j].isascii() or
-                             line[j] in "_:"):
-        j += 1
-    if j == i or line[i].isdigit():
-        raise ValueError("no metric or label name at column %d" % i)
-    return j
-
-
-def _parse_sample(line):
-    j = _name_end(line, 0)
-    name, labels, i = line[:j], {}, j
-    if i < len(line) and line[i] == "{":
-        i += 1
-        while line[i] != "}":
-            j = _name_end(line, i)
-            key = line[i:j]
-            if line[j:j + 2] != "=\"":
-                raise ValueError("no =\" after label %s" % key)
-            k = j + 2
-            val = []
-            while line[k] != "\"":
-                if line[k] == "\\":
-                    val.append(line[k:k + 2])
-                    k += 2
-                else:
-                    val.append(line[k])
-                    k += 1
-            if key in labels:
-                raise ValueError("label %s twice" % key)
-            labels[key] = _unescape("".join(val), "label value")
-            i = k + 1
-            if line[i] == ",":
-                i += 1
-            elif line[i] != "}":
-                raise ValueError("no , or } after label %s" % key)
-        i += 1
-    rest = line[i:]
-    if not rest.startswith(" "):
-        raise ValueError("no space before the value")
-    parts = rest.split()
-    if len(parts) != 1:
-        raise ValueError("a timestamp, or junk, after the value "
-                         "(the textfile collector refuses timestamps)")
-    float(parts[0])     # raises on a bad value
-    return name, labels, parts[0]
+def same_value(raw, value):
+    """RAW, the text of a value, is the parser's VALUE."""
+    try:
+        v = float(raw)
+    except ValueError:
+        return False
+    return v == value or (math.isnan(v) and math.isnan(value))
 
 
 def parse_expo(text):
-    """TEXT (an exposition) into an Expo; its errors: anything the format
-    (or the textfile collector) refuses, families not contiguous, HELP or
-    TYPE missing, twice, or after the family's samples, duplicate
-    series."""
+    """TEXT (an exposition) into an Expo, by prometheus_client's parser;
+    its errors: what that parser refuses, and what it lets through (it is
+    lax, by its own word) that the format or the textfile collector
+    refuses: a timestamp, an escape that is none, a bad name, a label
+    twice, # EOF, no newline at the end, families not contiguous, HELP or
+    TYPE missing, twice, or after the family's samples, duplicate series.
+    Each line that is not a comment is one of the parser's samples, in
+    order; the raw value is the line's last field, the exact text (times
+    are checked digit for digit)."""
     e = Expo()
-    seen_fams, current = set(), None
     if text and not text.endswith("\n"):
         e.errors.append("no newline at the end")
+    try:
+        parsed = iter([s for f in text_string_to_metric_families(text)
+                       for s in f.samples])
+    except (ValueError, IndexError, KeyError) as x:
+        e.errors.append("prometheus_client refuses it: %r" % x)
+        return e
+    seen_fams, current = set(), None
     for ln, line in enumerate(text.split("\n"), 1):
+        line = line.strip()     # as the parser takes it
         if not line:
             continue
         if line.startswith("#"):
-            parts = line.split(" ", 3)
+            parts = line.split(None, 3)
             if len(parts) >= 3 and parts[1] in ("HELP", "TYPE"):
                 name = parts[2]
                 d = e.help if parts[1] == "HELP" else e.type
@@ -162,25 +133,39 @@ def parse_expo(text):
                 if name in seen_fams:
                     e.errors.append("line %d: %s %s after its samples" %
                                     (ln, parts[1], name))
-                text_ = parts[3] if len(parts) > 3 else ""
-                try:
-                    d[name] = _unescape(text_, "HELP") \
-                        if parts[1] == "HELP" else text_
-                except ValueError as x:
-                    e.errors.append("line %d: %s" % (ln, x))
-                if parts[1] == "TYPE" and text_ not in (
-                        "counter", "gauge", "histogram", "summary",
-                        "untyped"):
-                    e.errors.append("line %d: type %r" % (ln, text_))
+                d[name] = parts[3] if len(parts) > 3 else ""
+                if parts[1] == "HELP" and \
+                        "\\" in HELP_ESCAPES.sub("", d[name]):
+                    e.errors.append("line %d: a bad escape in HELP" % ln)
+                if parts[1] == "TYPE" and d[name] not in TYPES:
+                    e.errors.append("line %d: type %r" % (ln, d[name]))
             if line.startswith("# EOF"):
                 e.errors.append("line %d: # EOF (OpenMetrics, not 0.0.4)"
                                 % ln)
             continue
-        try:
-            name, labels, raw = _parse_sample(line)
-        except (ValueError, IndexError) as x:
-            e.errors.append("line %d: %s: %r" % (ln, x, line[:120]))
-            continue
+        s = next(parsed, None)
+        if s is None:
+            e.errors.append("line %d: not one of the parser's samples" % ln)
+            break
+        name, labels, raw = s.name, s.labels, line.split()[-1]
+        # Not the line's name: a counter without _total (the parser adds
+        # it).
+        if not METRIC_NAME.match(name) or not line.startswith(name) or \
+                not all(LABEL_NAME.match(k) for k in labels):
+            e.errors.append("line %d: a bad metric or label name: %r" %
+                            (ln, line[:120]))
+        if s.timestamp is not None:
+            e.errors.append("line %d: a timestamp, or junk, after the "
+                            "value (the textfile collector refuses "
+                            "timestamps): %r" % (ln, line[:120]))
+        elif not same_value(raw, s.value):
+            e.errors.append("line %d: value %r read as %r" %
+                            (ln, raw, s.value))
+        bare = VALUE_ESCAPES.sub("", line)     # its quotes: the labels'
+        if "\\" in bare:
+            e.errors.append("line %d: a bad escape: %r" % (ln, line[:120]))
+        if bare.count('"') != 2 * len(labels):
+            e.errors.append("line %d: a label twice: %r" % (ln, line[:120]))
         fam = e.family_of(name)
         if fam != current:
             if fam in seen_fams:
@@ -706,8 +691,8 @@ def synthetic_doc(tmp):
 
 
 def parser_selftest(ctx):
-    """The parser finds what it must: else the checks above prove
-    nothing."""
+    """parse_expo() finds what it must, by prometheus_client's parser or
+    its own checks: else the checks above prove nothing."""
     good = ('# HELP a_total x\n# TYPE a_total counter\n'
             'a_total{l="q\\"\\\\\\n"} 1\n')
     cases = {
@@ -717,6 +702,15 @@ def parser_selftest(ctx):
         "twice": good + 'a_total{l="q\\"\\\\\\n"} 2\n',
         "timestamp": "# HELP d x\n# TYPE d gauge\nd 1 123\n",
         "bad escape": '# HELP d x\n# TYPE d gauge\nd{l="\\t"} 1\n',
+        "bad escape in HELP": "# HELP d x\\ty\n# TYPE d gauge\nd 1\n",
+        "label twice": '# HELP d x\n# TYPE d gauge\nd{l="1",l="2"} 1\n',
+        "not the format": "# HELP d x\n# TYPE d gauge\nd{l=1} 1\n",
+        "HELP after samples": "# HELP d x\n# TYPE d gauge\nd 1\n"
+                              "# HELP d y\n",
+        "counter without _total": "# HELP d x\n# TYPE d counter\nd 1\n",
+        "bad name": "# HELP d-x x\n# TYPE d-x gauge\nd-x 1\n",
+        "# EOF": "# HELP d x\n# TYPE d gauge\nd 1\n# EOF\n",
+        "no newline at the end": "# HELP d x\n# TYPE d gauge\nd 1",
     }
     e = parse_expo(good)
     ok = not e.errors and e.get("a_total", l="q\"\\\n") == "1"
@@ -833,6 +827,9 @@ def filter_checks(ctx):
 # ---- the tests ---------------------------------------------------------
 
 def run(ctx):
+    if NO_PARSER:
+        ctx.check(False, "export.prometheus_client", NO_PARSER)
+        return
     parser_selftest(ctx)
     tools, tools_why = get_debtools()
     ctx.check(tools is not None, "export.debtools", tools_why)
