@@ -88,7 +88,26 @@ scan() {
 			print FILENAME ":" FNR ": " $0
 			found = 1
 			ctx = /Call Trace:/ ? 64 : 0
+			if (/Oops: int3/)
+				int3 = 1
 			next
+		}
+		# An int3 trap reports the address after the int3, which the
+		# "Code:" line marks <xx>: the byte before it must be the int3
+		# (cc). Anything else means the CPU ran an int3 that memory no
+		# longer held: text patching (static keys, tracepoints) had
+		# replaced it and the emulator ran its stale translation of the
+		# page (QEMU TCG with a thread per vCPU, see boot.sh).
+		int3 && /Code: / {
+			int3 = 0
+			for (i = 2; i <= NF; i++)
+				if ($i ~ /^<[0-9a-f][0-9a-f]>$/)
+					break
+			if (i <= NF && $(i - 1) != "cc") {
+				print FILENAME ":" FNR ": " $0
+				print FILENAME ":" FNR ": the emulator'"'"'s fault: int3 trap, but memory holds " \
+					$(i - 1) ", not cc, before the trapping address: stale translated code after kernel text patching"
+			}
 		}
 		ctx > 0 && /\+0x[0-9a-f]+\/0x[0-9a-f]+|<\/?(TASK|IRQ|NMI|SOFTIRQ|EOI)>/ {
 			print FILENAME ":" FNR ": " $0
