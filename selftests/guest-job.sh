@@ -21,8 +21,13 @@ STATUS=/sys/kernel/debug/vmlat/status
 
 echo "test host: $(uname -r), $(nproc) CPUs"
 
-# Only leaks of objects allocated from now on are of interest.
-[ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
+# Only leaks of objects allocated from now on are of interest, and the
+# scan at the end finds them all: no automatic scan meanwhile (every 10
+# minutes kmemleak scans all memory, under KASAN and TCG a slow one).
+if [ -w $KMEMLEAK ]; then
+	echo clear >$KMEMLEAK
+	echo scan=off >$KMEMLEAK
+fi
 
 # KVM with nested virtualisation, as every test expects it: kvm_amd on
 # the QEMU test host (SVM), kvm_intel on the bochs one (VMX).
@@ -125,6 +130,7 @@ elif echo "TAP version 13" >"$f" && insmod "$VMLAT_KO"; then
 	for t in $KVM_TESTS; do
 		n=$((n + 1))
 		echo "--- $t"
+		t0_=$(date +%s)
 		before=$(hits kvm:kvm_exit)
 		run_logged "$OUT/$t.log" timeout -k 10 "$TEST_TIMEOUT" "$KVM_SELFTESTS/$t"
 		rc=$?
@@ -138,6 +144,7 @@ elif echo "TAP version 13" >"$f" && insmod "$VMLAT_KO"; then
 		else
 			tap_one "$f" $n ok "$t"
 		fi
+		echo "took $(($(date +%s) - t0_)) s" >>"$OUT/$t.log"
 	done
 	cp $STATUS "$OUT/status_after_kvm_selftests.txt"
 	rmmod vmlat || tap_one "$f" $((n + 1)) "not ok" "rmmod_vmlat"
@@ -150,6 +157,8 @@ if ! wanted kunit; then
 	:
 elif [ -d /sys/kernel/debug/kunit ] || grep -q '^CONFIG_KUNIT=y' \
 	"/lib/modules/$(uname -r)/build/.config" 2>/dev/null; then
+	echo "--- kunit"
+	t0_=$(date +%s)
 	if [ -f "$VMLAT_KUNIT_KO" ] && insmod "$VMLAT_KUNIT_KO"; then
 		for d in /sys/kernel/debug/kunit/vmlat_*; do
 			[ -f "$d/results" ] && cp "$d/results" "$OUT/kunit_$(basename "$d").ktap"
@@ -159,6 +168,7 @@ elif [ -d /sys/kernel/debug/kunit ] || grep -q '^CONFIG_KUNIT=y' \
 		echo "KTAP version 1" >"$OUT/kunit.ktap"
 		echo "    not ok 1 insmod_vmlat_kunit" >>"$OUT/kunit.ktap"
 	fi
+	echo "took $(($(date +%s) - t0_)) s" >"$OUT/kunit.log"
 fi
 
 # 4. kmemleak: report what leaked during the run.
