@@ -16,6 +16,13 @@
 # Needs root, dkms (on the shared root), $VMLAT_DEB (the package) and
 # $VMLAT_HEADERS (the running kernel's unpacked headers, which the test
 # host's /lib/modules/<release>/build is pointed at). TAP; exit 4 = skip.
+#
+# With $VMLAT_DKMS_STATE (tools/testhost/dkms-sandbox.sh's output dir),
+# dpkg -i ran natively, for this kernel, in an overlay of the same root
+# (DKMS' compile takes 8 minutes under TCG, 1 natively): its status and
+# output are there, and what it changed (state/, deleted) is laid over
+# the test host's root here, as if it had run in the test host. The rest
+# runs as without.
 set -u
 
 STATUS=/sys/kernel/debug/vmlat/status
@@ -54,9 +61,26 @@ ln -sfn "$VMLAT_HEADERS" "/lib/modules/$REL/build"
 
 log=${VMLAT_OUT:-/tmp}/dkms_test_dpkg.log
 t0=$(date +%s)
-dpkg -i "$VMLAT_DEB" >"$log" 2>&1
-rc=$?
-result $((rc == 0)) dpkg_install "exit status $rc in $(($(date +%s) - t0)) s; see $log"
+if [ -n "${VMLAT_DKMS_STATE:-}" ]; then
+	st=$VMLAT_DKMS_STATE
+	rc=$(cat "$st/dpkg.rc" 2>/dev/null || echo "none")
+	cp "$st/dpkg.log" "$log" 2>/dev/null
+	# What dpkg -i changed, over this root: files, links and dirs, then
+	# what it deleted.
+	if [ -d "$st/state" ] && (cd "$st/state" && tar -cf - .) | tar -C / -xf - &&
+		(cd / && xargs -r rm -rf <"$st/deleted"); then
+		where="natively (dkms-sandbox.sh), laid over this root"
+	else
+		rc="$rc, laying $st/state over / failed"
+		where="natively"
+	fi
+	ln -sfn "$VMLAT_HEADERS" "/lib/modules/$REL/build"
+else
+	dpkg -i "$VMLAT_DEB" >"$log" 2>&1
+	rc=$?
+	where="in $(($(date +%s) - t0)) s"
+fi
+result "$([ "$rc" = 0 ] && echo 1 || echo 0)" dpkg_install "exit status $rc $where; see $log"
 
 st=$(dkms status vmlat 2>&1)
 case $st in *"$REL"*installed*) ok=1 ;; *) ok=0 ;; esac
