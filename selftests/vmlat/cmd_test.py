@@ -316,6 +316,30 @@ def wait_running(guests):
     time.sleep(2)
 
 
+def wait_stopped(pids, timeout=120):
+    """Until every thread of each of @pids is stopped (state T or t in
+    /proc/PID/task/TID/stat): its last exit is behind it. @timeout: the
+    point past which a thread is taken as never stopping."""
+    end = time.monotonic() + timeout
+    while True:
+        running = []
+        for pid in pids:
+            for t in os.listdir("/proc/%d/task" % pid):
+                try:
+                    with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                        state = f.read().rpartition(")")[2].split()[0]
+                except (OSError, IndexError):
+                    continue        # gone
+                if state not in ("T", "t", "Z", "X"):     # stopped or gone
+                    running.append((pid, int(t), state))
+        if not running:
+            return
+        if time.monotonic() > end:
+            raise RuntimeError("threads still running %d s after SIGSTOP: "
+                               "%s" % (timeout, running[:8]))
+        time.sleep(0.05)
+
+
 def t_live():
     need_cmd()
     if not os.path.isdir(INST.rsplit("/", 1)[0]):
@@ -360,10 +384,12 @@ def t_live():
             tap(rc == 0 and kinds == ["preempt", "wait", "exit"],
                 "live.hist_kinds", kinds)
 
-            # Hold the guests still: their counts stop moving.
+            # Hold the guests still: their counts stop moving once every
+            # thread of theirs has stopped (a vCPU in KVM_RUN stops after
+            # its exit: polled, however long a loaded test host takes).
             for p in guests.values():
                 p.send_signal(signal.SIGSTOP)
-            time.sleep(1)
+            wait_stopped(list(pids.values()))
             wr_off = open(INST + "/tracing_on", "w")
             wr_off.write("0")
             wr_off.close()

@@ -6,9 +6,12 @@
   cr3-switch  a KVM guest of its own (cr3_guest) switches among 4 copies
            of its page-table root, spinning 1 to 4 times as long in each:
            each root is a row, its slices the guest's visits (KVM_GET_SREGS
-           confirms the CR3 at every exit), its guest time in the spins'
-           order, its exit reasons' IOIO/IO_INSTRUCTION count the OUT
-           exits the VMM counted in it (but the last). cr3-switch-2vcpus:
+           confirms the CR3 at every exit), its guest time and its
+           observed time those of ftrace's record of the same run (KVM's
+           entries and exits, each stay given to the root the guest's
+           program was in: cr3_oracle()), its exit reasons'
+           IOIO/IO_INSTRUCTION count the OUT exits the VMM counted in it
+           (but the last). cr3-switch-2vcpus:
            the same with two vCPUs, each going through every root (a row
            gathers both vCPUs' slices and exits). cr3-switch-shadow: the
            same on shadow paging (the vendor module reloaded with npt=0
@@ -57,19 +60,22 @@
            to the same without the hog (means of two) than the guest's
            own correction by its /proc/stat steal, and within
            $VMLAT_COMP_TOL of it (5% in the 6.12-icount lane, where the
-           test host's clock counts instructions; skipped under the wall
-           clock, where the job's guest time itself varies by more than
-           half with the hog), though the hog made
-           the job at least 1.5 times as long; the guest's own
+           test host's clock counts instructions; both skipped under the
+           wall clock, where the job's guest time itself varies by more
+           than half with the hog), though the hog made
+           the job at least 1.5 times as long (two CPU-bound tasks on one
+           CPU: about twice, on any machine); the guest's own
            /proc/stat steal over the jobs with the hog is below vmlat's by
            more than half their exit handling (type-2 steal, which a guest
-           cannot see; skipped when that is within /proc/stat's ticks, as
-           under icount).
+           cannot see; skipped when that is within what the guest's
+           reading may be off by, from this run's longest preemption and
+           the run_delay KVM fed it: as under icount).
 
 Needs root, kvm_amd or kvm_intel, $VMLAT_KO; the Linux guests
 $VMLAT_GUEST_KERNEL, $VMLAT_GUEST_KO and qemu-system-x86_64; run from the
 directory holding cr3_guest and sync_guest. TAP output; exit status 4 when everything was skipped.
 """
+import bisect
 import json
 import os
 import re
@@ -82,7 +88,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (SkipTest, VMLAT, keep, linux_guest_argv,  # noqa: E402
+import vmlat_oracle  # noqa: E402
+from vmlat_ktest import (SLACK_NS, TRACING, SkipTest, VMLAT,  # noqa: E402
+                         check_no_lost_events, keep, linux_guest_argv,
                          linux_guest_initramfs, main, rd, rd_json, tap,
                          tracing_instance, wr)
 
@@ -237,7 +245,12 @@ def burners(pti):
     guest = "a: pid %d ticks %d ms run %d ms; b: pid %d ticks %d ms run %d ms" % (
         a[0], a[1] // 10**6, a[2] // 10**6, b[0], b[1] // 10**6,
         b[2] // 10**6)
-    if not tap(len(user) >= 2 and user[1]["guest_ns"] > 10**9,
+    # The burners' rows: the two user address spaces with the most guest
+    # time, each with more than all the others together (the script's
+    # commands: milliseconds each), not a fixed second a loaded test host
+    # may not give the second burner in its 4 s.
+    if not tap(len(user) >= 2 and
+               user[1]["guest_ns"] > sum(r["guest_ns"] for r in user[2:]),
                tag + ".burners_found", "%s || %s" % (summary, guest)):
         return
     for want, row, name in ((a, user[0], "first"), (b, user[1], "second")):
@@ -407,9 +420,13 @@ JOB_ITERS = 60000
 # issue's 5% there (measured: 0.5 to 1.4%).
 COMP_TOL = (float(os.environ["VMLAT_COMP_TOL"])
             if os.environ.get("VMLAT_COMP_TOL") else None)
-# /proc/stat's steal is in 10 ms ticks, read twice a job, two jobs: exit
-# handling under this can not be told from it.
-STEAL_TICKS_NS = 4 * 10 * 10**6
+# The guest's /proc/stat steal, read at both ends of two jobs, against
+# the steal KVM fed it: at each of the four ends a USER_HZ tick (10 ms) of
+# /proc/stat, a guest tick (at most 10 ms) and a preemption in progress,
+# which KVM publishes at the next entry (steal_test's bound); the longest
+# preemption is this run's own (vmlat's preempt and wait histograms).
+STEAL_END_NS = 2 * 10 * 10**6
+STEAL_ENDS = 4
 STEAL_INIT = """#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /dev
 /bin/busybox mount -t devtmpfs dev /dev
@@ -429,6 +446,19 @@ echo "=== end"
 def as_times(vm):
     """{address space: its row} of a VM's guest_tasks."""
     return {r["as"]: r for r in vm["guest_tasks"]}
+
+
+def vcpu_type1(pid, vm):
+    """(vmlat's preempted + wait time of @vm's first vCPU, that vCPU
+    thread's run_delay from /proc/@pid/task/TID/schedstat), in ns, or
+    None."""
+    try:
+        c = vm["vcpus"][0]
+        return (c["preempted_ns"] + c["wait_ns"],
+                int(rd("/proc/%d/task/%d/schedstat" % (
+                    pid, c["tid"])).split()[1]))
+    except (OSError, IndexError, KeyError, ValueError):
+        return None
 
 
 def job_row(before, after):
@@ -451,14 +481,16 @@ def t_compensated():
     vmlat counted to the job's address space (exit handling, preempted,
     waiting) is closer to the same without the hog (the means of two runs
     each) than the guest's own correction (apparent minus its /proc/stat
-    steal), and within COMP_TOL of it, though the hog made the job at
-    least 1.5 times as long; and the guest's own steal over the runs with
-    the hog is below vmlat's by more than half the jobs' exit handling:
-    the guest cannot see that (type-2) steal."""
+    steal), and within COMP_TOL of it (both only where the clock counts
+    instructions), though the hog made the job at least 1.5 times as
+    long; and the guest's own steal over the runs with the hog is below
+    vmlat's by more than half the jobs' exit handling: the guest cannot
+    see that (type-2) steal (decided where half of it is above the
+    guest's reading's error, as this run measured it)."""
     qemu, kernel = guest_env()
     tmp = tempfile.mkdtemp()
     hog = None
-    snaps = []
+    snaps, delays, last_vm = [], [], None
     try:
         cpio = linux_guest_initramfs(tmp, STEAL_INIT)
         wr(VMLAT + "/reset", "1")
@@ -471,6 +503,10 @@ def t_compensated():
                 time.sleep(0.1)
             vm = [v for v in rd_json()["vms"] if v["pid"] == g.q.pid]
             snaps.append(as_times(vm[0]) if vm else {})
+            # with the scheduler's own run_delay of the vCPU thread, read
+            # right after: (vmlat's type-1 steal of the vCPU, run_delay)
+            delays.append(vcpu_type1(g.q.pid, vm[0]) if vm else None)
+            last_vm = vm[0] if vm else last_vm
             if hog:
                 hog.kill()
                 hog.wait()
@@ -514,10 +550,22 @@ def t_compensated():
     own = [apparent[n] - (runs["after%d" % (n + 1)] - runs["steal%d" % (n + 1)])
            for n in (1, 3)]
     own_hogged = (own[0] + own[1]) / 2
-    tap(abs(hogged - alone) < abs(own_hogged - alone),
-        "compensated.closer_than_the_guests_own_steal",
-        "alone %d ms; with the hog, vmlat's %d ms, the guest's %d ms" % (
-            alone // 10**6, hogged // 10**6, own_hogged // 10**6))
+    # Which of the two corrections lands closer to the job alone depends
+    # on the job's own guest time staying what it was alone: the two
+    # differ by what vmlat counts and the guest cannot see (exit
+    # handling, checked below), while under TCG and the wall clock the
+    # job's guest time itself moves with the hog and the emulator's
+    # speed, by more than that (same_without_steal). Decided only where
+    # the test host's clock counts instructions, as that one.
+    closer = "alone %d ms; with the hog, vmlat's %d ms, the guest's %d ms" % (
+        alone // 10**6, hogged // 10**6, own_hogged // 10**6)
+    if COMP_TOL is None:
+        tap(True, "compensated.closer_than_the_guests_own_steal",
+            "SKIP the wall clock: the job's own guest time is not what it "
+            "was alone (bounded in the 6.12-icount lane): " + closer)
+    else:
+        tap(abs(hogged - alone) < abs(own_hogged - alone),
+            "compensated.closer_than_the_guests_own_steal", closer)
     if COMP_TOL is None:
         tap(True, "compensated.same_without_steal",
             "SKIP the wall clock: the job's own guest time varied %d%% "
@@ -534,15 +582,32 @@ def t_compensated():
                       for n in (2, 4))
     vmlat_steal = stolen[1] + stolen[3]
     exits = rows[1]["exit_ns"] + rows[3]["exit_ns"]
-    if exits < 2 * STEAL_TICKS_NS:
+    # How far the guest's steal may lie above vmlat's type-1 steal of the
+    # job with nothing wrong: its reading's error at the four ends
+    # (STEAL_END_NS and the longest preemption or wait of this run), and
+    # by how much the run_delay KVM fed it exceeds vmlat's type-1 steal of
+    # the vCPU over the same windows (their per-interval difference,
+    # steal_test's), measured. Where half the exit handling is not above
+    # that, the guest's figure cannot show that it misses it.
+    hist = last_vm["histograms"]
+    longest = max(hist["preempt"]["max_ns"], hist["wait"]["max_ns"])
+    rdl = (sum((delays[n + 1][1] - delays[n][1]) -
+               (delays[n + 1][0] - delays[n][0]) for n in (1, 3))
+           if None not in delays else None)
+    err = STEAL_ENDS * (STEAL_END_NS + longest) + max(0, rdl or 0)
+    why = ("guest steal %d ms, vmlat's %d ms with exit handling %d ms; "
+           "run_delay over vmlat's type-1 steal of the vCPU %s ms; the "
+           "guest's reading within %d ms (longest runnable interval %d "
+           "ms)" % (guest_steal // 10**6, vmlat_steal // 10**6,
+                    exits // 10**6, "?" if rdl is None else rdl // 10**6,
+                    err // 10**6, longest // 10**6))
+    if exits / 2 <= err:
         tap(True, "compensated.guest_steal_misses_exit_handling",
-            "SKIP exit handling %d ms: within /proc/stat's ticks" % (
-                exits // 10**6))
+            "SKIP half the exit handling is within the guest's reading's "
+            "error: " + why)
         return
     tap(guest_steal < vmlat_steal - exits / 2,
-        "compensated.guest_steal_misses_exit_handling",
-        "guest steal %d ms, vmlat's %d ms with exit handling %d ms" % (
-            guest_steal // 10**6, vmlat_steal // 10**6, exits // 10**6))
+        "compensated.guest_steal_misses_exit_handling", why)
 
 
 NAMES_HELD_MAX = 128    # aspace.h: VMLAT_AS_NAMES, the bound per VM
@@ -647,10 +712,118 @@ def kvm_reload(mod, *params):
                           stderr=subprocess.DEVNULL).returncode == 0
 
 
+CR3_INST = TRACING + "/instances/vmlat_gta_cr3"
+# The exits that end a root's visit (the guest's OUT) and, on shadow
+# paging, the write of the next root, which exits in the old one.
+CR3_OUT = {("svm", 0x7b), ("vmx", 30)}            # IOIO, IO_INSTRUCTION
+CR3_WRITE = {("svm", 0x13), ("vmx", 28)}          # WRITE_CR3, CR_ACCESS
+
+
+def irq_events():
+    """The host's interrupt entry events: irq_vectors' *_entry and
+    irq:irq_handler_entry."""
+    d = TRACING + "/events/irq_vectors"
+    vec = (["irq_vectors/" + e for e in sorted(os.listdir(d))
+            if e.endswith("_entry")] if os.path.isdir(d) else [])
+    return vec + ["irq/irq_handler_entry"]
+
+
+def cr3_oracle(trace, tids, n, shadow):
+    """Each root's times as ftrace recorded them, by no code of vmlat's.
+    Every stay in the guest (kvm_entry .. kvm_exit of a vCPU thread of
+    @tids) goes to the root the guest was in at its exit, which the
+    guest's program tells: every vCPU goes through the @n roots in turn,
+    and its j-th OUT exit is in root j mod n; a stay ending in a CR3
+    write (@shadow paging) is in the root before the write; any other in
+    the root of the vCPU's next OUT (with two-dimensional paging the guest
+    writes CR3 without an exit, right after its OUT) or, on shadow paging
+    before its CR3 write, of its last one. A stay's guest time ends at
+    its kvm_exit or, where kvm_exit is traced late (6.1 SVM: after the
+    host's interrupt that caused the exit), at the first host interrupt in
+    it (the rest is its late part). Its observed time (aspace.h: the
+    guest interval, then the exit's handling and any preemption until the
+    next entry) runs to the vCPU's next kvm_entry; the last one's to
+    somewhere between its kvm_exit and the thread's exit.
+
+    Returns ({root index: dict(guest=ns, late=ns, stays=count,
+    observed=ns, tail=ns: how much more the last stays may have,
+    head_guest=ns and head=ns: how much of the guest and observed time
+    may be libkvm's root's instead, before a vCPU's first OUT with
+    two-dimensional paging)}, [OUT exits per root of each vCPU], the
+    vCPUs' time from their first kvm_entry to their last kvm_exit)."""
+    per = {t: {"stays": [], "in": None, "first": None, "died": None}
+           for t in tids}
+    spans = {}
+    for line in trace.splitlines():
+        m = vmlat_oracle.LINE_RE.match(line)
+        if not m or int(m.group("pid")) not in per:
+            continue
+        tid = int(m.group("pid"))
+        v = per[tid]
+        t = int(m.group("sec")) * 10**9 + \
+            int(m.group("frac").ljust(9, "0")[:9])
+        ev = m.group("event")
+        if ev == "kvm_entry":
+            v["in"], v["first"] = t, None
+            spans.setdefault(tid, [t, t])
+        elif ev == "kvm_exit" and v["in"] is not None:
+            r = vmlat_oracle.EXIT_RE.match(m.group("body"))
+            isa, code, _ = vmlat_oracle.exit_info(r.group("reason")) \
+                if r else (None, None, None)
+            kind = ("out" if (isa, code) in CR3_OUT else
+                    "cr3" if (isa, code) in CR3_WRITE else "other")
+            end = t if v["first"] is None else v["first"]
+            v["stays"].append((kind, v["in"], end, t))
+            v["in"] = None
+            spans[tid][1] = t
+        elif ev == "sched_process_exit":
+            v["died"] = t
+        elif v["in"] is not None and v["first"] is None and \
+                ev != "kvm_entry" and ev.endswith("_entry"):
+            v["first"] = t      # a host interrupt: the guest had left
+    roots = {k: dict(guest=0, late=0, stays=0, observed=0, tail=0,
+                     head_guest=0, head=0) for k in range(n)}
+    outs = []
+    for v in per.values():
+        stays = v["stays"]
+        pos = [i for i, st in enumerate(stays) if st[0] == "out"]
+        outs.append([0] * n)
+        written = False
+        for i, (kind, entry, end, exit_t) in enumerate(stays):
+            j = bisect.bisect_left(pos, i)  # OUTs before; this one's number
+            if kind == "out":
+                k, written = j % n, False
+                outs[-1][k] += 1
+            elif kind == "cr3":
+                k, written = ((j - 1) % n if j else None), True
+            elif not shadow or written:
+                k = j % n
+            else:
+                k = (j - 1) % n if j else None     # libkvm's root at first
+            if k is None:
+                continue
+            r = roots[k]
+            r["guest"] += end - entry
+            r["late"] += exit_t - end
+            r["stays"] += 1
+            observed = (stays[i + 1][1] if i + 1 < len(stays) else end) - \
+                entry
+            r["observed"] += observed
+            if i + 1 == len(stays):
+                r["tail"] += max(v["died"] or exit_t, exit_t) - end
+            if not shadow and j == 0 and kind != "out":
+                # before the vCPU's first OUT, with its CR3 write unseen:
+                # perhaps still in libkvm's root (its first page faults)
+                r["head_guest"] += end - entry
+                r["head"] += observed
+    return roots, outs, sum(b - a for a, b in spans.values())
+
+
 def cr3_switch(tag, shadow, vcpus=1):
     """cr3_guest: CR3_ROOTS page-table roots, switched by the guest
     without an exit (with NPT/EPT) or with one (shadow paging), on
-    @vcpus vCPUs each going through all of them."""
+    @vcpus vCPUs each going through all of them; ftrace records KVM's
+    entries and exits and the host's interrupts meanwhile."""
     mod, tdp = kvm_vendor()
     if shadow and not kvm_reload(mod, tdp + "=0"):
         kvm_reload(mod)
@@ -658,18 +831,26 @@ def cr3_switch(tag, shadow, vcpus=1):
     try:
         with open("/sys/module/%s/parameters/%s" % (mod, tdp)) as f:
             on = f.read().strip()
-        wr(VMLAT + "/reset", "1")
-        p = subprocess.Popen([os.path.join(HERE, "cr3_guest"),
-                              str(CR3_ROOTS), CR3_SECS, str(vcpus)],
-                             stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT,
-                             universal_newlines=True)
-        out, _ = p.communicate(timeout=180)
-        vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+        with tracing_instance(CR3_INST, ["kvm/kvm_entry", "kvm/kvm_exit",
+                                         "sched/sched_process_exit"] +
+                              irq_events(), 16384):
+            wr(CR3_INST + "/tracing_on", "1")
+            wr(VMLAT + "/reset", "1")
+            p = subprocess.Popen([os.path.join(HERE, "cr3_guest"),
+                                  str(CR3_ROOTS), CR3_SECS, str(vcpus)],
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT,
+                                 universal_newlines=True)
+            out, _ = p.communicate(timeout=180)
+            vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+            wr(CR3_INST + "/tracing_on", "0")
+            check_no_lost_events(CR3_INST)
+            trace = rd(CR3_INST + "/trace")
     finally:
         if shadow:
             kvm_reload(mod)
     keep("%s.txt" % tag, out)
+    keep("%s_trace.txt" % tag, trace)
     roots, exits, per_vcpu = [], [], {}
     mismatches = None
     for ln in out.splitlines():
@@ -702,19 +883,60 @@ def cr3_switch(tag, shadow, vcpus=1):
     # Each vCPU's stretches in a root, all in its row: the visits of all.
     tap(all(abs(h["slices"] - e) <= 2 * vcpus for h, e in zip(have, exits)),
         tag + ".slices_are_visits", summary)
-    # Per visit, a root's guest time is its spin plus what every visit
-    # costs alike (under TCG, the entry's and exit's emulation: on the
-    # debug kernel about 90 us, as much as root 0's spin): the spins show
-    # in the differences, root k's k times root 1's over root 0's. With
-    # one vCPU only: two share the test host's two emulated CPUs with its
-    # own work (on the debug kernel a root's time went out of order, 162,
-    # 292, 283, 366 ms).
-    g = [h["guest_ns"] for h in have]
-    if vcpus == 1:
-        tap(all(a < b for a, b in zip(g, g[1:])) and
-            0.5 * (CR3_ROOTS - 1) <= (g[-1] - g[0]) / (g[1] - g[0]) <=
-            2 * (CR3_ROOTS - 1),
-            tag + ".guest_time_follows_the_spins", summary)
+    # Each root's times against ftrace's record of the same run
+    # (cr3_oracle()), not against the spins' nominal ratio: under TCG a
+    # root's guest time is its spins plus what the emulator's stalls
+    # happened to add to it (on a loaded machine the ratio of the
+    # differences came out 9.3 for at most 6), and those stalls are in
+    # ftrace's stays alike. Tolerance: what the analyzer allows a vCPU's
+    # state times (selftests/oracle/README), from this run's own
+    # figures: 1% of the vCPUs' traced time (a stall of the emulated CPU
+    # between vmlat's probe and ftrace's), SLACK per stay (the text
+    # trace's resolution, the two probes' skew). Where kvm_exit is traced
+    # late, vmlat ends guest time at the exit itself, which ftrace cannot
+    # show: there a root's guest time is only bounded above, by its stays
+    # up to the first host interrupt in each and half of the rest
+    # (exit_time_test's bound), as the analyzer bounds a vCPU's; its
+    # observed time, cut at each kvm_entry, is exact there too (but for
+    # the last stays' end, which vmlat may count up to the thread's exit).
+    # Neighbouring roots' spins differ by a visit's worth of root 0's
+    # (VMLAT_CR3_SPIN, sized for that to exceed the tolerance): time
+    # charged to another root, or guest time not following the spins,
+    # fails. The oracle's OUT exits per root and vCPU must be the VMM's:
+    # it read the guest's order right.
+    troots, touts, span = cr3_oracle(
+        trace, [c["tid"] for c in vm[0]["vcpus"]], CR3_ROOTS, shadow)
+    late = any(r["late"] for r in troots.values())
+    same_outs = sorted(touts) == sorted(per_vcpu.values())
+    guest_ok = obs_ok = same_outs
+    gdesc, odesc = [], []
+    for k, h in enumerate(have):
+        o = troots[k]
+        tol = span // 100 + (o["stays"] + 1) * SLACK_NS
+        lo = -1 if late else o["guest"] - o["head_guest"] - tol
+        fits = lo <= h["guest_ns"] <= o["guest"] + tol + o["late"] // 2
+        guest_ok = guest_ok and fits
+        gdesc.append("0x%x vmlat %.1f ms, ftrace %.1f ms (%d stays, late "
+                     "%.1f ms) +-%.1f ms%s" % (
+                         roots[k], h["guest_ns"] / 1e6, o["guest"] / 1e6,
+                         o["stays"], o["late"] / 1e6, tol / 1e6,
+                         "" if fits else " (!)"))
+        fits = o["observed"] - o["head"] - tol <= h["observed_ns"] <= \
+            o["observed"] + o["tail"] + tol
+        obs_ok = obs_ok and fits
+        odesc.append("0x%x vmlat %.1f ms, ftrace %.1f ms (+%.1f ms at the "
+                     "end) +-%.1f ms%s" % (
+                         roots[k], h["observed_ns"] / 1e6,
+                         o["observed"] / 1e6, o["tail"] / 1e6, tol / 1e6,
+                         "" if fits else " (!)"))
+    outs = "; OUTs per root and vCPU: ftrace %s, the VMM %s%s" % (
+        sorted(touts), sorted(per_vcpu.values()),
+        "; kvm_exit traced late: vmlat's guest time may be lower"
+        if late else "")
+    tap(guest_ok, tag + ".guest_time_follows_the_spins",
+        "; ".join(gdesc) + outs)
+    tap(obs_ok, tag + ".observed_time_follows_the_roots",
+        "; ".join(odesc) + outs)
     # Exit handling by reason: each root's OUT exits as the VMM counted
     # them (but each vCPU's last, which vmlat sees completed at the next
     # entry).
@@ -736,9 +958,9 @@ def t_cr3_switch():
     """A guest switching among 4 page-table roots itself (NPT/EPT): each
     root is a row of guest_tasks, named nothing but kernel (CPL 0), whose
     slices are the guest's visits to it (its OUT exits, as KVM_GET_SREGS
-    confirms each one's CR3) within 2, whose guest time grows with
-    the loop the guest spins in it (1 to 4 times as long: from the first
-    to the last 1.5 to 6 times what the second has over the first), and
+    confirms each one's CR3) within 2, whose guest time follows the loop
+    the guest spins in it (1 to 4 times as long) as ftrace's record of
+    the same run has it, stay by stay (and its observed time too), and
     whose exit reasons count its OUT exits as the VMM did (but the last),
     their time within its exit handling."""
     cr3_switch("cr3_switch", False)

@@ -43,11 +43,21 @@
 #define GUEST_NR_IO		1000u
 /* Per CPU; a kvm_exit + kvm_entry pair takes < 200 bytes. */
 #define FTRACE_BUFFER_KB	4096u
-#define DEV_KVM_WAIT_MS		5000u
-/* rmmod_while_guest_runs: guest run time and progress expectations. */
+#define DEV_KVM_WAIT_MS		30000u
+/*
+ * rmmod_while_guest_runs: guest run time and progress expectations. The
+ * test stops the guest itself (progress->stop): GUEST_RUN_MAX_MS only
+ * ends a guest whose test died, so it lies just inside the test's own
+ * timeout (180 s), never within the test's run however slow a loaded
+ * test host makes the module loads (it was 60 s: a guest that ended
+ * before the last wait looked like one vmlat had stopped).
+ * PROGRESS_WAIT_MS and DEV_KVM_WAIT_MS are liveness limits of polls that
+ * return as soon as what they wait for happened: only a guest that
+ * stopped (or a /dev/kvm that never came) waits that long.
+ */
 #define GUEST_RUN_MIN_MS	3000u	/* $VMLAT_GUEST_RUN_MIN_MS: less (bochs) */
-#define GUEST_RUN_MAX_MS	60000u
-#define PROGRESS_WAIT_MS	10000u
+#define GUEST_RUN_MAX_MS	170000u
+#define PROGRESS_WAIT_MS	30000u
 #define PROGRESS_STEP		50u
 /* load_races_kvm_load: rounds, and the step of vmlat's start between them. */
 #define RACE_ROUNDS		6u	/* $VMLAT_RACE_ROUNDS: fewer (bochs) */

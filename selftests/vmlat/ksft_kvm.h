@@ -73,7 +73,14 @@ void vmlat_vm_destroy(struct vmlat_vm *vm);
 #define VMLAT_CR3_MAX	8
 #define VMLAT_CR3_VCPUS_MAX	4
 #define VMLAT_CR3_PORT	0x11
-#define VMLAT_CR3_SPIN	20000	/* loops in root 0 per round; k + 1 times in root k */
+/*
+ * Loops in root 0 per round; k + 1 times in root k. A visit's worth of root
+ * 0's spin, summed over the visits, is what tells a root's guest time from
+ * its neighbour's (gta_test: 5 times the 20000 it was, so that it stands
+ * well above the tolerance of its check against ftrace on the debug
+ * kernel, where each visit's exit costs milliseconds).
+ */
+#define VMLAT_CR3_SPIN	100000
 
 /**
  * struct vmlat_cr3_stats - what userspace saw of a vmlat_guest_run_cr3() run

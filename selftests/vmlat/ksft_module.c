@@ -52,25 +52,37 @@ int vmlat_module_load(const char *path, const char *params)
 	return ret;
 }
 
+/*
+ * How long a module that stays busy is retried: the point past which it is
+ * taken as held for good. Every caller expects the unload to succeed, and
+ * a retry returns as soon as it does.
+ */
+#define VMLAT_UNLOAD_WAIT_MS	30000u
+
 /**
  * vmlat_module_unload() - unload a module by name, like rmmod
  * @name: module name (e.g. "vmlat", "kvm_amd")
  *
  * Uses O_NONBLOCK like rmmod. A module whose last user just went away can
- * stay busy for a moment, so -EAGAIN/-EBUSY are retried for about a second.
+ * stay busy for a moment (longer on a loaded test host: the last VM's
+ * file is released by its process's exit), so -EAGAIN/-EBUSY are retried
+ * every 100 ms, for VMLAT_UNLOAD_WAIT_MS at most.
  *
  * Return: 0, or the negative errno of delete_module(2) (-ENOENT: not loaded,
  * -EAGAIN/-EBUSY: still in use, e.g. an open VM or a depending module).
  */
 int vmlat_module_unload(const char *name)
 {
-	int tries;
+	uint64_t deadline_ms = vmlat_now_ms() + VMLAT_UNLOAD_WAIT_MS;
+	int err;
 
-	for (tries = 0; ; tries++) {
+	for (;;) {
 		if (!syscall(__NR_delete_module, name, O_NONBLOCK))
 			return 0;
-		if ((errno != EAGAIN && errno != EBUSY) || tries >= 10)
-			return -errno;
+		err = errno;
+		if ((err != EAGAIN && err != EBUSY) ||
+		    vmlat_now_ms() > deadline_ms)
+			return -err;
 		usleep(100 * 1000);
 	}
 }

@@ -24,29 +24,40 @@ on a runqueue after a wake-up) and of vmlat's figure (from the wake-up call
 on), so a difference can be told apart.
 
 Tolerances (why), with n the window's runnable intervals (preemptions
-and wake-ups) in the ftrace record:
+and wake-ups) in the ftrace record. None is a fixed share or a fixed
+time per interval (30 and 50 us an interval were allowed): a loaded
+machine runs the emulator slower and stalls it, and the offsets per
+interval grow with that; each is what the record measured or brackets:
   - vmlat vs ftrace (the sum of the record's intervals, clock points of
     the same tracepoints): the probes run one after the other in each
-    __schedule(), vmlat's first: under TCG the two clock reads of one
-    switch are microseconds to a few milliseconds apart (seen: vmlat's
-    event 9 to 28 us before ftrace's sched_switch on average, 2 ms at
-    most, when the emulator's own thread was descheduled between them;
-    vmlat's sum 0.9 to 2.4% below). At a switch-in vmlat writes its
-    event, so the record has that distance: each interval's end is
-    moved to vmlat's event (the sum of event minus sched_switch). What
-    the record cannot show, within 0.5% + 30 us * n: the switch-outs'
-    distance (vmlat writes no event there: microseconds), vmlat's own
-    time from its clock read to its event, and the window's edges, read
-    a few milliseconds apart by the two.
+    __schedule() (seen: vmlat's event 9 to 28 us before ftrace's
+    sched_switch on average, 2 ms at most, when the emulator's own
+    thread was descheduled between them; vmlat's sum 0.9 to 2.4%
+    below). At a switch-in vmlat writes its event, so the record has
+    that distance: each interval's end is moved to vmlat's event (the
+    sum of event minus sched_switch). What the record cannot show
+    directly it brackets (brackets()): in one __schedule(), interrupts
+    off, nothing else is recorded on that CPU, so vmlat's clock read at
+    a switch-out (where it writes no event), and its clock read before
+    its event at a switch-in, lie between the CPU's event before (an
+    interrupt entry, recorded on the vCPU's CPU for this, a wake-up, a
+    KVM event) and the switch: the sum of those spans, at both ends of
+    every interval (SLACK for an end at a wake-up call, on the waker's
+    CPU); and the window's edges: the vCPU's figures are read somewhere
+    in each sample (sample()'s t0..t1), the record is cut at their
+    inner ends: the vCPU's runnable time during the two samples, as the
+    record has it. Plus SLACK per interval (the text trace's 1 us
+    resolution and the probes' cost).
   - vmlat vs rundelay: vmlat counts a wake-up from its call
-    (sched_waking), run_delay from the enqueue (sched_wakeup) that
-    follows: vmlat - rundelay should be the record's sched_waking ..
-    sched_wakeup time, within 1% + 50 us * n, and within the stale
-    runqueue clock below. run_delay takes the runqueue clock of
-    __schedule()'s start at both ends of an interval, vmlat the
-    sched_switch tracepoint, after the pick of the next task: under TCG
-    each end can differ by tens of microseconds (seen: 14 to 34 us per
-    interval, vmlat 0.5% above and 3.4% below).
+    (sched_waking), run_delay from the enqueue, which lies between it
+    and sched_wakeup: vmlat - rundelay should be the record's
+    sched_waking .. sched_wakeup time, or less by up to all of it, and
+    within the stale runqueue clock below. run_delay takes the
+    runqueue clock of __schedule()'s start at both ends of an interval,
+    vmlat the sched_switch tracepoint, after the pick of the next task
+    (seen: 14 to 34 us per interval under TCG, vmlat 0.5% above and 3.4%
+    below): both lie in the same brackets as above, which bound their
+    distance, with the window's edges and SLACK per interval.
     Stale runqueue clock: a wake-up that preempts the running task asks
     the __schedule() that follows to skip its clock update
     (check_preempt_curr(), rq_clock_skip_update()), so run_delay's end
@@ -60,12 +71,16 @@ and wake-ups) in the ftrace record:
     switch-outs (run_delay starts earlier, vmlat is lower) and switch-ins
     (run_delay ends earlier, vmlat is higher), these widen the tolerance
     on their side only.
-  - guest vs rundelay: 1% + 30 ms + twice the longest runnable interval
-    of the window: the guest's /proc/stat counts in USER_HZ (10 ms) ticks,
-    at its own ticks (4 ms), and KVM publishes run_delay only at the
-    next entry: at each end of the window, a tick of /proc/stat, a guest
-    tick and a preemption of lag (seen: < 0.6% on 6.1 and 6.12 at first,
-    then -2.6% on 6.1 and -3.0 to -4.0% on 7.2 RT).
+  - guest vs rundelay: the guest's /proc/stat counts in USER_HZ (10 ms)
+    ticks, at its own ticks (at most 10 ms), and KVM publishes run_delay
+    only at the next entry: at each end of the window, a tick of
+    /proc/stat, a guest tick and a preemption of lag (the window's
+    longest runnable interval); and the guest reads its steal after the
+    host's first sample and before its second: the vCPU's runnable time
+    in the record between the host's reads and the guest's (the guest
+    read s0 before the host saw it, s1 after the host said stop).
+    (Seen: < 0.6% on 6.1 and 6.12 at first, then -2.6% on 6.1 and -3.0
+    to -4.0% on 7.2 RT, before the longest interval was allowed for.)
   - every interval the thread spent runnable off CPU in the ftrace
     record has its vmlat_preempt or vmlat_wait: exactly, the event next
     to ftrace's sched_switch of the switch-in on that CPU, with no other
@@ -81,6 +96,7 @@ everything was skipped.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -89,7 +105,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, ConsoleGuest, SkipTest,  # noqa: E402
+from vmlat_ktest import (SLACK_NS, TRACING, VMLAT,  # noqa: E402
+                         ConsoleGuest, SkipTest,
                          check_no_lost_events, keep, linux_guest_argv,
                          linux_guest_initramfs,
                          main, rd, tap, tracing_instance, ts_ns, wr)
@@ -99,6 +116,9 @@ EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "sched/sched_migrate_task", "kvm/kvm_entry", "kvm/kvm_exit",
           "kvm/kvm_userspace_exit", "vmlat/vmlat_preempt", "vmlat/vmlat_wait"]
 HOG_S = float(os.environ.get("VMLAT_STEAL_HOG_S", "4"))
+# The guest's /proc/stat steal at each end of its window: a USER_HZ tick
+# (10 ms) and a tick of its own (at most 10 ms: HZ 100 or more), both ends.
+GUEST_TICKS_NS = 2 * (10 + 10) * 10**6
 VCPU_CPU = 1
 
 # The guest: one line per step on its console; the test says when to go
@@ -177,6 +197,10 @@ def hog():
         preexec_fn=lambda: os.sched_setaffinity(0, {VCPU_CPU}))
 
 
+LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(\d+)\]\s+"
+                  r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
+
+
 def components(trace, tid, t0, t1):
     """The vCPU thread's off-CPU runnable time in the trace between t0 and
     t1 (CLOCK_MONOTONIC ns), by kind:
@@ -188,15 +212,19 @@ def components(trace, tid, t0, t1):
       unwoken_ns    switched out asleep, back on CPU with no wake-up at
                     all (kept runnable by a pending signal): switch-out ..
                     switched in
-    and the counts of each; and how far run_delay's ends may lie before
+    and the counts of each; how far run_delay's ends may lie before
     the switches (the stale runqueue clock, in this file's docstring):
       stale_out_ns  at the switch-outs of a preemption (run_delay longer)
-      stale_in_ns   at the switch-ins (run_delay shorter)."""
+      stale_in_ns   at the switch-ins (run_delay shorter);
+    and how far vmlat's and the scheduler's clock points may lie from
+    ftrace's switches, as the record brackets them (bracket_ns, summed
+    over the intervals; see brackets())."""
     c = dict.fromkeys(("preempt_ns", "wake_rq_ns", "wake_call_ns",
                        "late_wake_ns", "unwoken_ns", "preempts", "wakes",
                        "late_wakes", "unwoken", "stale_out_ns",
                        "stale_in_ns"), 0)
     st, since, waking, wakeup = "run", None, None, None
+    since_ref = None
     lastwake = {}        # per CPU: the last sched_wakeup onto it since
                          # its last sched_switch
 
@@ -209,30 +237,34 @@ def components(trace, tid, t0, t1):
             c["max_ns"] = max(c["max_ns"], end - start)
 
     c["missed"] = []     # (kind, switch-in time) with no vmlat event
-    # per CPU, in its order: [what, time, kind] of its sched_switches
-    # ("switch", or "end" of an interval) and vmlat_preempt/vmlat_wait
-    # events ("vmlat")
+    # per CPU, in its order: [what, time, kind] of every event recorded
+    # there: its sched_switches ("switch", or "end" of an interval),
+    # vmlat_preempt/vmlat_wait events ("vmlat"), anything else ("other")
     percpu = {}
+    # the intervals counted: (kind, where the switch-out that began it is
+    # in percpu, or None for one that began at a wake-up or before t0,
+    # where the switch-in that ended it is)
+    ivs = []
     for ln in trace.splitlines():
-        if ln.startswith("#"):
+        m = LINE.match(ln)
+        if ln.startswith("#") or not m:
             continue
-        if ": vmlat_preempt: " in ln or ": vmlat_wait: " in ln:
-            head = ln.split(": vmlat_")[0].split()
-            percpu.setdefault(head[-3], []).append(
-                ["vmlat", ts_ns(head[-1]), None])
+        cpu, t, name = "[%03d]" % int(m.group(3)), ts_ns(m.group(4)), \
+            m.group(5)
+        seq = percpu.setdefault(cpu, [])
+        if name in ("vmlat_preempt", "vmlat_wait"):
+            seq.append(["vmlat", t, None])
             continue
-        if ": sched_" not in ln:
+        seq.append(["switch" if name == "sched_switch" else "other", t,
+                    None])
+        if not name.startswith("sched_"):
             continue
-        head, _, body = ln.partition(": sched_")
-        ev, _, fields = body.partition(": ")
-        t = ts_ns(head.split()[-1])
+        ev = name[len("sched_"):]
         kv = {}
-        for f in fields.replace(" ==> ", " ").split():
+        for f in m.group(6).replace(" ==> ", " ").split():
             k, _, v = f.partition("=")
             kv[k] = v
         if ev == "switch":
-            cpu = head.split()[-3]
-            percpu.setdefault(cpu, []).append(["switch", t, None])
             w = lastwake.pop(cpu, None)
             stale = (t - max(w, t0) if w is not None and t0 <= t <= t1 and
                      kv["prev_state"].startswith("R") else 0)
@@ -245,11 +277,16 @@ def components(trace, tid, t0, t1):
             else:
                 st = "asleep_woken" if waking is not None else "asleep"
             since, wakeup = t, None
+            since_ref = (cpu, len(seq) - 1) if t >= t0 else None
         elif ev == "switch" and kv.get("next_pid") == str(tid):
             n = t0 <= t <= t1
             if n and st != "run":
-                percpu[head.split()[-3]][-1][0::2] = ["end", st]
+                seq[-1][0::2] = ["end", st]
                 c["stale_in_ns"] += stale
+                began_out = st in ("preempted", "asleep") or \
+                    (st == "asleep_woken" and wakeup is None)
+                ivs.append((st, since_ref if began_out else None,
+                            (cpu, len(seq) - 1)))
             if st == "preempted":
                 add("preempt", since, t)
                 c["preempts"] += n
@@ -277,12 +314,12 @@ def components(trace, tid, t0, t1):
     # vmlat's event of a completed preemption or wait comes from its
     # probe on the same switch-in, on that CPU, just before or after
     # ftrace's (the probes run in the order they were attached): next to
-    # it in the CPU's order
     # it in the CPU's order. How far apart the two were is in the record:
     # vmlat's event, written just after its clock read, minus ftrace's
     # sched_switch (vmlat_lag_ns, summed).
     c["vmlat_lag_ns"] = 0
-    for seq in percpu.values():
+    matched, order = {}, set()
+    for cpu, seq in percpu.items():
         for i, (what, t, kind) in enumerate(seq):
             if what != "end":
                 continue
@@ -290,10 +327,81 @@ def components(trace, tid, t0, t1):
                 if 0 <= j < len(seq) and seq[j][0] == "vmlat":
                     seq[j][0] = "matched"
                     c["vmlat_lag_ns"] += seq[j][1] - t
+                    matched[(cpu, i)] = j
+                    order.add(j < i)
                     break
             else:
                 c["missed"].append((kind, t))
+    c["vmlat_first"] = order == {True}
+    c["bracket_ns"] = brackets(percpu, ivs, matched, c["vmlat_first"],
+                               t0, t1)
     return c
+
+
+def brackets(percpu, ivs, matched, vmlat_first, t0, t1):
+    """How far, at most, vmlat's clock points and run_delay's lie from
+    ftrace's events at the two ends of the intervals @ivs, summed, as the
+    record itself brackets them: in one __schedule(), interrupts off, the
+    runqueue clock is read at its start and vmlat's probe and ftrace's
+    read theirs at the sched_switch tracepoint, one after the other; no
+    other event comes between on that CPU. So all three lie after the
+    CPU's event before (a timer or IPI entry, a wake-up, a KVM event:
+    interrupt entries on the vCPU's CPU are recorded for this) and no
+    later than the later of the two at the switch (if vmlat's probe runs
+    second, no later than the CPU's next event). A loaded emulator's
+    stall between them, or slower code, widens the bracket with it. An
+    interval that began at a wake-up (sched_waking, on the waker's CPU,
+    where little is recorded) gets SLACK_NS for that end: its two probes'
+    cost (and the time from sched_waking to the enqueue is measured,
+    wake_call_ns)."""
+    def near(seq, i, step):
+        i += step
+        while 0 <= i < len(seq):
+            if seq[i][0] not in ("vmlat", "matched"):
+                return seq[i][1]
+            i += step
+        return None
+
+    total = 0
+    for kind, start, end in ivs:
+        cpu, i = end
+        seq = percpu[cpu]
+        j = matched.get(end)
+        if j is None:
+            continue        # no vmlat event: a failure of its own
+        before = near(seq, min(i, j), -1)
+        total += max(seq[i][1], seq[j][1]) - \
+            (before if before is not None else t0)
+        if start is None:
+            total += SLACK_NS
+            continue
+        seq = percpu[start[0]]
+        k = start[1]
+        before = near(seq, k, -1)
+        before = before if before is not None else t0
+        if vmlat_first:
+            total += seq[k][1] - before
+        else:
+            after = near(seq, k, 1)
+            total += (after if after is not None else t1) - before
+    return total
+
+
+def runnable(trace, tid, t0, t1):
+    """The vCPU thread's runnable time off CPU between @t0 and @t1, as the
+    record has it."""
+    c = components(trace, tid, t0, t1)
+    return sum(c[k] for k in ("preempt_ns", "wake_rq_ns", "wake_call_ns",
+                              "late_wake_ns", "unwoken_ns"))
+
+
+def irq_entries():
+    """The host's interrupt entry events: irq_vectors' *_entry and
+    irq:irq_handler_entry."""
+    d = TRACING + "/events/irq_vectors"
+    vec = (["irq_vectors/" + e for e in sorted(os.listdir(d))
+            if e.endswith("_entry")] if os.path.isdir(d) else [])
+    return vec + ["irq/irq_handler_entry"]
 
 
 def window(g, tid, alone):
@@ -304,7 +412,12 @@ def window(g, tid, alone):
     # wake-up on its CPU (the stale runqueue clock, in the docstring)
     flt = "prev_pid == %d || next_pid == %d || CPU == %d" % (tid, tid,
                                                              VCPU_CPU)
-    with tracing_instance(INST, EVENTS, 8192):
+    # and every interrupt entry on its CPU: the event before a switch
+    # there brackets the scheduler's and vmlat's clock reads (brackets())
+    irqs = irq_entries()
+    with tracing_instance(INST, EVENTS + irqs, 8192):
+        for e in irqs:
+            wr(INST + "/events/%s/filter" % e, "CPU == %d" % VCPU_CPU)
         wr(INST + "/events/sched/sched_switch/filter", flt)
         for e in ("sched_waking", "sched_migrate_task"):
             wr(INST + "/events/sched/%s/filter" % e, "pid == %d" % tid)
@@ -318,11 +431,13 @@ def window(g, tid, alone):
         a = sample(g.q.pid, tid)
         g.say("go")
         s0 = g.expect("s0", 60)
+        t_s0 = time.monotonic_ns()      # the guest read s0 before this
         h = hog()
         time.sleep(HOG_S)
         h.kill()
         h.wait()
         time.sleep(0.5)
+        t_stop = time.monotonic_ns()    # and s1 after this
         g.say("stop")
         s1 = g.expect("s1", 60)
         b = sample(g.q.pid, tid)
@@ -340,6 +455,15 @@ def window(g, tid, alone):
             "guest_steal_ns": (int(s1) - int(s0)) * 10**7,
             "vmlat": d,
             "ftrace": components(trace, tid, a["t1"], b["t0"]),
+            # vmlat and run_delay are read somewhere in [t0, t1] of each
+            # sample, the record's window is [a.t1, b.t0]: at most the
+            # vCPU's runnable time in those two stretches apart
+            "edges_ns": runnable(trace, tid, a["t0"], a["t1"]) +
+            runnable(trace, tid, b["t0"], b["t1"]),
+            # the guest's window lies within the host's, short of it by
+            # at most the vCPU's runnable time in these two stretches
+            "guest_edges_ns": runnable(trace, tid, a["t0"], t_s0) +
+            runnable(trace, tid, t_stop, b["t1"]),
             "trace": trace}
 
 
@@ -389,34 +513,47 @@ def check(name, w):
     ft = sum(c[k] for k in ("preempt_ns", "wake_rq_ns", "wake_call_ns",
                             "late_wake_ns", "unwoken_ns"))
     # each interval's end moved to vmlat's clock point, as the record
-    # measured it at every switch-in
+    # measured it at every switch-in; what is left, as the record
+    # brackets it (the docstring's tolerances): the clock points at both
+    # ends of every interval (bracket_ns), the window's edges (edges_ns),
+    # and SLACK per interval (the text trace's resolution)
     want = ft + c["vmlat_lag_ns"]
-    tol = ft // 200 + n * 30000
+    res = (n + 1) * SLACK_NS
+    tol = c["bracket_ns"] + w["edges_ns"] + res
     tap(ft > 10**9 // 2 and abs(vmlat - want) <= tol,
         name + ".vmlat_ready_is_ftrace",
         "vmlat %d ns, ftrace's intervals %d ns %+d ns of measured lag at "
-        "the switch-ins (%+.2f%%), tolerance %d" %
+        "the switch-ins (%+.2f%%), tolerance %d (bracketed %d, edges %d, "
+        "%d intervals; vmlat's probe %s)" %
         (vmlat, ft, c["vmlat_lag_ns"], 100.0 * (vmlat - want) / max(want, 1),
-         tol))
-    # vmlat's waits begin at the wake-up call, run_delay's at the enqueue;
-    # run_delay's ends may lie before the switches (stale runqueue clock)
+         tol, c["bracket_ns"], w["edges_ns"], n,
+         "first" if c["vmlat_first"] else "second"))
+    # vmlat's waits begin at the wake-up call, run_delay's at the enqueue,
+    # which lies between it and sched_wakeup (the wake-up calls' time is
+    # measured); run_delay's ends may lie before the switches (stale
+    # runqueue clock); the rest as above
     want = rdl + c["wake_call_ns"]
-    tol_rdl = rdl // 100 + n * 50000
-    lo, hi = -c["stale_out_ns"] - tol_rdl, c["stale_in_ns"] + tol_rdl
+    tol_rdl = c["bracket_ns"] + w["edges_ns"] + res
+    lo = -c["stale_out_ns"] - c["wake_call_ns"] - tol_rdl
+    hi = c["stale_in_ns"] + tol_rdl
     tap(rdl > 10**9 // 2 and lo <= vmlat - want <= hi,
         name + ".vmlat_ready_is_run_delay",
         "vmlat %d ns, run_delay %d ns + %d ns of wake-up calls (%+.2f%%), "
         "bounds %d..%d" % (vmlat, rdl, c["wake_call_ns"],
                            100.0 * (vmlat - want) / max(want, 1), lo, hi))
-    # the guest's reading trails by up to a preemption and a tick (the
-    # lag of `steal` in Documentation/vmlat.rst), and the guest's window
-    # is not the host's: at each end, up to the longest runnable interval
-    tol = rdl // 100 + 30 * 10**6 + 2 * c["max_ns"]
+    # the guest's reading: at each end a USER_HZ tick of /proc/stat and
+    # a guest tick (GUEST_TICKS_NS), and a lag of up to a preemption (the
+    # lag of `steal` in Documentation/vmlat.rst: the longest runnable
+    # interval of the window); and the guest's window is not the host's:
+    # it is short of it by the vCPU's runnable time between the host's
+    # read and the guest's at each end, which the record has
+    # (guest_edges_ns)
+    tol = GUEST_TICKS_NS + 2 * c["max_ns"] + w["guest_edges_ns"]
     tap(abs(guest - rdl) <= tol, name + ".guest_steal_is_run_delay",
         "guest %d ns, run_delay %d ns (%+.2f%%), tolerance %d (the "
-        "longest interval %d ns)" %
+        "longest interval %d ns, at the edges %d ns)" %
         (guest, rdl, 100.0 * (guest - rdl) / max(rdl, 1), tol,
-         c["max_ns"]))
+         c["max_ns"], w["guest_edges_ns"]))
     # the guest's steal is run_delay: both tolerances
     want = guest + c["wake_call_ns"]
     lo, hi = lo - tol, hi + tol

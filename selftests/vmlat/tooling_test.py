@@ -41,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,6 +138,45 @@ def stop(p, timeout=120):
     return out
 
 
+class LineLog:
+    """The lines a tool prints on its stdout, each with the time
+    (time.monotonic()) it came, read by a thread of its own."""
+
+    def __init__(self, p):
+        self.lines = []
+        self.cond = threading.Condition()
+        self.t = threading.Thread(target=self._read, args=(p.stdout,),
+                                  daemon=True)
+        self.t.start()
+
+    def _read(self, f):
+        for ln in f:
+            with self.cond:
+                self.lines.append((time.monotonic(), ln))
+                self.cond.notify_all()
+        with self.cond:
+            self.lines.append((time.monotonic(), None))     # EOF
+            self.cond.notify_all()
+
+    def wait_lines_after(self, t, n, timeout=120):
+        """Until @n lines came after @t (or EOF, or @timeout s: the
+        point past which the tool is taken as stuck; the check then
+        shows what it printed)."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            while (sum(1 for at, ln in self.lines if at > t and ln)
+                   < n and not any(ln is None for _, ln in self.lines)):
+                left = end - time.monotonic()
+                if left <= 0:
+                    return
+                self.cond.wait(left)
+
+    def text(self):
+        self.t.join(60)
+        with self.cond:
+            return "".join(ln for _, ln in self.lines if ln)
+
+
 def test_beside():
     perf = shutil.which("perf")
     if not perf or not os.path.isfile(KVM_STAT):
@@ -160,6 +200,7 @@ def test_beside():
                 env=dict(os.environ, PYTHONUNBUFFERED="1"))
             tools.append(ks)
             banner = ks.stdout.readline()   # after its counters opened
+            ks_log = LineLog(ks)
             pf = subprocess.Popen(
                 [perf, "kvm", "stat", "record", "-a", "-o", data,
                  "-D", "-1", "--control", "fifo:%s,%s" % (ctl, ack)],
@@ -175,9 +216,15 @@ def test_beside():
             unload()
             rec_b = scenario("exits", str(N))
             _, tid_b = vcpu_of(rec_b)
-            time.sleep(2.5)                 # kvm_stat's last interval
+            # kvm_stat's log counts run B's last exits once it has read
+            # its counters after run B ended: the second line it prints
+            # after that (the first may have read them before). Waited
+            # for, not a fixed sleep.
+            ks_log.wait_lines_after(time.monotonic(), 2)
             perf_out = stop(pf)
-            ks_out = banner + stop(ks)
+            ks.send_signal(signal.SIGINT)
+            ks.wait(timeout=120)
+            ks_out = banner + ks_log.text()
             tools = []
             wr(INST + "/tracing_on", "0")
             check_no_lost_events(INST)

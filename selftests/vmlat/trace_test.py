@@ -21,7 +21,8 @@
              snapshot_interval_ms 200 and mode event: the vmlat_threshold
              events that ftrace records in an instance are at least 200 ms
              apart, so there are at most run/200 ms + 1 of them, while
-             vmlat made many more reports; in another instance a
+             vmlat made a report for every I/O exit the VMM counted (but
+             its last); in another instance a
              "snapshot" trigger on that event filled its snapshot buffer.
   freeze:    mode freeze: the first report turns the main buffer off.
   unallocated: mode swap with no snapshot buffer (vmlat allocates none):
@@ -34,6 +35,11 @@
              no WARNING appears (vmlat allocates nothing).
   knobs:     invalid and out-of-range values are refused with EINVAL and a
              kernel message, and leave the knob as it was.
+
+Reports are read once vmlat's deferred snapshot work has decided each one
+(reports_settled()), never after a fixed sleep; the burst's report lasts
+from the burst's spin to the vCPU thread's life, both as the scenario
+measured them.
 
 Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario.
 TAP output; exit status 4 when everything was skipped.
@@ -48,8 +54,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (KNOB_GOOD, TRACING, VMLAT, SkipTest,  # noqa: E402
                          check_knobs, dmesg, keep, knobs_default, main,
-                         raw_write, rd, rd_json, reports, scenario, tap,
-                         ts_ns, wr)
+                         raw_write, rd, rd_json, reports, reports_settled,
+                         scenario, tap, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_trace_test"
 INST2 = TRACING + "/instances/vmlat_trace_test_snap"
@@ -61,12 +67,12 @@ def rec(recs, tag):
 
 def exit_reports():
     """Crossings of a 1 us exit threshold: ./scenario exits 10 under it,
-    then the threshold off, and 0.3 s for vmlat's deferred report and
-    snapshot work."""
+    then the threshold off, and vmlat's deferred report and snapshot work
+    done (reports_settled())."""
     wr(VMLAT + "/threshold_exit_us", "1")
     scenario("exits", "10")
     wr(VMLAT + "/threshold_exit_us", "0")
-    time.sleep(0.3)
+    reports_settled()
 
 
 def snaps_failed():
@@ -187,8 +193,7 @@ def test_report():
     main_buffer(True)
     try:
         recs = scenario("burst", "1.5")
-        time.sleep(0.5)                             # let the work run
-        (n, taken, _), rows = reports()
+        (n, taken, _), rows = reports_settled()     # the work has run
         snap = rd(TRACING + "/snapshot")
     finally:
         main_buffer(False)
@@ -208,8 +213,14 @@ def test_report():
         r["by"] == "host", "report.names_the_burst",
         "by %s %s %s" % (r["by"], r["by_pid"], r["by_comm"]))
     dur, start, end = int(r["duration_ns"]), int(r["start_ns"]), int(r["end_ns"])
-    tap(200 * 10**6 <= dur < 1500 * 10**6 and end - start == dur,
-        "report.duration", "duration %d start %d end %d" % (dur, start, end))
+    # At least the burst's spin (by its own clock); less than the vCPU
+    # thread's whole life (its own measure, "done ... ms="): no fixed
+    # guess at how long a loaded test host takes to switch back.
+    spin_ns = int(burst["ms"]) * 10**6
+    life_ns = int(rec(recs, "done")[0]["ms"]) * 10**6
+    tap(spin_ns <= dur < life_ns and end - start == dur,
+        "report.duration", "duration %d start %d end %d; burst %d ns, "
+        "vCPU thread's life %d ns" % (dur, start, end, spin_ns, life_ns))
     tap(r["snapshot"] == "taken" and taken == 1, "report.snapshot_taken",
         "%s, %d taken" % (r["snapshot"], taken))
     # The vCPU's switch-out at the start, its next switch-in at the end
@@ -242,8 +253,7 @@ def test_report():
     main_buffer(True)
     try:
         scenario("burst", "1.5")
-        time.sleep(0.5)
-        (n, taken, _), rows = reports()
+        (n, taken, _), rows = reports_settled()
         snap = rd(TRACING + "/snapshot")
     finally:
         main_buffer(False)
@@ -270,11 +280,10 @@ def test_flood():
         wr(VMLAT + "/snapshot_interval_ms", "200")
         t0 = time.monotonic()
         wr(VMLAT + "/threshold_exit_us", "1")
-        scenario("hog", "2")
+        recs = scenario("hog", "2")
         wr(VMLAT + "/threshold_exit_us", "0")
         span = time.monotonic() - t0
-        time.sleep(0.3)
-        (n, taken, limited), _ = reports()
+        (n, taken, limited), _ = reports_settled()
         text = rd(INST + "/trace")
         snap2 = rd(INST2 + "/snapshot")
         keep("trace_test_flood_events.txt", text)
@@ -293,9 +302,16 @@ def test_flood():
     gaps = [b - a for a, b in zip(ts, ts[1:])]
     tap(all(g >= 200 * 10**6 for g in gaps), "flood.interval_respected",
         "smallest gap %s ns" % (min(gaps) if gaps else None))
-    tap(n > 10 * len(ts) and limited == n - taken and taken == len(ts),
-        "flood.reports_counted",
-        "%d reports, %d snapshots, %d limited" % (n, taken, limited))
+    # Every I/O exit the VMM counted crossed the 1 us threshold (its
+    # handling is a round trip to userspace, tens of us under TCG): a
+    # report each, but the last, which never saw its next entry. The
+    # guest's own count, not a number of reports a loaded test host may
+    # not reach in 2 s.
+    io = int(rec(recs, "done")[0]["io"])
+    tap(n >= io - 1 > len(ts) and limited == n - taken and
+        taken == len(ts), "flood.reports_counted",
+        "%d reports, %d snapshots, %d limited; the VMM counted %d I/O "
+        "exits" % (n, taken, limited, io))
     tap(len(switches(snap2)) > 0, "flood.instance_snapshot",
         "%d sched_switch in the instance's snapshot" % len(switches(snap2)))
 

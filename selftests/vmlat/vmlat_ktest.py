@@ -360,6 +360,31 @@ def reports():
     return (int(m.group(1)), int(m.group(2)), int(m.group(3))), rows
 
 
+# How long vmlat's deferred snapshot work may take to run at most: no
+# check relies on it (reports_settled() returns as soon as the work ran),
+# the point past which it is taken as never coming.
+SETTLE_S = 120
+
+
+def reports_settled():
+    """Wait until vmlat's deferred work has decided every report's
+    snapshot, and return reports() then. Each report is rate-limited at
+    once or queued, and a queued one is taken or failed by the work item
+    (vmlat/report.c): the header's reports equal taken + rate-limited +
+    failed exactly when no work is pending. A poll, not a fixed sleep: a
+    loaded test host runs the work item late. (At SETTLE_S it returns
+    all the same, for the checks to show what was left.)"""
+    end = time.monotonic() + SETTLE_S
+    while True:
+        head = rd(VMLAT + "/reports").splitlines()[0]
+        m = re.match(r"# reports (\d+) .* snapshots taken (\d+), "
+                     r"rate-limited (\d+)(?:, failed (\d+))?", head)
+        n, taken, limited, failed = (int(x or 0) for x in m.groups())
+        if n == taken + limited + failed or time.monotonic() > end:
+            return reports()
+        time.sleep(0.05)
+
+
 # The knobs (debugfs files, and module parameters of the same names):
 # values each must refuse with EINVAL, the message it then logs, a value it
 # takes, and its value after load.
@@ -474,6 +499,7 @@ def run_suite(tests, needs_tracefs=True):
     try:
         for t in tests:
             name = names[t]
+            t0 = time.monotonic()
             try:
                 t()
             except SkipTest as e:
@@ -482,6 +508,9 @@ def run_suite(tests, needs_tracefs=True):
             except Exception as e:  # a broken step fails, the rest runs
                 tap(False, name, "%s: %s" % (type(e).__name__,
                                              str(e)[:400]))
+            # for selftests/run's slowest cases
+            print("# case %s took %d s" % (name, time.monotonic() - t0))
+            sys.stdout.flush()
             time.sleep(0.2)
     finally:
         subprocess.run(["rmmod", "vmlat"])
