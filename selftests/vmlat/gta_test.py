@@ -246,11 +246,12 @@ def burners(pti):
         a[0], a[1] // 10**6, a[2] // 10**6, b[0], b[1] // 10**6,
         b[2] // 10**6)
     # The burners' rows: the two user address spaces with the most guest
-    # time, each with more than all the others together (the script's
-    # commands: milliseconds each), not a fixed second a loaded test host
-    # may not give the second burner in its 4 s.
+    # time, the second observed at least half as long as the guest itself
+    # says the shorter burner ran (its own clock, which counts what it
+    # ran however slow a loaded test host made it; burner_time below
+    # holds each to 8%), not a fixed second of guest time.
     if not tap(len(user) >= 2 and
-               user[1]["guest_ns"] > sum(r["guest_ns"] for r in user[2:]),
+               user[1]["observed_ns"] >= min(a[2], b[2]) // 2,
                tag + ".burners_found", "%s || %s" % (summary, guest)):
         return
     for want, row, name in ((a, user[0], "first"), (b, user[1], "second")):
