@@ -90,7 +90,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlat_oracle  # noqa: E402
 from vmlat_ktest import (SLACK_NS, TRACING, SkipTest, VMLAT,  # noqa: E402
-                         check_no_lost_events, keep, linux_guest_argv,
+                         check_no_lost_events, irq_entry_events, keep,
+                         linux_guest_argv,
                          linux_guest_initramfs, main, rd, rd_json, tap,
                          tracing_instance, wr)
 
@@ -726,15 +727,6 @@ CR3_OUT = {("svm", 0x7b), ("vmx", 30)}            # IOIO, IO_INSTRUCTION
 CR3_WRITE = {("svm", 0x13), ("vmx", 28)}          # WRITE_CR3, CR_ACCESS
 
 
-def irq_events():
-    """The host's interrupt entry events: irq_vectors' *_entry and
-    irq:irq_handler_entry."""
-    d = TRACING + "/events/irq_vectors"
-    vec = (["irq_vectors/" + e for e in sorted(os.listdir(d))
-            if e.endswith("_entry")] if os.path.isdir(d) else [])
-    return vec + ["irq/irq_handler_entry"]
-
-
 def cr3_oracle(trace, tids, n, shadow):
     """Each root's times as ftrace recorded them, by no code of vmlat's.
     Every stay in the guest (kvm_entry .. kvm_exit of a vCPU thread of
@@ -852,7 +844,7 @@ def cr3_switch(tag, shadow, vcpus=1):
         if CR3_TRACE:
             with tracing_instance(CR3_INST, ["kvm/kvm_entry", "kvm/kvm_exit",
                                              "sched/sched_process_exit"] +
-                                  irq_events(), 16384):
+                                  irq_entry_events(), 16384):
                 wr(CR3_INST + "/tracing_on", "1")
                 p, out, vm = run()
                 wr(CR3_INST + "/tracing_on", "0")

@@ -107,7 +107,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (SLACK_NS, TRACING, VMLAT,  # noqa: E402
                          ConsoleGuest, SkipTest,
-                         check_no_lost_events, keep, linux_guest_argv,
+                         check_no_lost_events, irq_entry_events, keep,
+                         linux_guest_argv,
                          linux_guest_initramfs,
                          main, rd, tap, tracing_instance, ts_ns, wr)
 
@@ -395,15 +396,6 @@ def runnable(trace, tid, t0, t1):
                               "late_wake_ns", "unwoken_ns"))
 
 
-def irq_entries():
-    """The host's interrupt entry events: irq_vectors' *_entry and
-    irq:irq_handler_entry."""
-    d = TRACING + "/events/irq_vectors"
-    vec = (["irq_vectors/" + e for e in sorted(os.listdir(d))
-            if e.endswith("_entry")] if os.path.isdir(d) else [])
-    return vec + ["irq/irq_handler_entry"]
-
-
 def window(g, tid, alone):
     """One window of HOG_S seconds of contention; the three figures."""
     pin(g.q.pid, tid, alone)
@@ -414,7 +406,7 @@ def window(g, tid, alone):
                                                              VCPU_CPU)
     # and every interrupt entry on its CPU: the event before a switch
     # there brackets the scheduler's and vmlat's clock reads (brackets())
-    irqs = irq_entries()
+    irqs = irq_entry_events()
     with tracing_instance(INST, EVENTS + irqs, 8192):
         for e in irqs:
             wr(INST + "/events/%s/filter" % e, "CPU == %d" % VCPU_CPU)

@@ -455,6 +455,16 @@ def check_knobs(prefix, where, knobs, twin=None):
                                      if twin else ""))
 
 
+def irq_entry_events():
+    """The host's interrupt entry events (irq_vectors' *_entry and
+    irq:irq_handler_entry), for a tracing_instance() that must show when
+    a CPU left what it ran for an interrupt."""
+    d = TRACING + "/events/irq_vectors"
+    vec = (["irq_vectors/" + e for e in sorted(os.listdir(d))
+            if e.endswith("_entry")] if os.path.isdir(d) else [])
+    return vec + ["irq/irq_handler_entry"]
+
+
 def run_suite(tests, needs_tracefs=True):
     """Load $VMLAT_KO, run each test function (its name less a leading
     "t_" or "test_" names it), unload. Return the exit status: 4 if
