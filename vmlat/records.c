@@ -325,7 +325,8 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	}
 	idx = vmlat_vcpu_slot();
 	if (idx < 0 || !vmlat_task_set(current, idx)) {
-		vmlat_vcpu_drop(vcpu, false);
+		/* A VM not seen yet stays untracked with it: a dropped VM. */
+		vmlat_vcpu_drop(vcpu, !vm);
 		goto out;
 	}
 	if (!vm)

@@ -143,8 +143,9 @@ struct vmlat_vcpu {
 
 /**
  * struct vmlat_stats - how the bounded tables are doing
- * @dropped_vms: VMs not tracked because all VM slots were in use, each
- *		counted once (when its vCPU 0 is turned away)
+ * @dropped_vms: VMs not tracked because all VM slots, or all vCPU
+ *		slots, were in use, each counted once (when its vCPU 0 is
+ *		turned away)
  * @dropped_vcpus: vCPUs (a thread running a vCPU) not tracked, each
  *		counted once: no VM slot, no vCPU slot or no room in the task
  *		table

@@ -908,13 +908,18 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 	EXPECT_EQ(CAP_VMS, t.vms_live);
 	EXPECT_EQ(MAX_VCPUS, t.vcpus_live);
 
-	/* One VM more: no vCPU slot for it, so no VM record either. */
+	/*
+	 * One VM more: no vCPU slot for it, so no VM record either, and the
+	 * VM is counted as dropped (not only its vCPU): a host past
+	 * max_vcpus with VM slots left must not say "dropped: vms 0".
+	 */
 	extra = hold(_metadata, 1, 1, &ready, &go_extra, th + nr);
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(CAP_VMS, t.vms_live)
 		TH_LOG("a VM whose vCPU was dropped has a VM record");
 	ASSERT_EQ(0, read_json(&d));
-	EXPECT_EQ(0, d.dropped_vms);
+	EXPECT_EQ(1, d.dropped_vms)
+		TH_LOG("a VM with no vCPU slot is not counted as dropped");
 	EXPECT_EQ(1, d.dropped_vcpus);
 	n = my_vms(&d, mine);
 	EXPECT_EQ(CAP_VMS, n);
@@ -926,6 +931,7 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 	release(_metadata, extra, 1, &go_extra, th + nr);
 	release(_metadata, h, nr, &go, th);
 	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(1, d.dropped_vms);
 	EXPECT_EQ(1, d.dropped_vcpus);
 	expect_nothing_live(_metadata, "after the VMs ended");
 	free(th);
