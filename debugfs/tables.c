@@ -11,8 +11,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "compat.h"
 #include "debugfs.h"
@@ -707,12 +709,25 @@ DEFINE_SHOW_ATTRIBUTE(nested_exits);
 
 /* ---- clock sync ------------------------------------------------------- */
 
+/*
+ * How long ago, in ms, @s's last exchange was taken, at @mono (from
+ * ktime_get_mono_fast_ns(), the clock of the exchanges' host times; never
+ * vmlat's, which drifts from it by NTP's correction): 0 for one taken
+ * after @mono was read.
+ */
+static u64 sync_age_ms(const struct vmlat_view_sync *s, u64 mono)
+{
+	return mono > s->d.last_ns ? div_u64(mono - s->d.last_ns,
+					     NSEC_PER_MSEC) : 0;
+}
+
 static int sync_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
 	struct vmlat_view_sync *s;
 	struct vmlat_view_vm v;
-	u64 now = vmlat_now_ns();
+	/* The exchanges' host times are CLOCK_MONOTONIC's: their age too. */
+	u64 now = ktime_get_mono_fast_ns();
 	unsigned int k;
 	int i, n;
 
@@ -737,8 +752,7 @@ static int sync_show(struct seq_file *m, void *unused)
 			for (k = 0; k < ARRAY_SIZE(sync_fit_cols); k++)
 				seq_puts(m, " -");
 		if (s->d.last_ns)
-			seq_printf(m, " %llu", div_u64(now - s->d.last_ns,
-						       NSEC_PER_MSEC));
+			seq_printf(m, " %llu", sync_age_ms(s, now));
 		else
 			seq_puts(m, " -");
 		vmlat_cols_text(m, COLS(sync_count_cols), s);
@@ -920,7 +934,8 @@ static void json_sync(struct seq_file *m, const struct vmlat_vm *vm,
 		vmlat_cols_json(m, COLS(sync_fit_cols), s);
 		vmlat_cols_json(m, COLS(sync_map_cols), s);
 	}
-	seq_printf(m, ",\"last_ns\":%llu", s->d.last_ns);
+	seq_printf(m, ",\"last_ns\":%llu,\"age_ms\":%llu", s->d.last_ns,
+		   sync_age_ms(s, ktime_get_mono_fast_ns()));
 	vmlat_cols_json(m, COLS(sync_count_cols), s);
 	seq_putc(m, '}');
 }

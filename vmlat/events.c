@@ -785,10 +785,18 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	slot = vc->exit_slot;
 	if (slot == VMLAT_SLOT_SYNC)
 		return;
-	if (slot >= 0)
-		atomic64_dec(&vm->exit_count[slot]);
-	else
-		atomic64_dec(&vm->exit_undecoded);
+	/*
+	 * The exit leaves the count its kvm_exit added to, unless a reset
+	 * came since (the exit's accounting caught up with the generation
+	 * before it): then the reset took it. A reset whose clearing came
+	 * between the two in the same generation took it too: never below 0.
+	 */
+	if (vc->acct.reset_gen == smp_load_acquire(&vmlat_reset_gen)) {
+		if (slot >= 0)
+			atomic64_dec_if_positive(&vm->exit_count[slot]);
+		else if (slot == VMLAT_SLOT_UNDECODED)
+			atomic64_dec_if_positive(&vm->exit_undecoded);
+	}
 	atomic64_inc(&vm->sync.exits);
 	WRITE_ONCE(vc->exit_slot, VMLAT_SLOT_SYNC);
 }

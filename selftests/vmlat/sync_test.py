@@ -32,6 +32,18 @@
            exactly, the rate limit holds (calls over it are ignored and
            counted), and the honest VM's mapping is as in "honest".
 
+  reset-race  a guest makes sync calls back to back while vmlat (with
+           room for 4 VMs) is reset 1000 times: no exit count ever reads as -1 (2^64 - 1), the
+           hypercall's never above 1 (the call in flight), and 0 once the
+           guest stopped (a reset between a call's exit and its hypercall
+           took the exit out of the count twice).
+
+  age-one-clock  sync's age_ms (and the JSON's) after CLOCK_MONOTONIC
+           was slewed 100 ms ahead of vmlat's TSC clock (the kernel's
+           tick 10% longer for 1 s): no age read while a guest exchanges
+           every millisecond is older than the guest (on vmlat's clock,
+           they wrapped below 0). vmlat is loaded again after.
+
   guest-module-refuses-host  vmlat_guest.ko refuses to load in the test
            host, which is no KVM guest, with ENODEV and a message.
   linux-guest  a Linux guest (the test host's own kernel, $VMLAT_GUEST_KERNEL,
@@ -55,10 +67,12 @@
 Needs root, kvm_amd or kvm_intel, $VMLAT_KO; run from the directory holding sync_guest.
 TAP output; exit status 4 when everything was skipped.
 """
+import ctypes
 import glob
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -66,9 +80,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, keep,  # noqa: E402
-                         linux_guest_argv, linux_guest_initramfs, main, rd,
-                         rd_json, tap, tracing_instance, wr)
+from vmlat_ktest import (TRACING, VMLAT, SkipTest, insmod,  # noqa: E402
+                         keep, linux_guest_argv, linux_guest_initramfs,
+                         main, rd, rd_json, rmmod, tap, tracing_instance,
+                         wr)
 
 INST = TRACING + "/instances/vmlat_sync_test"
 OFF = 5 * 10**9
@@ -238,6 +253,162 @@ def t_flood():
         "replayed %d unpaired %d refused %d taken %d restarts %d of %d" %
         (s["replayed"], s["unpaired"], s["refused"], s["exchanges"],
          s["restarts"], processed))
+
+
+RESET_ROUNDS = 1000
+HC_EXITS = ("VMMCALL", "VMCALL")
+
+
+def t_reset_race():
+    """A reset between a sync call's exit and its hypercall (the exit
+    counted, then cleared, then taken out of the count: -1). vmlat is
+    loaded with room for 4 VMs, so that a reset clears little and comes
+    often; the guest makes sync calls back to back while vmlat is reset
+    RESET_ROUNDS times (on the code before the fix, one reset in 200
+    fell in such a window): no exit count of its VM ever reads 2^63 or
+    more, the hypercall's (VMMCALL or VMCALL) never more than 1 (a call in
+    flight), and once the guest is stopped it is 0: every call it made
+    was a sync call. vmlat is loaded again after, as it was."""
+    ko = os.environ["VMLAT_KO"]
+    rmmod()
+    rc, err = insmod(ko, "max_vms=4", "max_vcpus=16")
+    if rc:
+        insmod(ko)
+        raise RuntimeError("insmod max_vms=4 max_vcpus=16: " + err)
+    p = start("honest", "2000000", "0", str(OFF))
+    huge, most, rounds, seen = [], 0, 0, 0
+    try:
+        while rounds < RESET_ROUNDS and p.poll() is None:
+            wr(VMLAT + "/reset", "1")
+            rounds += 1
+            vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+            if not vm:
+                continue
+            seen += 1
+            for e in vm[0]["exits"]:
+                if e["count"] >= 1 << 63:
+                    huge.append((rounds, e["name"], e["count"]))
+                if e["name"] in HC_EXITS:
+                    most = max(most, e["count"])
+        # some calls after the last reset, before the guest is stopped
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 30 and p.poll() is None:
+            vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+            if vm and vm[0]["sync"] and vm[0]["sync"]["calls"] >= 10:
+                break
+            time.sleep(0.1)
+    finally:
+        p.kill()
+        p.wait()
+        vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+        rmmod()
+        insmod(ko)
+    last = (sum(e["count"] for e in vm[0]["exits"]
+                if e["name"] in HC_EXITS) if vm else None)
+    calls = vm[0]["sync"]["calls"] if vm and vm[0]["sync"] else 0
+    tap(rounds == RESET_ROUNDS and seen > RESET_ROUNDS // 2 and calls > 0,
+        "reset-race.guest_ran", "%d resets, the VM seen after %d, %d sync "
+        "calls since the last" % (rounds, seen, calls))
+    tap(not huge and most <= 1, "reset-race.no_negative_exit_count",
+        "counts of 2^63 or more: %s; the hypercall's count at most %d" % (
+            huge[:5], most))
+    tap(last == 0, "reset-race.sync_calls_left_the_exits",
+        "the hypercall's count after the guest stopped: %s (%d sync calls "
+        "since the last reset)" % (last, calls))
+
+
+# struct timex (x86_64): modes at 0, tick (us per USER_HZ tick) at 88.
+ADJ_TICK = 0x4000
+TIMEX_TICK_AT = 88
+
+
+def adjtimex_tick(tick=None):
+    """The kernel's tick length (us per USER_HZ tick, 10000 nominal), set
+    to @tick first if given: CLOCK_MONOTONIC then runs tick / 10000 as
+    fast as the clocksource (as NTP's corrections make it, up to 10%)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = ctypes.create_string_buffer(256)
+    struct.pack_into("I", buf, 0, ADJ_TICK if tick else 0)
+    if tick:
+        struct.pack_into("q", buf, TIMEX_TICK_AT, tick)
+    if libc.adjtimex(buf) < 0:
+        raise OSError(ctypes.get_errno(), "adjtimex")
+    return struct.unpack_from("q", buf, TIMEX_TICK_AT)[0]
+
+
+def sync_row(pid):
+    """@pid's row of vmlat's sync file, {column: text}, or None."""
+    lines = rd(VMLAT + "/sync").splitlines()
+    cols = lines[0].lstrip("# ").split()
+    for ln in lines[1:]:
+        f = ln.split()
+        if f and f[0] == str(pid):
+            return dict(zip(cols, f))
+    return None
+
+
+def mono_ahead_ns():
+    """How far CLOCK_MONOTONIC is ahead of vmlat's clock (the JSON's
+    now_ns), less the shortest delay of 5 reads between reading the one
+    and vmlat's reading the other."""
+    most = None
+    for _ in range(5):
+        t = time.monotonic_ns()
+        d = t - rd_json()["now_ns"]
+        most = d if most is None else max(most, d)
+    return most
+
+
+def t_age_one_clock():
+    """age_ms of sync (and of the JSON's sync) is the age of the last
+    exchange on CLOCK_MONOTONIC, the clock its host time was read from,
+    whatever vmlat's own clock (the TSC) drifted from it. The kernel's
+    tick is made 10% longer for a second, as NTP may slew it (by far
+    less, over far longer): CLOCK_MONOTONIC gains about 100 ms on the
+    TSC (measured, before and after; if vmlat's clock is
+    CLOCK_MONOTONIC here, nothing to check). Then, with a guest making an
+    exchange every millisecond (100 a second taken), no age read is
+    older than the guest itself (the wrong clock made them wrap: about
+    1.8e13 ms). vmlat is loaded again after, on the clock as it is."""
+    ko = os.environ["VMLAT_KO"]
+    t0 = time.monotonic()
+    p = start("honest", "100000", "1", str(OFF))
+    tick = adjtimex_tick()
+    ages = []
+    try:
+        while time.monotonic() - t0 < 60 and p.poll() is None:
+            r = sync_row(p.pid)
+            if r and r["age_ms"] != "-":
+                break
+            time.sleep(0.05)
+        before = mono_ahead_ns()
+        adjtimex_tick(tick * 11 // 10)
+        time.sleep(1)
+        adjtimex_tick(tick)
+        gained = mono_ahead_ns() - before
+        for _ in range(20):
+            vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+            if vm and vm[0]["sync"]:
+                ages.append(("json", vm[0]["sync"].get("age_ms")))
+            r = sync_row(p.pid)
+            if r:
+                ages.append(("sync", int(r["age_ms"])))
+        oldest = (time.monotonic() - t0) * 1000
+    finally:
+        adjtimex_tick(tick)
+        p.kill()
+        p.wait()
+        rmmod()
+        insmod(ko)
+    if gained < 20 * 10**6:
+        raise SkipTest("CLOCK_MONOTONIC gained %d ms on vmlat's clock in "
+                       "the slew (vmlat's clock is it here?)" %
+                       (gained // 10**6))
+    bad = [a for a in ages if a[1] is None or a[1] > oldest]
+    tap(len(ages) == 40 and not bad, "age-one-clock.age_in_range",
+        "CLOCK_MONOTONIC gained %d ms on vmlat's clock; %d ages read, over "
+        "%d ms (the guest's age): %s" % (gained // 10**6, len(ages), oldest,
+                                         bad[:4]))
 
 
 GUEST_INIT = """#!/bin/busybox sh
@@ -459,5 +630,6 @@ def t_guest_module_refuses_host():
 
 
 if __name__ == "__main__":
-    main([t_honest, t_user, t_flood, t_guest_module_refuses_host,
+    main([t_honest, t_user, t_flood, t_reset_race, t_age_one_clock,
+          t_guest_module_refuses_host,
           t_linux_guest, t_linux_guest_without_vmlat])
