@@ -323,17 +323,21 @@ struct tables_buf {
 static void tables_buf_free(struct tables_buf *b)
 {
 	vmlat_view_list_put(&b->list);
-	kfree(b);
+	kvfree(b);
 }
 
+/*
+ * Some 22 KB: kvmalloc(), so that a read on a host whose memory is
+ * fragmented takes pages where no order-3 block is free.
+ */
 static struct tables_buf *tables_buf(void)
 {
-	struct tables_buf *b = kmalloc(sizeof(*b), GFP_KERNEL);
+	struct tables_buf *b = kvmalloc(sizeof(*b), GFP_KERNEL);
 
 	if (!b)
 		return NULL;
 	if (vmlat_view_list_get(&b->list)) {
-		kfree(b);
+		kvfree(b);
 		return NULL;
 	}
 	b->vms = b->list.vms;
