@@ -777,7 +777,8 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 			trace_vmlat_sync(vm->pid, vc->idx, x.seq, x.g1, x.h,
 					 x.g2);
 	}
-	if (reply)
+	/* Only into the registers of a vCPU this thread runs now. */
+	if (reply && vcpu)
 		vmlat_kvm_set_rbx(vcpu, reply);
 	if (a.cpl != 0)
 		return;
