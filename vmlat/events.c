@@ -507,20 +507,25 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
 {
 	unsigned long flags;
-	u64 exit_ns;
+	u64 exit_ns = 0;
 
 	/*
-	 * The thread is in KVM_RUN (in guest mode): its vCPU is alive. The
-	 * exit's address space, read where the exit left it, before its
-	 * time goes to the host's states: they are its (aspace.h), as where
-	 * kvm_exit comes first. (Its last exit's vendor: the same.)
+	 * The thread is in KVM_RUN (in guest mode), its vCPU loaded and
+	 * alive, unless vmlat missed the exit that ended guest mode: then the
+	 * vCPU is not read (its VMM may have destroyed it), its guest time
+	 * ends now. The exit's address space, read where the exit left it,
+	 * before its time goes to the host's states: they are its
+	 * (aspace.h), as where kvm_exit comes first. (Its last exit's
+	 * vendor: the same.)
 	 */
-	if (static_branch_likely(&vmlat_gta_on) && vc->exit_isa &&
-	    !vmlat_kvm_in_l2(vc->kvm_vcpu))
-		vmlat_vcpu_aspace(vc, (struct kvm_vcpu *)vc->kvm_vcpu,
-				  vc->exit_isa);
-	exit_ns = vmlat_exit_time_ns(vc->kvm_vcpu, READ_ONCE(vc->acct.since_ns),
-				     now);
+	if (vmlat_kvm_vcpu_loaded(vc->kvm_vcpu)) {
+		if (static_branch_likely(&vmlat_gta_on) && vc->exit_isa &&
+		    !vmlat_kvm_in_l2(vc->kvm_vcpu))
+			vmlat_vcpu_aspace(vc, (struct kvm_vcpu *)vc->kvm_vcpu,
+					  vc->exit_isa);
+		exit_ns = vmlat_exit_time_ns(vc->kvm_vcpu,
+					     READ_ONCE(vc->acct.since_ns), now);
+	}
 	raw_spin_lock_irqsave(&vc->lock, flags);
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_vcpu_catch_up(vc);

@@ -330,20 +330,55 @@ static void vmlat_found_add(struct vmlat_found *found, struct tracepoint *tp)
 }
 
 /*
- * Attach the hooks whose tracepoints were found in @mod (NULL: vmlinux).
+ * Whether every scheduler hook is attached. The KVM hooks make vCPU
+ * records, which only the scheduler's hooks keep right and only
+ * sched_process_exit retires (dropping the thread's task_struct pointer
+ * from the task table): without all of them, the KVM hooks stay detached.
+ */
+static bool vmlat_sched_hooks_attached(const char **missing)
+{
+	int id;
+
+	for (id = VMLAT_HOOK_SCHED_SWITCH; id < VMLAT_NR_HOOKS; id++) {
+		if (!vmlat_hooks[id].tp) {
+			*missing = vmlat_hook_descs[id].name;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Attach the hooks whose tracepoints were found in @mod (NULL: vmlinux),
+ * last to first: the KVM hooks that end guest mode (kvm_exit,
+ * kvm_userspace_exit) before kvm_entry, which makes records in guest
+ * mode. Attached the other way round on a host whose VMs run, a record
+ * could enter guest mode and never see the exit that ended it, and keep
+ * a pointer to a vCPU its VMM destroyed.
  * Return 0, or -EOPNOTSUPP if there was no BTF to confirm them with.
  */
 static int vmlat_attach_found(struct vmlat_found *found, struct module *mod)
 {
 	struct vmlat_btf_set set;
+	const char *missing;
 	int id, ret;
 
+	BUILD_BUG_ON(VMLAT_HOOK_KVM_ENTRY != 0 ||
+		     VMLAT_HOOK_SCHED_SWITCH < VMLAT_HOOK_KVM_MMU_GET_PAGE);
 	if (!found->nr)
 		return 0;
 	vmlat_btf_set_load(&set, mod);
-	for (id = 0; id < VMLAT_NR_HOOKS; id++) {
-		if (found->tp[id])
-			vmlat_hook_attach(id, found->tp[id], mod, &set);
+	for (id = VMLAT_NR_HOOKS - 1; id >= 0; id--) {
+		if (!found->tp[id])
+			continue;
+		if (id < VMLAT_HOOK_SCHED_SWITCH &&
+		    !vmlat_sched_hooks_attached(&missing)) {
+			snprintf(vmlat_hooks[id].detail, VMLAT_DETAIL_LEN,
+				 "not attached: the scheduler's %s is not",
+				 missing);
+			continue;
+		}
+		vmlat_hook_attach(id, found->tp[id], mod, &set);
 	}
 	if (!set.top)
 		pr_warn("cannot confirm tracepoint prototypes: %s\n", set.why);
