@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The latency knobs and the "reports" file (report.h does the work):
+ * The knobs and the "reports" file (report.h does the work):
  *   threshold_preempt_us, threshold_wait_us, threshold_exit_us (0: off,
  *   up to 10 s), snapshot (swap|freeze|event), snapshot_interval_ms
- *   (1 ms .. 1 h): 0600, the same knobs as the module parameters of those
- *   names (knobs.c checks and sets them both).
+ *   (1 ms .. 1 h), reset (write 1): 0600, one file per entry of the knob
+ *   table (knobs.h), the same knobs as the module parameters of those
+ *   names.
  *   reports: the latest reports, oldest first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -85,62 +86,34 @@ static int reports_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(reports);
 
-static ssize_t threshold_write(struct file *file, const char __user *ubuf,
-			       size_t count, loff_t *ppos)
+/* One file per knob (knobs.h): what it reads, and a write sets it. */
+static ssize_t knob_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
 {
-	int kind = (long)file_inode(file)->i_private;
+	const struct vmlat_knob *k = file_inode(file)->i_private;
 	char buf[32];
 	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
-	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_threshold(kind, val);
+	int err = PTR_ERR_OR_ZERO(val) ?: k->set(k, val);
 
 	return err ?: count;
 }
 
-static int threshold_show(struct seq_file *m, void *unused)
+static int knob_show(struct seq_file *m, void *unused)
 {
-	int kind = (long)m->private;
+	const struct vmlat_knob *k = m->private;
+	char buf[64];
 
-	seq_printf(m, "%llu\n", vmlat_report_threshold_us(kind));
+	if (!k->show) {
+		/* "cat" of every file reads cleanly: it says how to use it. */
+		seq_puts(m, k->help);
+		return 0;
+	}
+	k->show(k, buf, sizeof(buf));
+	seq_puts(m, buf);
 	return 0;
 }
 
-DEFINE_SHOW_STORE_ATTRIBUTE(threshold);
-
-static ssize_t snapshot_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	char buf[32];
-	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
-	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_snapshot(val);
-
-	return err ?: count;
-}
-
-static int snapshot_show(struct seq_file *m, void *unused)
-{
-	seq_printf(m, "%s\n", vmlat_snap_mode_names[vmlat_report_snap_mode()]);
-	return 0;
-}
-
-DEFINE_SHOW_STORE_ATTRIBUTE(snapshot);
-
-static ssize_t interval_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	char buf[32];
-	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
-	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_interval(val);
-
-	return err ?: count;
-}
-
-static int interval_show(struct seq_file *m, void *unused)
-{
-	seq_printf(m, "%llu\n", vmlat_report_interval_ms());
-	return 0;
-}
-
-DEFINE_SHOW_STORE_ATTRIBUTE(interval);
+DEFINE_SHOW_STORE_ATTRIBUTE(knob);
 
 /**
  * vmlat_debugfs_reports_create() - the knobs and the "reports" file
@@ -148,17 +121,11 @@ DEFINE_SHOW_STORE_ATTRIBUTE(interval);
  */
 void vmlat_debugfs_reports_create(struct dentry *dir)
 {
-	char name[32];
-	long kind;
+	unsigned int i;
 
-	for (kind = 0; kind < VMLAT_NR_HIST_KINDS; kind++) {
-		snprintf(name, sizeof(name), "threshold_%s_us",
-			 vmlat_hist_kind_names[kind]);
-		debugfs_create_file(name, 0600, dir, (void *)kind,
-				    &threshold_fops);
-	}
-	debugfs_create_file("snapshot", 0600, dir, NULL, &snapshot_fops);
-	debugfs_create_file("snapshot_interval_ms", 0600, dir, NULL,
-			    &interval_fops);
+	/* debugfs keeps the pointer only; the table is never written. */
+	for (i = 0; i < vmlat_nr_knobs; i++)
+		debugfs_create_file(vmlat_knobs[i].name, 0600, dir,
+				    (void *)&vmlat_knobs[i], &knob_fops);
 	debugfs_create_file("reports", 0444, dir, NULL, &reports_fops);
 }

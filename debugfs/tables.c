@@ -20,7 +20,6 @@
 #include "debugfs.h"
 #include "exit_codes.h"
 #include "format.h"
-#include "knobs.h"
 #include "vmlat.h"
 #include "view.h"
 
@@ -1115,27 +1114,6 @@ static int json_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(json);
 
-/* ---- reset ------------------------------------------------------------ */
-
-static ssize_t reset_write(struct file *file, const char __user *ubuf,
-			   size_t count, loff_t *ppos)
-{
-	char buf[16];
-	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
-	int err = PTR_ERR_OR_ZERO(val) ?: vmlat_knob_reset(val);
-
-	return err ?: count;
-}
-
-/* Reading says how to use it: "cat" of every file reads cleanly. */
-static int reset_show(struct seq_file *m, void *unused)
-{
-	seq_puts(m, "# write 1 to reset: zero every statistic and forget the reports (VMs and vCPUs stay known)\n");
-	return 0;
-}
-
-DEFINE_SHOW_STORE_ATTRIBUTE(reset);
-
 /**
  * vmlat_debugfs_tables_create() - create the analysis files in @dir
  * @dir:	/sys/kernel/debug/vmlat
@@ -1157,5 +1135,4 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 			    &nested_exits_fops);
 	debugfs_create_file("sync", 0444, dir, NULL, &sync_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
-	debugfs_create_file("reset", 0600, dir, NULL, &reset_fops);
 }

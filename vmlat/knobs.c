@@ -64,43 +64,38 @@ static void knobs_end(void)
 	mutex_unlock(&knobs_mutex);
 }
 
-/**
- * vmlat_knob_threshold() - set threshold_<kind>_us from a string
- * @kind:	enum vmlat_hist_kind
- * @val:	a number of microseconds, 0 (off) .. VMLAT_THRESHOLD_MAX_US
- *
- * Context: process context.
- * Return: 0, -EINVAL (with a message; nothing changed) or -ENODEV.
- */
-int vmlat_knob_threshold(enum vmlat_hist_kind kind, const char *val)
+/* threshold_<kind>_us: microseconds, 0 (off) .. VMLAT_THRESHOLD_MAX_US */
+static int knob_threshold_set(const struct vmlat_knob *k, const char *val)
 {
 	char buf[32], *s = knob_trim(val, buf, sizeof(buf));
 	u64 us;
 	int err;
 
 	if (!s || kstrtou64(s, 10, &us) || us > VMLAT_THRESHOLD_MAX_US) {
-		pr_warn_ratelimited("threshold_%s_us: write a number of microseconds from 0 (off) to %llu\n",
-				    vmlat_hist_kind_names[kind],
-				    VMLAT_THRESHOLD_MAX_US);
+		pr_warn_ratelimited("%s: write a number of microseconds from 0 (off) to %llu\n",
+				    k->name, VMLAT_THRESHOLD_MAX_US);
 		return -EINVAL;
 	}
 	err = knobs_begin();
 	if (!err) {
-		err = vmlat_report_set_threshold(kind, us);
+		err = vmlat_report_set_threshold(k->kind, us);
 		knobs_end();
 	}
 	return err;
 }
 
-/**
- * vmlat_knob_snapshot() - set the snapshot mode from a string
- * @val:	swap, freeze or event
- *
- * Context: process context.
- * Return: 0, -EINVAL, -EOPNOTSUPP (swap without trace snapshots in this
- * kernel; both with a message, nothing changed) or -ENODEV.
+static int knob_threshold_show(const struct vmlat_knob *k, char *buf,
+			       size_t size)
+{
+	return scnprintf(buf, size, "%llu\n",
+			 vmlat_report_threshold_us(k->kind));
+}
+
+/*
+ * snapshot: swap, freeze or event; -EOPNOTSUPP (with a message) for swap
+ * without trace snapshots in this kernel.
  */
-int vmlat_knob_snapshot(const char *val)
+static int knob_snapshot_set(const struct vmlat_knob *k, const char *val)
 {
 	char buf[16], *s = knob_trim(val, buf, sizeof(buf));
 	int mode, err;
@@ -121,14 +116,15 @@ int vmlat_knob_snapshot(const char *val)
 	return err;
 }
 
-/**
- * vmlat_knob_interval() - set snapshot_interval_ms from a string
- * @val:	a number of milliseconds, 1 .. VMLAT_INTERVAL_MAX_MS
- *
- * Context: process context.
- * Return: 0, -EINVAL (with a message; nothing changed) or -ENODEV.
- */
-int vmlat_knob_interval(const char *val)
+static int knob_snapshot_show(const struct vmlat_knob *k, char *buf,
+			      size_t size)
+{
+	return scnprintf(buf, size, "%s\n",
+			 vmlat_snap_mode_names[vmlat_report_snap_mode()]);
+}
+
+/* snapshot_interval_ms: milliseconds, 1 .. VMLAT_INTERVAL_MAX_MS */
+static int knob_interval_set(const struct vmlat_knob *k, const char *val)
 {
 	char buf[32], *s = knob_trim(val, buf, sizeof(buf));
 	u64 ms;
@@ -148,14 +144,14 @@ int vmlat_knob_interval(const char *val)
 	return err;
 }
 
-/**
- * vmlat_knob_reset() - zero every statistic and forget the reports
- * @val:	"1"
- *
- * Context: process context.
- * Return: 0, -EINVAL (with a message) or -ENODEV.
- */
-int vmlat_knob_reset(const char *val)
+static int knob_interval_show(const struct vmlat_knob *k, char *buf,
+			      size_t size)
+{
+	return scnprintf(buf, size, "%llu\n", vmlat_report_interval_ms());
+}
+
+/* reset: "1" zeroes every statistic and forgets the reports. */
+static int knob_reset_set(const struct vmlat_knob *k, const char *val)
 {
 	char buf[16], *s = knob_trim(val, buf, sizeof(buf));
 	int err;
@@ -189,91 +185,68 @@ void vmlat_knobs_exit(void)
 	mutex_unlock(&knobs_mutex);
 }
 
-/* ---- module parameters ------------------------------------------------- */
+/* ---- the table, and the module parameters ---------------------------- */
 
-/* kernel_param.arg is not const. */
-static enum vmlat_hist_kind param_kinds[VMLAT_NR_HIST_KINDS] = {
-	VMLAT_HIST_PREEMPT, VMLAT_HIST_WAIT, VMLAT_HIST_EXIT,
+/*
+ * Each knob: name, module parameter's mode, set, show (or, for one only
+ * written, what its debugfs file reads), histogram kind, and the
+ * parameter's description.
+ */
+#define VMLAT_KNOB_LIST(K)						\
+	K(threshold_preempt_us, 0644, knob_threshold_set,		\
+	  knob_threshold_show, NULL, VMLAT_HIST_PREEMPT,		\
+	  "Report preemptions from this many us on (0: off, the default)") \
+	K(threshold_wait_us, 0644, knob_threshold_set,			\
+	  knob_threshold_show, NULL, VMLAT_HIST_WAIT,			\
+	  "Report waits for a CPU from this many us on (0: off, the default)") \
+	K(threshold_exit_us, 0644, knob_threshold_set,			\
+	  knob_threshold_show, NULL, VMLAT_HIST_EXIT,			\
+	  "Report exit handling from this many us on (0: off, the default)") \
+	K(snapshot, 0644, knob_snapshot_set, knob_snapshot_show, NULL, 0, \
+	  "What a report does to tracing: swap (the snapshot buffer), freeze or event") \
+	K(snapshot_interval_ms, 0644, knob_interval_set,		\
+	  knob_interval_show, NULL, 0,					\
+	  "At most one snapshot per this many ms (default 1000)")	\
+	K(reset, 0200, knob_reset_set, NULL,				\
+	  "# write 1 to reset: zero every statistic and forget the reports (VMs and vCPUs stay known)\n", \
+	  0, "Write 1: zero every statistic and forget the reports")
+
+#define KNOB_ID(name, mode, set, show, help, kind, desc) VMLAT_KNOB_##name,
+enum { VMLAT_KNOB_LIST(KNOB_ID) VMLAT_NR_KNOBS };
+
+#define KNOB_ENTRY(name_, mode, set_, show_, help_, kind_, desc)	\
+	[VMLAT_KNOB_##name_] = {					\
+		.name = #name_, .set = set_, .show = show_,		\
+		.help = help_, .kind = kind_,				\
+	},
+const struct vmlat_knob vmlat_knobs[VMLAT_NR_KNOBS] = {
+	VMLAT_KNOB_LIST(KNOB_ENTRY)
+};
+const unsigned int vmlat_nr_knobs = VMLAT_NR_KNOBS;
+
+static int knob_param_set(const char *val, const struct kernel_param *kp)
+{
+	const struct vmlat_knob *k = kp->arg;
+
+	return k->set(k, val);
+}
+
+/* Only root reads a parameter of mode 0200, and gets -EPERM, as without .get. */
+static int knob_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct vmlat_knob *k = kp->arg;
+
+	return k->show ? k->show(k, buf, PAGE_SIZE) : -EPERM;
+}
+
+static const struct kernel_param_ops knob_param_ops = {
+	.set = knob_param_set,
+	.get = knob_param_get,
 };
 
-static int param_threshold_set(const char *val, const struct kernel_param *kp)
-{
-	return vmlat_knob_threshold(*(const enum vmlat_hist_kind *)kp->arg, val);
-}
-
-static int param_threshold_get(char *buf, const struct kernel_param *kp)
-{
-	enum vmlat_hist_kind kind = *(const enum vmlat_hist_kind *)kp->arg;
-
-	return scnprintf(buf, PAGE_SIZE, "%llu\n",
-			 vmlat_report_threshold_us(kind));
-}
-
-static const struct kernel_param_ops threshold_ops = {
-	.set = param_threshold_set,
-	.get = param_threshold_get,
-};
-
-module_param_cb(threshold_preempt_us, &threshold_ops,
-		&param_kinds[VMLAT_HIST_PREEMPT], 0644);
-MODULE_PARM_DESC(threshold_preempt_us,
-		 "Report preemptions from this many us on (0: off, the default)");
-module_param_cb(threshold_wait_us, &threshold_ops,
-		&param_kinds[VMLAT_HIST_WAIT], 0644);
-MODULE_PARM_DESC(threshold_wait_us,
-		 "Report waits for a CPU from this many us on (0: off, the default)");
-module_param_cb(threshold_exit_us, &threshold_ops,
-		&param_kinds[VMLAT_HIST_EXIT], 0644);
-MODULE_PARM_DESC(threshold_exit_us,
-		 "Report exit handling from this many us on (0: off, the default)");
-
-static int param_snapshot_set(const char *val, const struct kernel_param *kp)
-{
-	return vmlat_knob_snapshot(val);
-}
-
-static int param_snapshot_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%s\n",
-			 vmlat_snap_mode_names[vmlat_report_snap_mode()]);
-}
-
-static const struct kernel_param_ops snapshot_ops = {
-	.set = param_snapshot_set,
-	.get = param_snapshot_get,
-};
-
-module_param_cb(snapshot, &snapshot_ops, NULL, 0644);
-MODULE_PARM_DESC(snapshot,
-		 "What a report does to tracing: swap (the snapshot buffer), freeze or event");
-
-static int param_interval_set(const char *val, const struct kernel_param *kp)
-{
-	return vmlat_knob_interval(val);
-}
-
-static int param_interval_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%llu\n", vmlat_report_interval_ms());
-}
-
-static const struct kernel_param_ops interval_ops = {
-	.set = param_interval_set,
-	.get = param_interval_get,
-};
-
-module_param_cb(snapshot_interval_ms, &interval_ops, NULL, 0644);
-MODULE_PARM_DESC(snapshot_interval_ms,
-		 "At most one snapshot per this many ms (default 1000)");
-
-static int param_reset_set(const char *val, const struct kernel_param *kp)
-{
-	return vmlat_knob_reset(val);
-}
-
-static const struct kernel_param_ops reset_ops = {
-	.set = param_reset_set,
-};
-
-module_param_cb(reset, &reset_ops, NULL, 0200);
-MODULE_PARM_DESC(reset, "Write 1: zero every statistic and forget the reports");
+/* kernel_param.arg is not const; the ops above only read the knob. */
+#define KNOB_PARAM(name, mode, set, show, help, kind, desc)		\
+	module_param_cb(name, &knob_param_ops,				\
+			(void *)&vmlat_knobs[VMLAT_KNOB_##name], mode);	\
+	MODULE_PARM_DESC(name, desc);
+VMLAT_KNOB_LIST(KNOB_PARAM)
