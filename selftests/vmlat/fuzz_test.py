@@ -46,7 +46,6 @@ import errno
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 import threading
@@ -54,8 +53,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (VMLAT, dmesg, json_strict, keep, main, rd,  # noqa: E402
-                         rd_json, tap, wr)
+from vmlat_ktest import (VMLAT, dmesg, json_strict, keep,  # noqa: E402
+                         kernel_reports, main, rd, rd_json, tap, wr)
 
 SEED = int(os.environ.get("VMLAT_FUZZ_SEED", "20261124"))
 KNOB_INPUTS = int(os.environ.get("VMLAT_FUZZ_INPUTS", "400"))
@@ -412,7 +411,6 @@ LOAD_CHURN = int(os.environ.get("VMLAT_LOAD_CHURN", "5"))
 # Small tables: the churn holds one VM at a time, and a load of the
 # default ones took 9.6 s on the debug kernel (0.8 s on 6.12).
 LOAD_CHURN_ARGS = ["max_vms=4", "max_vcpus=16"]
-SPLAT = re.compile(r"BUG:|WARNING:|general protection|Oops|KASAN")
 
 
 def t_load_churn():
@@ -450,7 +448,7 @@ def t_load_churn():
         _, perr = p.communicate()
         subprocess.run(["rmmod", "vmlat"], stderr=subprocess.DEVNULL)
         subprocess.run(["insmod", ko], check=True)
-    log = [ln for ln in dmesg().splitlines() if SPLAT.search(ln)]
+    log = kernel_reports(dmesg())
     tap(loads == LOAD_CHURN and running, "load-churn.loads_with_guests",
         "%d of %d loads (%.1f s per unload and load)%s; churn %s" % (
             loads, LOAD_CHURN, took / max(1, loads),

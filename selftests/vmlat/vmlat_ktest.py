@@ -282,6 +282,16 @@ def dmesg(clear=False):
                           universal_newlines=True).stdout
 
 
+# What a kernel report in the log starts with or says (a WARNING's "cut
+# here" line, BUG, Oops, KASAN's and general protection faults).
+KERNEL_REPORT = re.compile(r"WARNING|cut here|BUG:|Oops|KASAN|general protection")
+
+
+def kernel_reports(log):
+    """The lines of the kernel log @log that belong to a kernel report."""
+    return [ln for ln in log.splitlines() if KERNEL_REPORT.search(ln)]
+
+
 def raw_write(path, text):
     """Write @text to @path in one write(): 0 or the errno (of the open
     or of the write)."""
