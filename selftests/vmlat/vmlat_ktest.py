@@ -180,8 +180,9 @@ def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
     @smp vCPUs of model @cpu, the console on standard input and output,
     the raw image @disk as its virtio disk (/dev/vda) if given. In-kernel
     irqchip off: with it, some boots hang (see sync_test.py,
-    boot_guest())."""
-    return [qemu, "-enable-kvm", "-cpu", cpu] + (
+    boot_guest()). No NIC: its iPXE ROM would wait for Ctrl-B at every
+    boot."""
+    return [qemu, "-enable-kvm", "-cpu", cpu, "-nic", "none"] + (
         ["-drive", "file=%s,if=virtio,format=raw" % disk] if disk else []) + [
         "-machine",
             "kernel-irqchip=off", "-m", "256", "-smp", str(smp),
