@@ -44,34 +44,46 @@ package_files() {
 		done
 }
 
-# Copies $1 into the staging dir $2 at the same path; a symlink brings its
-# target along (alternatives, merged /usr).
-stage_path() {
-	local f=$1 stage=$2 t
-	[[ -e $stage$f || -L $stage$f ]] && return 0
-	# from /: coreutils 9.1's --parents fails on absolute sources elsewhere
-	(cd / && cp -a --parents "${f#/}" "$stage/")
-	# every hop: /usr/bin/awk -> /etc/alternatives/awk -> /usr/bin/mawk
-	if [[ -L $f ]]; then
-		t=$(readlink "$f")
-		[[ $t == /* ]] || t=${f%/*}/$t
-		t=$(realpath -s "$t")
-		[[ -e $t || -L $t ]] && stage_path "$t" "$stage"
-	fi
-	return 0
+# The absolute paths read, each followed by every hop of its target if it
+# is a symlink (alternatives, merged /usr: /usr/bin/awk ->
+# /etc/alternatives/awk -> /usr/bin/mawk).
+with_link_targets() {
+	local f t
+	while read -r f; do
+		printf '%s\n' "$f"
+		while [[ -L $f ]]; do
+			t=$(readlink "$f")
+			[[ $t == /* ]] || t=${f%/*}/$t
+			t=$(realpath -s "$t")
+			[[ -e $t || -L $t ]] || break
+			printf '%s\n' "$t"
+			f=$t
+		done
+	done
 }
 
-# Every shared library an ELF file in the staging dir needs.
+# Copies the absolute paths read (files and symlinks, with their
+# targets) into the staging dir $1 at the same paths, in one tar pass: a
+# cp per file took a minute and a half for the packages' 1000 files.
+stage_paths() {
+	local stage=$1
+	with_link_targets | sed 's|^/||' | sort -u |
+		tar -C / --no-recursion -cf - -T - | tar -C "$stage" -xf -
+}
+
+# Every shared library an ELF file in the staging dir needs: one ldd for
+# them all (one per file took 48 s), its "FILE:" lines skipped.
 library_closure() {
 	local stage=$1
 	find "$stage" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
 		xargs -0 -r file -N --mime-type 2>/dev/null |
 		awk -F': ' '$2 ~ /x-(pie-)?executable|x-sharedlib/ { print $1 }' |
-		while read -r f; do
-			# static ones (busybox) make ldd fail
-			{ LC_ALL=C ldd "${f#"$stage"}" 2>/dev/null || true; } |
-				awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
-		done | sort -u
+		sed "s|^$stage||" |
+		# static ones (busybox) make ldd fail, after the others
+		{ LC_ALL=C xargs -r -d '\n' ldd 2>/dev/null || true; } |
+		awk '/:$/ { next }
+		     $2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+		sort -u
 }
 
 main() {
@@ -91,17 +103,13 @@ main() {
 			cp -a "/$f" "$stage/"
 		fi
 	done
-	while read -r f; do
-		stage_path "$f" "$stage"
-	done < <(package_files)
-	while read -r f; do
-		stage_path "$f" "$stage"
-	done < <(library_closure "$stage")
+	package_files | stage_paths "$stage"
+	library_closure "$stage" | stage_paths "$stage"
 	# alternatives (no package lists them) and a few files of /etc
 	for f in /usr/bin/awk /etc/ld.so.cache /etc/passwd /etc/group \
 		/etc/nsswitch.conf; do
-		[[ -e $f ]] && stage_path "$f" "$stage"
-	done
+		[[ -e $f ]] && printf '%s\n' "$f"
+	done | stage_paths "$stage"
 	for f in "$@"; do
 		[[ -e $f ]] || die "no such path: $f"
 		mkdir -p "$stage$(dirname "$f")"
