@@ -53,8 +53,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (VMLAT, dmesg, json_strict, keep,  # noqa: E402
-                         kernel_reports, main, rd, rd_json, tap, wr)
+from vmlat_ktest import (VMLAT, dmesg, insmod, json_strict,  # noqa: E402
+                         keep, kernel_reports, load, main, rd, rd_json,
+                         rmmod, tap, wr)
 
 SEED = int(os.environ.get("VMLAT_FUZZ_SEED", "20261124"))
 KNOB_INPUTS = int(os.environ.get("VMLAT_FUZZ_INPUTS", "400"))
@@ -307,17 +308,16 @@ def t_concurrent():
             write_raw(os.path.join(VMLAT, rng.choice(ks)),
                       random_input(rng))
 
-    def rmmod():
-        return subprocess.run(["rmmod", "vmlat"], stderr=subprocess.DEVNULL
-                              ).returncode == 0
+    def unloaded():
+        return rmmod() == 0
 
     def reloader(_):
-        if not rmmod():
+        if not unloaded():
             with gate:
-                if not rmmod():
+                if not unloaded():
                     raise RuntimeError("rmmod vmlat failed with no reader")
         time.sleep(0.2)
-        subprocess.run(["insmod", ko], check=True)
+        load(ko)
         reloads[0] += 1
         time.sleep(0.5)
 
@@ -342,7 +342,7 @@ def t_concurrent():
     for t in loops:
         t.join(60)
     if not os.path.isdir(VMLAT):
-        subprocess.run(["insmod", ko], check=True)
+        load(ko)
     restore_defaults()
     errors = [e for t in loops for e in t.errors]
     for p, what in zip(guests, ("tiny_guest", "sync_guest flood")):
@@ -428,16 +428,11 @@ def t_load_churn():
     try:
         time.sleep(0.5)
         for _ in range(LOAD_CHURN):
-            r = subprocess.run(["rmmod", "vmlat"], stderr=subprocess.PIPE,
-                               universal_newlines=True)
-            if r.returncode:
-                err = "rmmod: " + r.stderr.strip()
+            if rmmod():
+                err = "rmmod vmlat failed"
                 break
-            r = subprocess.run(["insmod", ko] + LOAD_CHURN_ARGS,
-                               stderr=subprocess.PIPE,
-                               universal_newlines=True)
-            if r.returncode:
-                err = "insmod: " + r.stderr.strip()
+            rc, err = insmod(ko, *LOAD_CHURN_ARGS)
+            if rc:
                 break
             loads += 1
             time.sleep(0.3)
@@ -446,8 +441,8 @@ def t_load_churn():
     finally:
         p.kill()
         _, perr = p.communicate()
-        subprocess.run(["rmmod", "vmlat"], stderr=subprocess.DEVNULL)
-        subprocess.run(["insmod", ko], check=True)
+        rmmod()
+        load(ko)
     log = kernel_reports(dmesg())
     tap(loads == LOAD_CHURN and running, "load-churn.loads_with_guests",
         "%d of %d loads (%.1f s per unload and load)%s; churn %s" % (

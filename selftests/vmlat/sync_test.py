@@ -82,8 +82,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, VMLAT, SkipTest, insmod,  # noqa: E402
                          keep, linux_guest_argv, linux_guest_initramfs,
-                         main, rd, rd_json, rmmod, tap, tracing_instance,
-                         wr)
+                         load, main, rd, rd_json, rmmod, tap,
+                         tracing_instance, wr)
 
 INST = TRACING + "/instances/vmlat_sync_test"
 OFF = 5 * 10**9
@@ -603,7 +603,8 @@ def t_linux_guest_without_vmlat():
     qemu, kernel, ko = linux_guest_env()
     tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
     out = ""
-    subprocess.run(["rmmod", "vmlat"], check=True)
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed")
     try:
         cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
         for attempt in range(1, 5):
@@ -618,7 +619,7 @@ def t_linux_guest_without_vmlat():
                 break
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        subprocess.run(["insmod", os.environ["VMLAT_KO"]], check=True)
+        load(os.environ["VMLAT_KO"])
     keep("sync_linux_guest_without_vmlat_console.txt", out)
     status = guest_status(out)
     tap(status.get("host_vmlat") == "no" and status.get("calls", 0) > 0 and
