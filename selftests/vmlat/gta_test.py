@@ -291,7 +291,7 @@ exec >/dev/ttyS0 2>&1
 /bin/busybox sh -c 'while :; do :; done' &
 a=$!
 echo "=== burning"
-/bin/busybox sleep %d
+read -r stop </dev/ttyS0
 /bin/busybox kill -STOP $a
 echo "=== end"
 /bin/busybox poweroff -f
@@ -310,8 +310,8 @@ class Guest:
         self.lines = []
         self.q = subprocess.Popen(
             ["taskset", "-c", "1"] + linux_guest_argv(qemu, kernel, cpio),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            universal_newlines=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, universal_newlines=True)
         self.t = threading.Thread(target=self._read, daemon=True)
         self.t.start()
 
@@ -321,6 +321,14 @@ class Guest:
 
     def said(self, what):
         return any(what in ln for ln in self.lines)
+
+    def say(self, text):
+        """A line on the guest's console (ONE_INIT's burner stops)."""
+        try:
+            self.q.stdin.write(text + "\n")
+            self.q.stdin.flush()
+        except OSError:
+            pass        # it ended already
 
     def finish(self, timeout):
         try:
@@ -342,7 +350,7 @@ def t_two_vms():
     qemu, kernel = guest_env()
     tmp = tempfile.mkdtemp()
     try:
-        cpio = linux_guest_initramfs(tmp, ONE_INIT % 40)
+        cpio = linux_guest_initramfs(tmp, ONE_INIT)
         wr(VMLAT + "/reset", "1")
         with tracing_instance(INST, ["vmlat/vmlat_preempt",
                                      "vmlat/vmlat_wait"], 8192):
@@ -360,6 +368,9 @@ def t_two_vms():
                 time.sleep(8)
                 wr(INST + "/tracing_on", "0")
             trace = rd(INST + "/trace")
+            # the burners stop once traced (they burned 40 s before)
+            for x in g:
+                x.say("stop")
             outs = [x.finish(120) for x in g]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
