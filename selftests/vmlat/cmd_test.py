@@ -46,7 +46,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, SkipTest, check_no_lost_events,  # noqa: E402
-                         insmod, keep, main, rmmod, tap, tracing_instance)
+                         keep, load, main, tap, tracing_instance, unload)
 
 CMD = os.environ.get("VMLAT_CMD", "")
 DEBTOOLS = os.environ.get("VMLAT_DEBTOOLS", "")
@@ -78,16 +78,13 @@ def one_line_error(name, rc, err, want):
 
 def t_errors():
     need_cmd()
-    if rmmod() != 0:
-        raise RuntimeError("rmmod vmlat failed")
+    unload()
     try:
         rc, _, err = vmlat("report")
         one_line_error("errors.not_loaded", rc, err,
                        "not loaded: load it (modprobe vmlat)")
     finally:
-        rc, err = insmod(os.environ["VMLAT_KO"])
-        if rc:
-            raise RuntimeError("insmod: %s" % err)
+        load(os.environ["VMLAT_KO"])
     rc, _, err = vmlat("top", "-b", "-n", "1", user=65534)
     one_line_error("errors.no_permission", rc, err, "run as root")
     # Lazily if busy (tracefs automounted in it, a file open): a new

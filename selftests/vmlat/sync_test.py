@@ -83,7 +83,7 @@ sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, VMLAT, SkipTest, insmod,  # noqa: E402
                          keep, linux_guest_argv, linux_guest_initramfs,
                          load, main, rd, rd_json, rmmod, tap,
-                         tracing_instance, wr)
+                         tracing_instance, unload, wr)
 
 INST = TRACING + "/instances/vmlat_sync_test"
 OFF = 5 * 10**9
@@ -603,8 +603,7 @@ def t_linux_guest_without_vmlat():
     qemu, kernel, ko = linux_guest_env()
     tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
     out = ""
-    if rmmod():
-        raise RuntimeError("rmmod vmlat failed")
+    unload()
     try:
         cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
         for attempt in range(1, 5):

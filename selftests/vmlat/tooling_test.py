@@ -47,8 +47,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, VMLAT, SkipTest,  # noqa: E402
-                         check_no_lost_events, insmod, keep, main, rd,
-                         rd_json, rmmod, scenario, tap, tracing_instance, wr)
+                         check_no_lost_events, keep, load, main, rd,
+                         rd_json, scenario, tap, tracing_instance, unload,
+                         wr)
 
 N = int(os.environ.get("VMLAT_TOOLING_EXITS", "100"))
 KO = os.environ.get("VMLAT_KO", "")
@@ -78,17 +79,6 @@ def vmlat_exits(pid):
             return ({e["name"]: e["count"] for e in vm["exits"]},
                     {e["isa"] for e in vm["exits"]})
     return {}, set()
-
-
-def load():
-    rc, err = insmod(KO)
-    if rc:
-        raise RuntimeError("insmod: %s" % err)
-
-
-def unload():
-    if rmmod():
-        raise RuntimeError("rmmod vmlat failed")
 
 
 def test_alone():
@@ -208,7 +198,7 @@ def test_beside():
                 universal_newlines=True)
             tools.append(pf)
             perf_enable(ctl, ack, pf)
-            load()
+            load(KO)
             rec_a = scenario("exits", str(N))
             pid_a, tid_a = vcpu_of(rec_a)
             got, isas = vmlat_exits(pid_a)
@@ -234,7 +224,7 @@ def test_beside():
             p.kill()
             p.wait()
         if not os.path.isdir(VMLAT):
-            load()                # as run_suite left it
+            load(KO)              # as run_suite left it
     keep("tooling_kvm_stat.csv", ks_out)
     keep("tooling_perf_record.txt", perf_out)
 

@@ -367,6 +367,12 @@ def load(ko, *args):
         raise RuntimeError(err)
 
 
+def unload():
+    """rmmod vmlat, or RuntimeError."""
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed")
+
+
 LOCKDOWN = "/sys/kernel/security/lockdown"
 
 
