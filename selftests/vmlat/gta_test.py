@@ -368,7 +368,7 @@ def t_two_vms():
                 time.sleep(8)
                 wr(INST + "/tracing_on", "0")
             trace = rd(INST + "/trace")
-            # the burners stop once traced (they burned 40 s before)
+            # the burners stop once traced
             for x in g:
                 x.say("stop")
             outs = [x.finish(120) for x in g]

@@ -19,9 +19,9 @@ the knobs instead.
   unload-race: parameters written in a loop while vmlat is loaded and
                unloaded UNLOAD_RACE_CYCLES times (6; 20 from
                $VMLAT_UNLOAD_RACE_CYCLES in make soak): each write succeeds
-               or finds no
-               parameter (ENOENT) or a module going away (ENODEV), and the
-               host stays up (no splat: selftests/run scans the log).
+               or finds no parameter (ENOENT) or a module going away
+               (ENODEV), and the host stays up (no splat: selftests/run
+               scans the log).
   lockdown:    the kernel's lockdown raised to integrity at run time (as
                Secure Boot does at boot; it cannot be lowered again, so
                this case comes last and guest-job.sh runs this test last);
