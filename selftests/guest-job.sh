@@ -113,7 +113,7 @@ for t in "$SELFTESTS_BIN"/*_test "$SELFTESTS_BIN"/*_test.sh \
 	[ -x "$t" ] || continue
 	name=$(basename "$t"); name=${name%.sh}; name=${name%.py}
 	wanted "$name" || continue
-	[ "$name" = lockdown_test ] && continue	# last, see below
+	case $name in lockdown_test|signed_test) continue ;; esac	# last, see below
 	# The case studies only when named (make cases): too slow for CI.
 	[ "$name" = cases_test ] && case " ${VMLAT_ONLY:-} " in
 		*" cases_test "* | *" cases_test:"*) ;; *) continue ;; esac
@@ -184,5 +184,18 @@ fi
 t=$SELFTESTS_BIN/lockdown_test.py
 if [ -x "$t" ] && wanted lockdown_test; then
 	run_test lockdown_test "$t"
+fi
+
+# signed_test: vmlat signed, refused unsigned, where the kernel enforces
+# module signatures under lockdown. With $VMLAT_KO_SIGNED (the debug
+# kernel, which trusts the test key) the test enforces both itself if the
+# boot did not, and neither can be undone before a reboot: after all.
+t=$SELFTESTS_BIN/signed_test.py
+if [ -x "$t" ] && wanted signed_test; then
+	if [ -n "${VMLAT_KO_SIGNED:-}" ]; then
+		VMLAT_KO=$VMLAT_KO_SIGNED
+		export VMLAT_ENFORCE_SIGNATURES=1
+	fi
+	run_test signed_test "$t"
 fi
 exit 0

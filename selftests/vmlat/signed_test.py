@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """signed_test.py - vmlat on a kernel that loads only signed modules.
 
-Runs in selftests/run's debug-signed boot: the debug kernel, which trusts
-the project's test key (CONFIG_SYSTEM_TRUSTED_KEYS), booted with
-module.sig_enforce=1 lockdown=integrity, as a Secure Boot host runs. The
-suite loads $VMLAT_KO, signed with that key by selftests/run (sign-file);
-$VMLAT_KO_UNSIGNED is the same build unsigned, $VMLAT_KO_OTHER_KEY the
-same build signed with a key the kernel does not trust (an operator's
-MOK key that was never enrolled). Unless the boot enforces signatures
-(/sys/module/module/parameters/sig_enforce is Y) under lockdown
+Runs on the debug kernel, which trusts the project's test key
+(CONFIG_SYSTEM_TRUSTED_KEYS), enforcing module signatures under lockdown
+as a Secure Boot host does: selftests/run's debug-signed boot has
+module.sig_enforce=1 lockdown=integrity on its command line; in make
+check's debug-b host, guest-job.sh runs this test last with
+$VMLAT_ENFORCE_SIGNATURES=1, and the test enforces both itself (Y written
+to /sys/module/module/parameters/sig_enforce, integrity to the lockdown
+file: what the kernel checks at each module load, and neither can be
+undone before a reboot). The suite loads $VMLAT_KO, signed with that key
+by selftests/run (sign-file); $VMLAT_KO_UNSIGNED is the same build
+unsigned, $VMLAT_KO_OTHER_KEY the same build signed with a key the
+kernel does not trust (an operator's MOK key that was never enrolled).
+Unless signatures are enforced (sig_enforce is Y) under lockdown
 ([integrity]), the whole test skips before loading anything.
 
   signed-loaded:     the signed vmlat is loaded: the kernel did not taint
@@ -36,8 +41,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (VMLAT, dmesg, insmod, lockdown_level,  # noqa: E402
-                         main, rd, rmmod, tap)
+from vmlat_ktest import (LOCKDOWN, VMLAT, dmesg, insmod,  # noqa: E402
+                         lockdown_level, main, rd, rmmod, tap, wr)
 
 KO = os.environ.get("VMLAT_KO", "")
 UNSIGNED = os.environ.get("VMLAT_KO_UNSIGNED", "")
@@ -47,14 +52,28 @@ SIGNER = "vmlat test signing key"
 REJECTED = "Key was rejected by service"     # strerror(EKEYREJECTED)
 
 
+def enforce():
+    """With $VMLAT_ENFORCE_SIGNATURES=1, on a kernel that checks module
+    signatures and trusts $VMLAT_KO's key: enforce signatures, then
+    lockdown integrity, where the boot did not (sig_enforce only goes
+    from N to Y; lockdown only up). Both stay until reboot."""
+    if os.environ.get("VMLAT_ENFORCE_SIGNATURES") != "1" or \
+            not os.path.exists(SIG_ENFORCE):
+        return
+    if rd(SIG_ENFORCE).strip() != "Y":
+        wr(SIG_ENFORCE, "1")
+    if lockdown_level() == "none":
+        wr(LOCKDOWN, "integrity")
+
+
 def enforcing():
-    """Whether this boot enforces signatures under lockdown, and why not."""
+    """Whether signatures are enforced under lockdown, and why not."""
     if not os.path.exists(SIG_ENFORCE):
         return False, "this kernel does not check module signatures"
     if rd(SIG_ENFORCE).strip() != "Y":
-        return False, "not booted with module.sig_enforce=1"
+        return False, "module signatures are not enforced (module.sig_enforce)"
     if lockdown_level() != "integrity":
-        return False, "not booted with lockdown=integrity"
+        return False, "the kernel is not locked down to integrity"
     if not (UNSIGNED and OTHER_KEY):
         return False, "no $VMLAT_KO_UNSIGNED and $VMLAT_KO_OTHER_KEY"
     return True, ""
@@ -124,10 +143,12 @@ def test_signed_reloads():
 
 
 if __name__ == "__main__":
+    enforce()
     ok_, why_ = enforcing()
     if not ok_:
-        # every other boot: one skip, no module loaded
-        print("1..0 # SKIP %s (selftests/run debug-signed boots so)" % why_)
+        # the stock kernels: one skip, no module loaded
+        print("1..0 # SKIP %s (selftests/run enforces it on the debug "
+              "kernel)" % why_)
         sys.exit(4)
     main([test_signed_loaded, test_unsigned_refused,
           test_other_key_refused, test_tampered_refused,
