@@ -49,7 +49,7 @@
   linux-guest  a Linux guest (the test host's own kernel, $VMLAT_GUEST_KERNEL,
            under qemu-system-x86_64 -enable-kvm -cpu kvm64 -machine
            kernel-irqchip=off, see boot_guest(); booted again if it hangs
-           in its boot, four boots at most) loads vmlat_guest.ko
+           in its boot, three boots at most) loads vmlat_guest.ko
            ($VMLAT_GUEST_KO) with clock=tsc, rate_hz=100 (the host's
            limit, sustained for 8 s: the host limits none, the guest
            saw none limited), and says the host runs vmlat. The
@@ -62,7 +62,9 @@
            failed.
   linux-guest-without-vmlat  the same guest with vmlat.ko unloaded on
            the host: the guest module says host_vmlat no, and made its
-           calls all the same.
+           calls all the same. linux-guest's boot goes on to it (the host
+           unloads vmlat, the guest's module is loaded again); a boot of
+           its own when linux-guest did not get there.
 
 Needs root, kvm_amd or kvm_intel, $VMLAT_KO; run from the directory holding sync_guest.
 TAP output; exit status 4 when everything was skipped.
@@ -80,9 +82,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (TRACING, VMLAT, SkipTest, insmod,  # noqa: E402
-                         keep, linux_guest_argv, linux_guest_initramfs,
-                         load, main, rd, rd_json, rmmod, tap,
+from vmlat_ktest import (TRACING, VMLAT, ConsoleGuest,  # noqa: E402
+                         SkipTest, insmod, keep, linux_guest_argv,
+                         linux_guest_initramfs, load, main, rd, rd_json,
+                         rmmod, tap,
                          tracing_instance, unload, wr)
 
 INST = TRACING + "/instances/vmlat_sync_test"
@@ -435,12 +438,13 @@ exec >/dev/ttyS0 2>&1
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sys /sys
 /bin/busybox mount -t debugfs debugfs /sys/kernel/debug
-clock=mono; secs=6; rate=50
+clock=mono; secs=6; rate=50; again=0
 for a in $(/bin/busybox cat /proc/cmdline); do
     case $a in
     vmlat_clock=*) clock=${a#*=} ;;
     vmlat_secs=*) secs=${a#*=} ;;
     vmlat_rate=*) rate=${a#*=} ;;
+    vmlat_again=*) again=${a#*=} ;;
     esac
 done
 echo "=== insmod"
@@ -448,9 +452,26 @@ echo "=== insmod"
 /bin/busybox sleep $secs
 echo "=== status"
 /bin/busybox cat /sys/kernel/debug/vmlat_guest/status
+if [ "$again" = 1 ]; then
+    # the module again, with its defaults, once the host answers (after
+    # it unloaded its vmlat)
+    echo "=== again"
+    read -r answer </dev/ttyS0
+    /bin/busybox rmmod vmlat_guest &&
+        /bin/busybox insmod /vmlat_guest.ko && echo "=== reloaded"
+    /bin/busybox sleep 3
+    echo "=== status again"
+    /bin/busybox cat /sys/kernel/debug/vmlat_guest/status
+fi
 echo "=== end"
 /bin/busybox poweroff -f
 """
+
+# linux-guest's boot goes on without vmlat on the host (its console,
+# GUEST_INIT's "again"): linux-guest-without-vmlat's, which boots a guest
+# of its own only when linux-guest did not run or its boot did not get
+# there.
+AGAIN = {}
 
 
 def clockpair():
@@ -458,11 +479,14 @@ def clockpair():
     return finish(p)
 
 
-def guest_status(out):
-    """The guest module's status file, from the guest's console."""
+def guest_status(out, tag="status"):
+    """The guest module's status file, from the guest's console: the
+    lines after its first "=== TAG" line, up to the next "=== " one."""
     status = {}
-    if "=== status" in out:
-        for ln in out.split("=== status", 1)[1].splitlines():
+    if "=== " + tag in out:
+        for ln in out.split("=== " + tag, 1)[1].splitlines()[1:]:
+            if "=== " in ln:
+                break
             f = ln.split()
             if len(f) == 2 and not f[0].startswith("#"):
                 status[f[0]] = int(f[1]) if f[1].lstrip("-").isdigit() \
@@ -497,11 +521,10 @@ def boot_guest(qemu, kernel, cpio):
     wr(VMLAT + "/reset", "1")
     p0 = clockpair()
     p1 = None
-    q = subprocess.Popen(
-        linux_guest_argv(qemu, kernel, cpio,
-                  "vmlat_clock=tsc vmlat_secs=8 vmlat_rate=100"),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        universal_newlines=True)
+    g = ConsoleGuest(linux_guest_argv(
+        qemu, kernel, cpio,
+        "vmlat_clock=tsc vmlat_secs=8 vmlat_rate=100 vmlat_again=1"))
+    q = g.q
     s, offs, t0 = None, None, time.time()
     while q.poll() is None:
         time.sleep(0.5)
@@ -515,17 +538,33 @@ def boot_guest(qemu, kernel, cpio):
             break
         if not s and time.time() - t0 > BOOT_HUNG_S:
             q.kill()
-            return None, q.communicate()[0]
+            g.stop()
+            return None, console(g)
         if time.time() - t0 > BOOT_HUNG_S + 60:
             break
-    try:
-        out, _ = q.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
+    # Its status read, the guest waits for an answer: vmlat unloaded
+    # first (while the guest module still calls), loaded again after.
+    if g.expect("again", 120) is not None:
+        unload()
+        try:
+            g.say("go")
+            g.expect("end", 120)
+        finally:
+            load(os.environ["VMLAT_KO"])
+    if q.poll() is None and "=== end" not in console(g):
         q.kill()
-        out, _ = q.communicate()
+    g.stop()
+    out = console(g)
+    if "=== status again" in out:
+        AGAIN["out"] = out
     if "=== end" not in out:
         return None, out    # hung later on: its status is incomplete
     return (s, offs, p0, p1, out), out
+
+
+def console(g):
+    """A ConsoleGuest's console so far, the last line's rest too."""
+    return "\n".join(g.out + [g.buf.decode(errors="replace")])
 
 
 def t_linux_guest():
@@ -601,6 +640,17 @@ def t_linux_guest_without_vmlat():
     """The guest module in a guest whose host has no vmlat.ko loaded: it
     says so, and calls all the same."""
     qemu, kernel, ko = linux_guest_env()
+    if "out" in AGAIN:
+        out = AGAIN["out"]
+        keep("sync_linux_guest_without_vmlat_console.txt", out)
+        status = guest_status(out, "status again")
+        tap(status.get("host_vmlat") == "no" and
+            status.get("calls", 0) > 0 and status.get("replies") == 0 and
+            status.get("failures") == 0 and "=== reloaded" in out,
+            "linux_guest_without_vmlat.says_no_vmlat",
+            "linux-guest's boot, its module loaded again after vmlat "
+            "was unloaded; guest %s" % status)
+        return
     tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
     out = ""
     unload()
