@@ -132,25 +132,28 @@ drain_bochs_screen() {	# drain_bochs_screen TERM_LOG BOCHS_PID
 BOCHS_MODULES="kvm_intel"
 
 bochs_module_paths() {	# bochs_module_paths KDIR: one path per line
-	local kdir=$1 rel m
+	local kdir=$1 rel m deps
 	rel=$(<"$kdir/release")
 	ls -d "$kdir/lib/modules/$rel"/modules.*
 	for m in $BOCHS_MODULES; do
-		modprobe -d "$kdir" -S "$rel" --show-depends "$m" |
-			awk '$1 == "insmod" { print $2 }'
+		deps=$(modprobe -d "$kdir" -S "$rel" --show-depends "$m" |
+			awk '$1 == "insmod" { print $2 }')
+		[[ -n $deps ]] || die "no module $m in $kdir/lib/modules/$rel"
+		printf '%s\n' "$deps"
 	done
 }
 
 run_bochs() {
 	local kdir=$1 out=$2 timeout_s=$3 cmdline=$4 job=$5 stage2=$6 tmp rc=0
 	local -a paths mods
+	local modlist
 	need_cmd bochs xorriso mke2fs debugfs script modprobe
 	[[ -f /usr/lib/ISOLINUX/isolinux.bin ]] || die "no isolinux (install isolinux syslinux-common)"
+	modlist=$(bochs_module_paths "$kdir") || exit 1
+	mapfile -t mods <<<"$modlist"
 	tmp=$(mktemp -d)
 	make_iso "$kdir" "$tmp" "$cmdline testhost.root=disk"
 	read -ra paths <<<"${VMLAT_ROOT_PATHS:-}"
-	mapfile -t mods < <(bochs_module_paths "$kdir")
-	((${#mods[@]} > 1)) || die "no $BOCHS_MODULES in $kdir/lib/modules"
 	"$TESTHOST_DIR/rootimg.sh" "$tmp/root.img" 512 "${stage2%/*}" "$job" \
 		"$out" "${mods[@]}" "$kdir/release" "${paths[@]}"
 	# term display (no window), no sound; standard input answers the
