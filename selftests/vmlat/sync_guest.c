@@ -28,8 +28,9 @@
  *   sync_guest clockpair
  *	the host's TSC and CLOCK_MONOTONIC read together (the pair of 20
  *	whose clock reads are closest around the TSC read), no guest
- *   sync_guest flood N
- *	N calls as fast as the guest can make them: malformed headers and
+ *   sync_guest flood N [SECONDS]
+ *	N calls (or as many as SECONDS allow) as fast as the guest can make
+ *	them: malformed headers and
  *	seq 0, replayed and skipped numbers, well-formed calls with garbage
  *	times, and random 64-bit registers: all of them, all but a valid
  *	header, and all with another hypercall number (never vmlat's, nor
@@ -275,14 +276,15 @@ out:
 	return err;
 }
 
-static int flood(int fd, struct kvm_run *run, long n)
+static int flood(int fd, struct kvm_run *run, long n, long secs)
 {
 	uint64_t seq = 10, t0 = mono_ns();
+	uint64_t end = secs > 0 ? t0 + secs * 1000000000ULL : UINT64_MAX;
 	long i, malformed = 0, random_calls = 0, other_nr = 0;
 	struct call c;
 	int err;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && (i % 64 || mono_ns() < end); i++) {
 		c.nr = 0;
 		c.hdr = VMLAT_HC_HDR;
 		c.g1 = (uint64_t)rand() << 20;
@@ -330,7 +332,7 @@ static int flood(int fd, struct kvm_run *run, long n)
 			return err;
 	}
 	printf("sync_guest mode=flood pid=%d calls=%ld malformed=%ld random=%ld other_nr=%ld seed=%u duration_ms=%llu\n",
-	       (int)getpid(), n - other_nr, malformed, random_calls, other_nr,
+	       (int)getpid(), i - other_nr, malformed, random_calls, other_nr,
 	       sync_seed,
 	       (unsigned long long)((mono_ns() - t0) / 1000000 + 1));
 	return 0;
@@ -444,7 +446,7 @@ int main(int argc, char **argv)
 			argc = 0;
 	} else if (argc == 6 && !strcmp(argv[1], "user")) {
 		k_user = strtol(argv[5], NULL, 0);
-	} else if (argc == 3 && !strcmp(argv[1], "flood")) {
+	} else if ((argc == 3 || argc == 4) && !strcmp(argv[1], "flood")) {
 		;
 	} else if (argc == 6 && !strcmp(argv[1], "names")) {
 		;
@@ -452,7 +454,7 @@ int main(int argc, char **argv)
 		argc = 0;
 	}
 	if (!argc) {
-		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N | names N KEYS TGID COMM | clockpair\n",
+		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N [SECONDS] | names N KEYS TGID COMM | clockpair\n",
 			argv[0]);
 		return 2;
 	}
@@ -480,7 +482,8 @@ int main(int argc, char **argv)
 			     strtol(argv[3], NULL, 0),
 			     strtoull(argv[4], NULL, 0), hdr, k_user);
 	} else {
-		err = flood(fd, run, strtol(argv[2], NULL, 0));
+		err = flood(fd, run, strtol(argv[2], NULL, 0),
+			    argc == 4 ? strtol(argv[3], NULL, 0) : 0);
 	}
 	vmlat_vm_destroy(vm);
 	if (err) {
