@@ -23,14 +23,14 @@
  *    them: no live record and no task table entry left, a lookup in the
  *    task table reads no slot, vmlat's vmalloc memory is what it was, and
  *    the last VMs' exit counts are exact.
- *  - vm_cap: 64 VMs (max_vms=64) held live, then 4 more: those are
+ *  - vm_cap: 32 VMs (max_vms=32) held live, then 4 more: those are
  *    dropped, counted once each however many exits they make, and nothing
  *    is left of them when their threads end.
  *  - vcpu_cap: 8 VMs of 16 vCPUs held live (max_vcpus=128), then one
  *    more VM: it gets no VM record (not one without a vCPU), its vCPU is
  *    counted once, and no VM record stays live when every thread ended.
  *
- * The tests above load vmlat with max_vms=64 max_vcpus=128; those of the
+ * The tests above load vmlat with max_vms=32 max_vcpus=128; those of the
  * "sized" fixture with its defaults, sized for a large host:
  *
  *  - many_vms: 200 VMs held live at once (VMLAT_MANY_VMS, at most 200:
@@ -39,7 +39,7 @@
  *  - memory: what status says the tables take is what the kernel's
  *    /proc/vmallocinfo shows vmlat's table allocators allocated (within
  *    the pages each area is rounded to), at the defaults and at
- *    max_vms=64 max_vcpus=128.
+ *    max_vms=32 max_vcpus=128.
  *  - sizes_fixed: max_vms and max_vcpus cannot be written once loaded;
  *    0, too large and non-numbers fail the load with EINVAL.
  *
@@ -70,9 +70,9 @@
 #define RT_PORT			0x10
 #define VMLAT_JSON_PATH		VMLAT_DEBUGFS_DIR "/json"
 /* The caps the "records" fixture loads vmlat with. */
-#define MAX_VMS			64
+#define MAX_VMS			32
 #define MAX_VCPUS		128
-#define CAP_PARAMS		"max_vms=64 max_vcpus=128"
+#define CAP_PARAMS		"max_vms=32 max_vcpus=128"
 /* VMs held live at once at the defaults (many_vms). */
 #define MANY_VMS		200
 #define JDOC_VMS		256
