@@ -40,6 +40,7 @@ typedef atomic64_t vmlat_atomic64_t;
 #define vmlat_atomic64_inc(v)		atomic64_inc(v)
 #define vmlat_atomic64_try_cmpxchg(v, old, new) \
 	atomic64_try_cmpxchg(v, old, new)
+#define vmlat_atomic64_dec_if_positive(v) atomic64_dec_if_positive(v)
 #else
 #include <assert.h>
 #include <stdbool.h>
@@ -124,6 +125,16 @@ static inline bool vmlat_atomic64_try_cmpxchg(vmlat_atomic64_t *v, s64 *old,
 {
 	return __atomic_compare_exchange_n(&v->counter, old, new, false,
 					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+/* *@v - 1, stored only if it is not negative (fully ordered then). */
+static inline s64 vmlat_atomic64_dec_if_positive(vmlat_atomic64_t *v)
+{
+	s64 old = vmlat_atomic64_read(v);
+
+	while (old > 0 && !vmlat_atomic64_try_cmpxchg(v, &old, old - 1))
+		;
+	return old - 1;
 }
 #endif /* __KERNEL__ */
 

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A VM's exit statistics (pure logic), their one owner.
+ *
+ * Per exit reason slot (exit_codes.h): a cell of counters that probes on
+ * several CPUs update without a lock, and a histogram of handling times
+ * for each of the first VMLAT_EXIT_REASON_HISTS reasons seen; beside
+ * them, the exits whose reason was not decoded. A reader copies one
+ * reason's cell into a struct vmlat_exit_row, whose members the debugfs
+ * tables print by a column list (debugfs/tables.c, exit_cols), and the
+ * vmlat command reads back by a field list (tools/vmlat/snap.c).
+ *
+ * A new per-reason statistic: a member of VMLAT_EXIT_FIELDS (both the
+ * cell and the row get it; reset and read take every member), the line
+ * of the probe that updates it (vmlat_exit_stats_*() below), a column of
+ * exit_cols and a field of the command's list.
+ */
+#ifndef _VMLAT_EXIT_STATS_H
+#define _VMLAT_EXIT_STATS_H
+
+#include "ahist.h"
+#include "exit_codes.h"
+#include "pure.h"
+
+/* A histogram of handling times for each of the first reasons seen. */
+#define VMLAT_EXIT_REASON_HISTS	8
+
+/*
+ * The per-reason statistics, all 64-bit: X(name, what it counts).
+ *   count:	exits of the reason
+ *   total_ns:	their handling time (kvm_exit to the next kvm_entry)
+ */
+#define VMLAT_EXIT_FIELDS(X)	\
+	X(count)		\
+	X(total_ns)
+
+/* One reason's counters, updated by probes. */
+struct vmlat_exit_cell {
+#define VMLAT_EXIT_CELL_MEMBER(name) vmlat_atomic64_t name;
+	VMLAT_EXIT_FIELDS(VMLAT_EXIT_CELL_MEMBER)
+#undef VMLAT_EXIT_CELL_MEMBER
+};
+
+/* A copy of one reason's counters, for readers. */
+struct vmlat_exit_row {
+#define VMLAT_EXIT_ROW_MEMBER(name) u64 name;
+	VMLAT_EXIT_FIELDS(VMLAT_EXIT_ROW_MEMBER)
+#undef VMLAT_EXIT_ROW_MEMBER
+};
+
+/**
+ * struct vmlat_exit_stats - a VM's exit statistics
+ * @cell:	per reason slot
+ * @undecoded:	exits whose reason could not be read or is unknown
+ * @hist_slot:	the reason slot each of @hist serves, or
+ *		VMLAT_SLOT_UNDECODED while it serves none
+ * @hist:	handling times of the first reasons seen; those of the other
+ *		reasons are the caller's (vmlat_exit_stats_done())
+ */
+struct vmlat_exit_stats {
+	struct vmlat_exit_cell cell[VMLAT_EXIT_NR_SLOTS];
+	vmlat_atomic64_t undecoded;
+	vmlat_atomic64_t hist_slot[VMLAT_EXIT_REASON_HISTS];
+	struct vmlat_ahist hist[VMLAT_EXIT_REASON_HISTS];
+};
+
+void vmlat_exit_stats_reset(struct vmlat_exit_stats *s);
+bool vmlat_exit_stats_done(struct vmlat_exit_stats *s, int slot, u64 ns);
+void vmlat_exit_stats_uncount(struct vmlat_exit_stats *s, int slot);
+void vmlat_exit_stats_read(const struct vmlat_exit_stats *s, int slot,
+			   struct vmlat_exit_row *row);
+u64 vmlat_exit_stats_undecoded(const struct vmlat_exit_stats *s);
+int vmlat_exit_stats_hist_slot(const struct vmlat_exit_stats *s,
+			       unsigned int i);
+bool vmlat_exit_stats_hist(const struct vmlat_exit_stats *s, int slot,
+			   struct vmlat_hist_snap *h);
+void vmlat_exit_stats_hists_add(const struct vmlat_exit_stats *s,
+				struct vmlat_hist_snap *h);
+
+/**
+ * vmlat_exit_stats_count() - an exit began: count it
+ * @s:		the VM's statistics
+ * @slot:	its reason slot, VMLAT_SLOT_UNDECODED, or another negative
+ *		VMLAT_SLOT_* (not counted)
+ *
+ * Inline: kvm_exit's probe calls it at every exit.
+ *
+ * Context: any context.
+ */
+static inline void vmlat_exit_stats_count(struct vmlat_exit_stats *s,
+					  int slot)
+{
+	if (slot >= 0)
+		vmlat_atomic64_inc(&s->cell[slot].count);
+	else if (slot == VMLAT_SLOT_UNDECODED)
+		vmlat_atomic64_inc(&s->undecoded);
+}
+
+#endif /* _VMLAT_EXIT_STATS_H */

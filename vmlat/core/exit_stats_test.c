@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for vmlat/core/exit_stats.c: a VM's exit statistics.
+ *
+ * A model beside the statistics (plain arrays, filled as the exits come)
+ * says what every reason's row, the undecoded count and each reason's
+ * histogram must read after a sequence of exits: counted at their start,
+ * timed at their end, some taken back. Reset must clear memory that held
+ * garbage, the first VMLAT_EXIT_REASON_HISTS reasons seen (and only they)
+ * get a histogram, and a count taken back never goes below zero.
+ */
+#include <kunit/test.h>
+
+#include "exit_stats.h"
+#include "kunit_lcg.h"
+
+/* A negative slot that is not VMLAT_SLOT_UNDECODED (records.h has -2). */
+#define OTHER_SLOT	(-2)
+#define NR_REASONS	(VMLAT_EXIT_REASON_HISTS + 3)
+
+struct exit_ctx {
+	struct vmlat_exit_stats s;
+	/* the model, by reason index (not slot) */
+	u64 count[NR_REASONS], total[NR_REASONS], min[NR_REASONS],
+	    max[NR_REASONS], samples[NR_REASONS];
+	u64 undecoded;
+	struct vmlat_hist_snap h;
+};
+
+/* The slot of reason @r: spread over the slots, the last one included. */
+static int slot_of(unsigned int r)
+{
+	return r == 0 ? VMLAT_EXIT_NR_SLOTS - 1 :
+			(int)(r * 7 % (VMLAT_EXIT_NR_SLOTS - 1));
+}
+
+static int exit_test_init(struct kunit *test)
+{
+	struct exit_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	/* Garbage first: reset must set every counter and histogram. */
+	memset(&c->s, 0xa5, sizeof(c->s));
+	vmlat_exit_stats_reset(&c->s);
+	test->priv = c;
+	return 0;
+}
+
+static void expect_as_model(struct kunit *test, struct exit_ctx *c,
+			    const char *when)
+{
+	struct vmlat_exit_row row;
+	unsigned int r;
+
+	for (r = 0; r < NR_REASONS; r++) {
+		vmlat_exit_stats_read(&c->s, slot_of(r), &row);
+		KUNIT_EXPECT_EQ_MSG(test, row.count, c->count[r],
+				    "%s: reason %u count", when, r);
+		KUNIT_EXPECT_EQ_MSG(test, row.total_ns, c->total[r],
+				    "%s: reason %u total_ns", when, r);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_stats_undecoded(&c->s),
+			    c->undecoded, "%s: undecoded", when);
+}
+
+static void vmlat_exit_stats_reset_clears_all(struct kunit *test)
+{
+	struct exit_ctx *c = test->priv;
+	struct vmlat_exit_row row;
+	unsigned int i;
+	int slot;
+
+	for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
+		vmlat_exit_stats_read(&c->s, slot, &row);
+		KUNIT_EXPECT_EQ_MSG(test, row.count, 0ULL, "slot %d", slot);
+		KUNIT_EXPECT_EQ_MSG(test, row.total_ns, 0ULL, "slot %d", slot);
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       vmlat_exit_stats_hist(&c->s, slot, &c->h),
+				       "slot %d has a histogram", slot);
+	}
+	KUNIT_EXPECT_EQ(test, vmlat_exit_stats_undecoded(&c->s), 0ULL);
+	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++)
+		KUNIT_EXPECT_EQ(test, vmlat_exit_stats_hist_slot(&c->s, i),
+				VMLAT_SLOT_UNDECODED);
+	memset(&c->h, 0xa5, sizeof(c->h));
+	vmlat_exit_stats_hists_add(&c->s, &c->h);
+	/* nothing added to what @h held */
+	KUNIT_EXPECT_EQ(test, c->h.max_ns, 0xa5a5a5a5a5a5a5a5ULL);
+}
+
+/*
+ * Exits of NR_REASONS reasons, interleaved at random, plus undecoded and
+ * uncounted ones: every row, the undecoded count and each histogram as
+ * the model says.
+ */
+static void vmlat_exit_stats_follow_the_exits(struct kunit *test)
+{
+	struct exit_ctx *c = test->priv;
+	unsigned int seen[NR_REASONS], order[NR_REASONS], nr_seen = 0, i, r, k;
+	bool first_seen[NR_REASONS] = {}, kept;
+	u64 rng = 20261128, ns, all = 0, all_n = 0;
+
+	for (r = 0; r < NR_REASONS; r++)
+		c->min[r] = U64_MAX;
+	for (i = 0; i < 4000; i++) {
+		r = (unsigned int)lcg_below(&rng, NR_REASONS + 2);
+		ns = lcg_below(&rng, 5000000);
+		if (r == NR_REASONS) {		/* undecoded */
+			vmlat_exit_stats_count(&c->s, VMLAT_SLOT_UNDECODED);
+			KUNIT_EXPECT_FALSE(test, vmlat_exit_stats_done(&c->s,
+						VMLAT_SLOT_UNDECODED, ns));
+			c->undecoded++;
+			continue;
+		}
+		if (r == NR_REASONS + 1) {	/* counted nowhere */
+			vmlat_exit_stats_count(&c->s, OTHER_SLOT);
+			KUNIT_EXPECT_FALSE(test, vmlat_exit_stats_done(&c->s,
+							OTHER_SLOT, ns));
+			continue;
+		}
+		if (!first_seen[r]) {
+			first_seen[r] = true;
+			order[r] = nr_seen;
+			seen[nr_seen++] = r;
+		}
+		vmlat_exit_stats_count(&c->s, slot_of(r));
+		c->count[r]++;
+		/* the first reasons seen have a histogram, the others not */
+		kept = order[r] < VMLAT_EXIT_REASON_HISTS;
+		KUNIT_EXPECT_EQ_MSG(test,
+				    vmlat_exit_stats_done(&c->s, slot_of(r), ns),
+				    kept, "exit %u, reason %u", i, r);
+		c->total[r] += ns;
+		if (kept) {
+			c->samples[r]++;
+			if (ns < c->min[r])
+				c->min[r] = ns;
+			if (ns > c->max[r])
+				c->max[r] = ns;
+			all += ns;
+			all_n++;
+		}
+	}
+	KUNIT_ASSERT_EQ(test, nr_seen, (unsigned int)NR_REASONS);
+	expect_as_model(test, c, "after the exits");
+	for (k = 0; k < NR_REASONS; k++) {
+		r = seen[k];
+		if (k < VMLAT_EXIT_REASON_HISTS) {
+			KUNIT_ASSERT_TRUE_MSG(test, vmlat_exit_stats_hist(&c->s,
+					slot_of(r), &c->h), "reason %u", r);
+			KUNIT_EXPECT_EQ(test, vmlat_exit_stats_hist_slot(&c->s, k),
+					slot_of(r));
+			KUNIT_EXPECT_EQ_MSG(test, c->h.count, c->samples[r],
+					    "reason %u", r);
+			KUNIT_EXPECT_EQ_MSG(test, c->h.min_ns, c->min[r],
+					    "reason %u", r);
+			KUNIT_EXPECT_EQ_MSG(test, c->h.max_ns, c->max[r],
+					    "reason %u", r);
+		} else {
+			KUNIT_EXPECT_FALSE_MSG(test, vmlat_exit_stats_hist(&c->s,
+					slot_of(r), &c->h), "reason %u", r);
+			KUNIT_EXPECT_EQ_MSG(test, c->samples[r], 0ULL,
+					    "reason %u", r);
+		}
+	}
+	memset(&c->h, 0, sizeof(c->h));
+	vmlat_exit_stats_hists_add(&c->s, &c->h);
+	KUNIT_EXPECT_EQ(test, c->h.count, all_n);
+	KUNIT_EXPECT_EQ(test, c->h.sum_ns, all);
+
+	vmlat_exit_stats_reset(&c->s);
+	memset(c->count, 0, sizeof(c->count));
+	memset(c->total, 0, sizeof(c->total));
+	c->undecoded = 0;
+	expect_as_model(test, c, "after a reset");
+}
+
+/* A count taken back: once per count, never below zero. */
+static void vmlat_exit_stats_uncount_stops_at_zero(struct kunit *test)
+{
+	struct exit_ctx *c = test->priv;
+
+	vmlat_exit_stats_count(&c->s, slot_of(1));
+	vmlat_exit_stats_count(&c->s, slot_of(1));
+	vmlat_exit_stats_count(&c->s, VMLAT_SLOT_UNDECODED);
+	vmlat_exit_stats_uncount(&c->s, slot_of(1));
+	vmlat_exit_stats_uncount(&c->s, VMLAT_SLOT_UNDECODED);
+	c->count[1] = 1;
+	expect_as_model(test, c, "one of two taken back");
+	/* a reset came between a count and its taking back */
+	vmlat_exit_stats_reset(&c->s);
+	vmlat_exit_stats_uncount(&c->s, slot_of(1));
+	vmlat_exit_stats_uncount(&c->s, VMLAT_SLOT_UNDECODED);
+	vmlat_exit_stats_uncount(&c->s, OTHER_SLOT);
+	c->count[1] = 0;
+	expect_as_model(test, c, "taken back after a reset");
+}
+
+static struct kunit_case vmlat_exit_stats_cases[] = {
+	KUNIT_CASE(vmlat_exit_stats_reset_clears_all),
+	KUNIT_CASE(vmlat_exit_stats_follow_the_exits),
+	KUNIT_CASE(vmlat_exit_stats_uncount_stops_at_zero),
+	{}
+};
+
+static struct kunit_suite vmlat_exit_stats_suite = {
+	.name = "vmlat_exit_stats",
+	.init = exit_test_init,
+	.test_cases = vmlat_exit_stats_cases,
+};
+
+kunit_test_suites(&vmlat_exit_stats_suite);
