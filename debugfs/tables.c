@@ -234,6 +234,15 @@ static void guest_task_row(const struct vmlat_as_row *a,
 	r->slices = a->slices;
 }
 
+/*
+ * An exit reason's statistics (exit_stats.h), in the exits table and the
+ * JSON's "exits"; count first (the undecoded row has only that).
+ */
+static const struct vmlat_col exit_cols[] = {
+	VMLAT_COL(struct vmlat_exit_row, count),
+	VMLAT_COL(struct vmlat_exit_row, total_ns),
+};
+
 /* The same as JSON members, its opening brace printed. */
 static void exit_slot_json(struct seq_file *m, int slot)
 {
@@ -517,24 +526,27 @@ static void exit_slot_text(struct seq_file *m, int slot)
 static int exits_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	struct vmlat_exit_row row;
 	struct vmlat_view_vm v;
 	int i, n, slot;
+	unsigned int c;
 	u64 count;
 
 	if (!b)
 		return -ENOMEM;
-	seq_puts(m, "# vm_pid isa code name count total_ns min_ns p50_ns p99_ns max_ns\n");
+	seq_puts(m, "# vm_pid isa code name");
+	vmlat_cols_header(m, COLS(exit_cols));
+	seq_puts(m, " min_ns p50_ns p99_ns max_ns\n");
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		vmlat_view_vm(b->vms[i], &v);
 		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
-			count = vmlat_view_exit_count(b->vms[i], slot);
-			if (!count)
+			vmlat_view_exit(b->vms[i], slot, &row);
+			if (!row.count)
 				continue;
 			seq_printf(m, "%d", v.pid);
 			exit_slot_text(m, slot);
-			seq_printf(m, " %llu %llu", count,
-				   vmlat_view_exit_ns(b->vms[i], slot));
+			vmlat_cols_text(m, COLS(exit_cols), &row);
 			if (vmlat_view_reason_hist(b->vms[i], slot, &b->hist))
 				seq_printf(m, " %llu %llu %llu %llu\n",
 					   b->hist.min_ns,
@@ -547,9 +559,12 @@ static int exits_show(struct seq_file *m, void *unused)
 				seq_puts(m, " - - - -\n");
 		}
 		count = vmlat_view_exits_undecoded(b->vms[i]);
-		if (count)
-			seq_printf(m, "%d - - undecoded %llu - - - - -\n",
-				   v.pid, count);
+		if (!count)
+			continue;
+		seq_printf(m, "%d - - undecoded %llu", v.pid, count);
+		for (c = 1; c < ARRAY_SIZE(exit_cols); c++)
+			seq_puts(m, " -");
+		seq_puts(m, " - - - -\n");
 	}
 	tables_buf_free(b);
 	return 0;
@@ -594,7 +609,7 @@ static int histograms_show(struct seq_file *m, void *unused)
 			hist_text(m, v.pid, vmlat_nested_hist_names[k], NULL,
 				  &b->hist);
 		}
-		for (k = 0; k < VMLAT_REASON_HISTS; k++) {
+		for (k = 0; k < VMLAT_EXIT_REASON_HISTS; k++) {
 			slot = vmlat_view_reason_hist_slot(vm, k);
 			if (slot >= 0 &&
 			    vmlat_view_reason_hist(vm, slot, &b->hist))
@@ -1019,11 +1034,11 @@ static void json_vm(struct seq_file *m, unsigned int n, u64 now,
 {
 	const struct vmlat_vm *vm = b->vms[n];
 	struct vmlat_view_states st;
+	struct vmlat_exit_row exit;
 	struct vmlat_view_vm v;
 	struct steal_row sr;
 	unsigned int i, k;
 	bool first;
-	u64 count;
 	int slot;
 
 	vmlat_view_vm_states(&b->list, n, now, &st);
@@ -1051,13 +1066,12 @@ static void json_vm(struct seq_file *m, unsigned int n, u64 now,
 
 	seq_puts(m, "],\"exits\":[");
 	for (first = true, slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
-		count = vmlat_view_exit_count(vm, slot);
-		if (!count)
+		vmlat_view_exit(vm, slot, &exit);
+		if (!exit.count)
 			continue;
 		seq_puts(m, first ? "{" : ",{");
 		exit_slot_json(m, slot);
-		seq_printf(m, ",\"count\":%llu,\"total_ns\":%llu", count,
-			   vmlat_view_exit_ns(vm, slot));
+		vmlat_cols_json(m, COLS(exit_cols), &exit);
 		if (vmlat_view_reason_hist(vm, slot, &b->hist)) {
 			seq_puts(m, ",\"histogram\":");
 			json_hist(m, &b->hist);

@@ -55,23 +55,8 @@ vmlat_vcpu_get(struct kvm_vcpu *vcpu, enum vmlat_event ev, u64 now)
  */
 static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
 {
-	int i, s;
-
-	if (slot >= 0) {
-		atomic64_add(ns, &vm->exit_ns[slot]);
-		/* Reason histograms go to the first reasons seen, lock-free. */
-		for (i = 0; i < VMLAT_REASON_HISTS; i++) {
-			s = atomic_read(&vm->reason_slot[i]);
-			if (s == VMLAT_SLOT_UNDECODED &&
-			    atomic_try_cmpxchg(&vm->reason_slot[i], &s, slot))
-				s = slot;
-			if (s == slot) {
-				vmlat_ahist_add(&vm->reason_hist[i], ns);
-				return;
-			}
-		}
-	}
-	vmlat_ahist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
+	if (!vmlat_exit_stats_done(&vm->exits, slot, ns))
+		vmlat_ahist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
 }
 
 /*
@@ -637,10 +622,7 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	vc->exit_isa = decoded ? isa : 0;
 	vc->exit_reason = decoded ? (u32)code : 0;
 	vc->exit_ns = exit_ns;
-	if (slot >= 0)
-		atomic64_inc(&vc->vm->exit_count[slot]);
-	else if (slot == VMLAT_SLOT_UNDECODED)
-		atomic64_inc(&vc->vm->exit_undecoded);
+	vmlat_exit_stats_count(&vc->vm->exits, slot);
 }
 
 /**
@@ -797,12 +779,8 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	 * before it): then the reset took it. A reset whose clearing came
 	 * between the two in the same generation took it too: never below 0.
 	 */
-	if (vc->acct.reset_gen == smp_load_acquire(&vmlat_reset_gen)) {
-		if (slot >= 0)
-			atomic64_dec_if_positive(&vm->exit_count[slot]);
-		else if (slot == VMLAT_SLOT_UNDECODED)
-			atomic64_dec_if_positive(&vm->exit_undecoded);
-	}
+	if (vc->acct.reset_gen == smp_load_acquire(&vmlat_reset_gen))
+		vmlat_exit_stats_uncount(&vm->exits, slot);
 	atomic64_inc(&vm->sync.exits);
 	WRITE_ONCE(vc->exit_slot, VMLAT_SLOT_SYNC);
 }

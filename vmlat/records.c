@@ -71,13 +71,10 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	unsigned long flags;
 	int i, by;
 
-	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
-		atomic64_set(&vm->exit_count[i], 0);
-		atomic64_set(&vm->exit_ns[i], 0);
+	vmlat_exit_stats_reset(&vm->exits);
+	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++)
 		for (by = 0; by < VMLAT_NR_NESTED_BY; by++)
 			atomic64_set(&vm->nested_exits[by][i], 0);
-	}
-	atomic64_set(&vm->exit_undecoded, 0);
 	for (by = 0; by < VMLAT_NR_NESTED_BY; by++)
 		atomic64_set(&vm->nested_undecoded[by], 0);
 	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++)
@@ -85,10 +82,6 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++)
 		vmlat_ahist_init(&vm->nested_hist[i]);
 	vmlat_vm_sync_clear_stats(&vm->sync);
-	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
-		atomic_set(&vm->reason_slot[i], VMLAT_SLOT_UNDECODED);
-		vmlat_ahist_init(&vm->reason_hist[i]);
-	}
 	raw_spin_lock_irqsave(&vm->lock, flags);
 	vmlat_topk_init(&vm->top);
 	memset(vm->preemptors, 0, sizeof(vm->preemptors));

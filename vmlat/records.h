@@ -26,6 +26,7 @@
 #include "aspace.h"
 #include "clock_sync.h"
 #include "exit_codes.h"
+#include "exit_stats.h"
 #include "nested.h"
 #include "state.h"
 #include "tasks.h"
@@ -42,15 +43,14 @@
  * @comm:	its name
  * @live_vcpus:	vCPU threads not exited; 0 and @exited: the VM is gone
  * @exited:	all its vCPU threads exited (kept for display until reused)
- * @exit_count:	exits per reason slot (exit_codes.h)
- * @exit_ns:	handling time per reason slot
- * @exit_undecoded: exits whose reason could not be read or is unknown
+ * @exits:	exit counts and handling times per reason slot
+ *		(exit_codes.h), with a histogram of the first reasons seen
+ *		(exit_stats.h)
  * @hist:	preemption, wait and exit-handling durations; the last of
- *		the exits not in @reason_hist only (undecoded, or of a reason
- *		past the first ones): read whole, it is merged with those
- *		(vmlat_view_hist()), so that an exit costs one histogram
- * @reason_slot: which exit reason slot each of @reason_hist serves (-1)
- * @reason_hist: exit-handling durations of the first reasons seen
+ *		the exits without a histogram in @exits only (undecoded, or
+ *		of a reason past the first ones): read whole, it is merged
+ *		with those (vmlat_view_hist()), so that an exit costs one
+ *		histogram
  * @nested_exits: L2 exits per enum vmlat_nested_by and reason slot
  * @nested_undecoded: the same for L2 exits of unknown reason
  * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
@@ -71,12 +71,8 @@ struct vmlat_vm {
 	char comm[TASK_COMM_LEN];
 	atomic_t live_vcpus;
 	bool exited;
-	atomic64_t exit_count[VMLAT_EXIT_NR_SLOTS];
-	atomic64_t exit_ns[VMLAT_EXIT_NR_SLOTS];
-	atomic64_t exit_undecoded;
+	struct vmlat_exit_stats exits;
 	struct vmlat_ahist hist[VMLAT_NR_HIST_KINDS];
-	atomic_t reason_slot[VMLAT_REASON_HISTS];
-	struct vmlat_ahist reason_hist[VMLAT_REASON_HISTS];
 	atomic64_t nested_exits[VMLAT_NR_NESTED_BY][VMLAT_EXIT_NR_SLOTS];
 	atomic64_t nested_undecoded[VMLAT_NR_NESTED_BY];
 	struct vmlat_ahist nested_hist[VMLAT_NR_NESTED_HISTS];

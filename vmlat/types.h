@@ -22,7 +22,6 @@
 #define VMLAT_MAX_VCPUS_DEFAULT	8192
 #define VMLAT_MAX_VMS_LIMIT	4096	/* stolen_by grows as max_vms^2 */
 #define VMLAT_MAX_VCPUS_LIMIT	65536
-#define VMLAT_REASON_HISTS	8	/* per VM: the first reasons seen */
 
 /*
  * The kinds of interval with a histogram of their own per VM, and their

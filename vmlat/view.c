@@ -210,32 +210,26 @@ int vmlat_view_vm_states(const struct vmlat_view_list *l, unsigned int i,
 	return nr;
 }
 
-u64 vmlat_view_exit_count(const struct vmlat_vm *vm, int slot)
+/* The statistics of exit reason @slot (exit_stats.h). */
+void vmlat_view_exit(const struct vmlat_vm *vm, int slot,
+		     struct vmlat_exit_row *row)
 {
-	return atomic64_read(&vm->exit_count[slot]);
-}
-
-u64 vmlat_view_exit_ns(const struct vmlat_vm *vm, int slot)
-{
-	return atomic64_read(&vm->exit_ns[slot]);
+	vmlat_exit_stats_read(&vm->exits, slot, row);
 }
 
 u64 vmlat_view_exits_undecoded(const struct vmlat_vm *vm)
 {
-	return atomic64_read(&vm->exit_undecoded);
+	return vmlat_exit_stats_undecoded(&vm->exits);
 }
 
 void vmlat_view_hist(const struct vmlat_vm *vm, enum vmlat_hist_kind kind,
 		     struct vmlat_hist_snap *h)
 {
-	unsigned int i;
-
 	vmlat_ahist_read(&vm->hist[kind], h);
 	if (kind != VMLAT_HIST_EXIT)
 		return;
 	/* The exits with a reason histogram are only there (records.h). */
-	for (i = 0; i < VMLAT_REASON_HISTS; i++)
-		vmlat_ahist_read_add(&vm->reason_hist[i], h);
+	vmlat_exit_stats_hists_add(&vm->exits, h);
 }
 
 void vmlat_view_nested_hist(const struct vmlat_vm *vm,
@@ -248,22 +242,14 @@ void vmlat_view_nested_hist(const struct vmlat_vm *vm,
 /* The exit reason slot the VM's reason histogram @i serves, or -1. */
 int vmlat_view_reason_hist_slot(const struct vmlat_vm *vm, unsigned int i)
 {
-	return atomic_read(&vm->reason_slot[i]);
+	return vmlat_exit_stats_hist_slot(&vm->exits, i);
 }
 
 /* The histogram of exit reason @slot, if the VM keeps one. */
 bool vmlat_view_reason_hist(const struct vmlat_vm *vm, int slot,
 			    struct vmlat_hist_snap *h)
 {
-	unsigned int i;
-
-	for (i = 0; i < VMLAT_REASON_HISTS; i++) {
-		if (atomic_read(&vm->reason_slot[i]) == slot) {
-			vmlat_ahist_read(&vm->reason_hist[i], h);
-			return true;
-		}
-	}
-	return false;
+	return vmlat_exit_stats_hist(&vm->exits, slot, h);
 }
 
 u64 vmlat_hist_snap_quantile(const struct vmlat_hist_snap *h, u32 ppm)

@@ -17,6 +17,7 @@
 #include "aspace.h"
 #include "clock_fit.h"
 #include "clock_sync.h"
+#include "exit_stats.h"
 #include "nested.h"
 #include "state.h"
 #include "topk.h"
@@ -261,8 +262,8 @@ unsigned int vmlat_view_nr_vcpus(void);
 int vmlat_view_vm_states(const struct vmlat_view_list *l, unsigned int i,
 			 u64 now, struct vmlat_view_states *sum);
 
-u64 vmlat_view_exit_count(const struct vmlat_vm *vm, int slot);
-u64 vmlat_view_exit_ns(const struct vmlat_vm *vm, int slot);
+void vmlat_view_exit(const struct vmlat_vm *vm, int slot,
+		     struct vmlat_exit_row *row);
 u64 vmlat_view_exits_undecoded(const struct vmlat_vm *vm);
 void vmlat_view_hist(const struct vmlat_vm *vm, enum vmlat_hist_kind kind,
 		     struct vmlat_hist_snap *h);
