@@ -156,8 +156,9 @@ static void parse_exit(struct exit_reason *x, json_object *o)
 	str(x->isa, sizeof(x->isa), o, "isa");
 	x->code = u64(o, "code");
 	str(x->name, sizeof(x->name), o, "name");
-	x->count = u64(o, "count");
-	x->total_ns = u64(o, "total_ns");
+#define PARSE_EXIT_COUNTER(f) x->f = u64(o, #f);
+	EXIT_REASON_COUNTERS(PARSE_EXIT_COUNTER)
+#undef PARSE_EXIT_COUNTER
 	x->has_hist = h != NULL;
 	if (h)
 		parse_hist(&x->h, h);
@@ -656,8 +657,9 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 
 		xa = find_exit(a, xb);
 		d->exits[n] = *xb;
-		d->exits[n].count = sub(xb->count, xa ? xa->count : 0);
-		d->exits[n].total_ns = sub(xb->total_ns, xa ? xa->total_ns : 0);
+#define EXIT_COUNTER_DELTA(f) d->exits[n].f = sub(xb->f, xa ? xa->f : 0);
+		EXIT_REASON_COUNTERS(EXIT_COUNTER_DELTA)
+#undef EXIT_COUNTER_DELTA
 		if (!d->exits[n].count)
 			continue;
 		if (xb->has_hist)
