@@ -11,6 +11,60 @@ from cmdtest import fixture, load
 from t_top import COLS, STATES, parse
 
 
+def counters_subtracted(ctx, tmp):
+    """The counters of the nested totals, the clock sync and the top
+    preemptors over an interval: the later read's minus the earlier's.
+    The later read is the earlier one with known amounts added (and its
+    VMs run for 0.5 s of the second between the two): the report over
+    that interval must show those amounts, not the totals; the sync's
+    exchanges are the total since the guest's first call."""
+    earlier = load("nested-sync")
+    for v in earlier["vms"]:
+        if v["comm"] == "sync_guest":   # not 0 before: totals differ
+            v["sync"].update(malformed=5, limited=10)
+        elif v["comm"] == "nested_l1":
+            v["preemptors"][0]["stolen_ns"] = 50 * 10**6
+    later = json.loads(json.dumps(earlier))
+    later["now_ns"] = earlier["now_ns"] + 10**9
+    ran = 500 * 10**6
+    for v in later["vms"]:
+        if v["comm"] not in ("sync_guest", "nested_l1"):
+            continue
+        for o in [v] + v["vcpus"]:
+            o["observed_ns"] += ran
+            o["guest_ns"] += ran - 200 * 10**6
+            o["preempted_ns"] += 200 * 10**6
+        if v["comm"] == "sync_guest":
+            for k, add in (("exchanges", 7), ("calls", 14), ("malformed", 2),
+                           ("replayed", 1), ("limited", 4)):
+                v["sync"][k] += add
+        else:
+            t = v["nested"]["totals"]
+            for k, add in (("l2_exits_l0", 100), ("l2_exits_l1", 50),
+                           ("l2_entries", 150), ("l1_to_l2", 50),
+                           ("l2_exit_l0_ns", 10**6),
+                           ("l2_exit_l1_ns", 10 * 10**6)):
+                t[k] += add
+            v["preemptors"][0]["stolen_ns"] += 200 * 10**6
+            v["preemptors"][0]["slices"] += 3
+    docs = []
+    for name, doc in (("earlier", earlier), ("later", later)):
+        docs += ["-f", os.path.join(tmp, name + ".json")]
+        with open(docs[-1], "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+    rc, out, err = ctx.run(docs + ["report", "-d", "1s"])
+    want = ("clock sync ok: 57 exchanges",
+            "3 calls were malformed, replayed or unpaired, 0 refused and 4 "
+            "over the rate limit",
+            "of its 150 L2 exits, 50 were reflected to L1 and 100 handled "
+            "by the host alone",
+            "host task kworker/0:2[150] 200 ms")
+    missing = [w for w in want if w not in out]
+    ctx.check(rc == 0 and not missing,
+              "delta.counters_are_later_minus_earlier",
+              err or "missing %s in: %s" % (missing, out[-600:]))
+
+
 def run(ctx):
     earlier = load("contention-2")
     later = load("contention-2")
@@ -44,6 +98,8 @@ def run(ctx):
     ctx.check(rc == 0 and rows and not bad,
               "delta.reset_between_reads_takes_the_later_whole",
               err or "; ".join(bad))
+
+    counters_subtracted(ctx, tmp)
 
     with open(fixture("contention-2"), "rb") as f:
         doc = f.read()
