@@ -111,6 +111,108 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
+/* ---- fields: an object's members, parsed and subtracted from one list -- */
+
+/*
+ * A member of an object of the document, where it goes in the struct, and
+ * what a delta does with it: a counter is the later read minus the
+ * earlier one (sub()), a gauge the later read as it is.
+ */
+struct field {
+	const char *key;
+	size_t off;
+	bool counter;
+	bool is_signed;
+};
+
+#define COUNTER(type, m)	{ #m, offsetof(type, m), true, false }
+#define GAUGE(type, m)		{ #m, offsetof(type, m), false, false }
+#define GAUGE_S(type, m)	{ #m, offsetof(type, m), false, true }
+#define FIELDS(f)		f, sizeof(f) / sizeof((f)[0])
+
+static uint64_t *field_u64(void *obj, const struct field *f)
+{
+	return (uint64_t *)((char *)obj + f->off);
+}
+
+/* Every field of @fs from @o into @obj (a missing member reads 0). */
+static void parse_fields(void *obj, json_object *o, const struct field *fs,
+			 size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		*field_u64(obj, &fs[i]) = fs[i].is_signed ?
+			(uint64_t)s64(o, fs[i].key) : u64(o, fs[i].key);
+}
+
+static uint64_t sub(uint64_t b, uint64_t a);
+
+/*
+ * @d (a copy of @b) made the delta from @a to @b: each counter of @fs
+ * subtracted (from 0 without @a), the gauges left as @b has them.
+ */
+static void delta_fields(void *d, const void *a, const void *b,
+			 const struct field *fs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fs[i].counter)
+			*field_u64(d, &fs[i]) =
+				sub(*field_u64((void *)b, &fs[i]),
+				    a ? *field_u64((void *)a, &fs[i]) : 0);
+}
+
+/* A VM's nested totals ("nested": {"totals": {...}}). */
+static const struct field nested_fields[] = {
+	COUNTER(struct nested, l1_ns),
+	COUNTER(struct nested, l2_ns),
+	COUNTER(struct nested, l2_exit_l0_ns),
+	COUNTER(struct nested, l2_exit_l1_ns),
+	COUNTER(struct nested, l2_entries),
+	COUNTER(struct nested, l1_to_l2),
+	COUNTER(struct nested, l2_exits_l0),
+	COUNTER(struct nested, l2_exits_l1),
+	COUNTER(struct nested, l2_sync_calls),
+	COUNTER(struct nested, l2_sync_ns),
+	COUNTER(struct nested, heuristic_agree),
+	COUNTER(struct nested, heuristic_judged),
+};
+
+/* A VM's clock sync ("sync"); exchanges_total is the parsed exchanges. */
+static const struct field sync_fields[] = {
+	COUNTER(struct sync, exchanges),
+	GAUGE_S(struct sync, drift_ppb),
+	GAUGE_S(struct sync, offset_ns),
+	GAUGE(struct sync, bound_ns),
+	GAUGE(struct sync, last_ns),
+	COUNTER(struct sync, calls),
+	COUNTER(struct sync, user),
+	COUNTER(struct sync, malformed),
+	COUNTER(struct sync, replayed),
+	COUNTER(struct sync, unpaired),
+	COUNTER(struct sync, refused),
+	COUNTER(struct sync, limited),
+	COUNTER(struct sync, restarts),
+};
+
+/* A VM's steal ("steal"): type 1 and type 2. */
+static const struct field steal_fields[] = {
+	COUNTER(struct steal, ready_ns),
+	COUNTER(struct steal, preempted_ns),
+	COUNTER(struct steal, wait_ns),
+	COUNTER(struct steal, handling_ns),
+	COUNTER(struct steal, kernel_ns),
+	COUNTER(struct steal, user_ns),
+};
+
+/* A top preemptor's counters ("preemptors": [...]). */
+static const struct field preemptor_fields[] = {
+	COUNTER(struct preemptor, stolen_ns),
+	COUNTER(struct preemptor, slices),
+};
+
 /* ---- parsing ---------------------------------------------------------- */
 
 static void parse_states(struct states *s, json_object *o)
@@ -170,18 +272,7 @@ static void parse_nested(struct nested *n, json_object *o)
 	size_t i;
 
 	n->nr_vcpus = (int)arr_len(get(o, "vcpus"));
-	n->l1_ns = u64(t, "l1_ns");
-	n->l2_ns = u64(t, "l2_ns");
-	n->l2_exit_l0_ns = u64(t, "l2_exit_l0_ns");
-	n->l2_exit_l1_ns = u64(t, "l2_exit_l1_ns");
-	n->l2_entries = u64(t, "l2_entries");
-	n->l1_to_l2 = u64(t, "l1_to_l2");
-	n->l2_exits_l0 = u64(t, "l2_exits_l0");
-	n->l2_exits_l1 = u64(t, "l2_exits_l1");
-	n->l2_sync_calls = u64(t, "l2_sync_calls");
-	n->l2_sync_ns = u64(t, "l2_sync_ns");
-	n->heuristic_agree = u64(t, "heuristic_agree");
-	n->heuristic_judged = u64(t, "heuristic_judged");
+	parse_fields(n, t, FIELDS(nested_fields));
 	n->nr_exits = arr_len(x);
 	n->exits = xcalloc(n->nr_exits, sizeof(*n->exits));
 	for (i = 0; i < n->nr_exits; i++) {
@@ -198,21 +289,9 @@ static void parse_sync(struct sync *s, json_object *o)
 		return;
 	s->present = true;
 	str(s->state, sizeof(s->state), o, "state");
-	s->exchanges = u64(o, "exchanges");
+	parse_fields(s, o, FIELDS(sync_fields));
 	s->exchanges_total = s->exchanges;
 	s->mapped = get(o, "bound_ns") != NULL;
-	s->drift_ppb = s64(o, "drift_ppb");
-	s->offset_ns = s64(o, "offset_ns");
-	s->bound_ns = u64(o, "bound_ns");
-	s->last_ns = u64(o, "last_ns");
-	s->calls = u64(o, "calls");
-	s->user = u64(o, "user");
-	s->malformed = u64(o, "malformed");
-	s->replayed = u64(o, "replayed");
-	s->unpaired = u64(o, "unpaired");
-	s->refused = u64(o, "refused");
-	s->limited = u64(o, "limited");
-	s->restarts = u64(o, "restarts");
 }
 
 static enum pkind pkind_of(const char *name)
@@ -283,18 +362,11 @@ static void parse_vm(struct vm *v, json_object *o)
 		p->vm_pid = (int)s64(e, "vm");
 		p->vcpu = (int)s64(e, "vcpu");
 		p->cpu = (int)s64(e, "cpu");
-		p->stolen_ns = u64(e, "stolen_ns");
-		p->slices = u64(e, "slices");
+		parse_fields(p, e, FIELDS(preemptor_fields));
 	}
 	v->pre_other_ns = u64(o, "preemptors_other_ns");
 	v->stolen_by_host = u64(get(o, "stolen_by"), "host");
-	e = get(o, "steal");
-	v->steal.ready_ns = u64(e, "ready_ns");
-	v->steal.preempted_ns = u64(e, "preempted_ns");
-	v->steal.wait_ns = u64(e, "wait_ns");
-	v->steal.handling_ns = u64(e, "handling_ns");
-	v->steal.kernel_ns = u64(e, "kernel_ns");
-	v->steal.user_ns = u64(e, "user_ns");
+	parse_fields(&v->steal, get(o, "steal"), FIELDS(steal_fields));
 	snprintf(v->name, sizeof(v->name), "%s", v->comm);
 }
 
@@ -678,13 +750,8 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 	memcpy(d->nested.exits, b->nested.exits,
 	       b->nested.nr_exits * sizeof(*b->nested.exits));
 	if (a) {
-#define NSUB(f) d->nested.f = sub(b->nested.f, a->nested.f)
-		NSUB(l1_ns); NSUB(l2_ns); NSUB(l2_exit_l0_ns);
-		NSUB(l2_exit_l1_ns); NSUB(l2_entries); NSUB(l1_to_l2);
-		NSUB(l2_exits_l0); NSUB(l2_exits_l1); NSUB(l2_sync_calls);
-		NSUB(l2_sync_ns); NSUB(heuristic_agree);
-		NSUB(heuristic_judged);
-#undef NSUB
+		delta_fields(&d->nested, &a->nested, &b->nested,
+			     FIELDS(nested_fields));
 		for (i = 0; i < d->nested.nr_exits; i++) {
 			size_t j;
 
@@ -706,26 +773,19 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 	for (i = n = 0; i < b->nr_pre; i++) {
 		pa = find_pre(a, &b->pre[i]);
 		d->pre[n] = b->pre[i];
-		d->pre[n].stolen_ns = sub(b->pre[i].stolen_ns,
-					  pa ? pa->stolen_ns : 0);
-		d->pre[n].slices = sub(b->pre[i].slices, pa ? pa->slices : 0);
+		delta_fields(&d->pre[n], pa, &b->pre[i],
+			     FIELDS(preemptor_fields));
 		if (d->pre[n].stolen_ns)
 			n++;
 	}
 	d->nr_pre = n;
 	d->pre_other_ns = sub(b->pre_other_ns, a ? a->pre_other_ns : 0);
 	d->stolen_by_host = sub(b->stolen_by_host, a ? a->stolen_by_host : 0);
-#define SSUB(f) d->steal.f = sub(b->steal.f, a ? a->steal.f : 0)
-	SSUB(ready_ns); SSUB(preempted_ns); SSUB(wait_ns);
-	SSUB(handling_ns); SSUB(kernel_ns); SSUB(user_ns);
-#undef SSUB
-	if (a && b->sync.present && a->sync.present) {
-#define YSUB(f) d->sync.f = sub(b->sync.f, a->sync.f)
-		YSUB(exchanges); YSUB(calls); YSUB(user); YSUB(malformed);
-		YSUB(replayed); YSUB(unpaired); YSUB(refused); YSUB(limited);
-		YSUB(restarts);
-#undef YSUB
-	}
+	delta_fields(&d->steal, a ? &a->steal : NULL, &b->steal,
+		     FIELDS(steal_fields));
+	if (a && b->sync.present && a->sync.present)
+		delta_fields(&d->sync, &a->sync, &b->sync,
+			     FIELDS(sync_fields));
 }
 
 uint64_t hist_quantile(const struct hist *h, double q)
