@@ -12,8 +12,9 @@ from t_top import COLS, STATES, parse
 
 
 def counters_subtracted(ctx, tmp):
-    """The counters of the nested totals, the clock sync and the top
-    preemptors over an interval: the later read's minus the earlier's.
+    """The counters of the exit reasons, the steal, the nested totals,
+    the clock sync and the top preemptors over an interval: the later
+    read's minus the earlier's.
     The later read is the earlier one with known amounts added (and its
     VMs run for 0.5 s of the second between the two): the report over
     that interval must show those amounts, not the totals; the sync's
@@ -47,6 +48,17 @@ def counters_subtracted(ctx, tmp):
                 t[k] += add
             v["preemptors"][0]["stolen_ns"] += 200 * 10**6
             v["preemptors"][0]["slices"] += 3
+            # 40 CPUID exits of 2.5 ms, after 400 before: their handling
+            # is the host kernel's time in the interval
+            cpuid = [x for x in v["exits"] if x["name"] == "CPUID"][0]
+            cpuid["count"] += 40
+            cpuid["total_ns"] += 100 * 10**6
+            for o in [v] + v["vcpus"]:
+                o["guest_ns"] -= 100 * 10**6
+                o["kernel_ns"] += 100 * 10**6
+                o["exits_total"] += 40
+            for k in ("handling_ns", "kernel_ns"):
+                v["steal"][k] += 100 * 10**6
     docs = []
     for name, doc in (("earlier", earlier), ("later", later)):
         docs += ["-f", os.path.join(tmp, name + ".json")]
@@ -58,7 +70,11 @@ def counters_subtracted(ctx, tmp):
             "over the rate limit",
             "of its 150 L2 exits, 50 were reflected to L1 and 100 handled "
             "by the host alone",
-            "host task kworker/0:2[150] 200 ms")
+            "host task kworker/0:2[150] 200 ms",
+            "20.0% of its vCPU time (100 ms) in the host handling its 40 "
+            "exits (type-2 steal): 20.0% in the host kernel",
+            "CPUID 100.0% of the exits' time (40 exits, 100 ms in all, "
+            "mean 2.50 ms)")
     missing = [w for w in want if w not in out]
     ctx.check(rc == 0 and not missing,
               "delta.counters_are_later_minus_earlier",
