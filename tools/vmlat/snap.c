@@ -146,7 +146,11 @@ static void parse_fields(void *obj, json_object *o, const struct field *fs,
 			(uint64_t)s64(o, fs[i].key) : u64(o, fs[i].key);
 }
 
-static uint64_t sub(uint64_t b, uint64_t a);
+/* @b - @a, never below 0 (a reset between the reads: take @b). */
+static uint64_t sub(uint64_t b, uint64_t a)
+{
+	return b >= a ? b - a : b;
+}
 
 /*
  * @d (a copy of @b) made the delta from @a to @b: each counter of @fs
@@ -207,6 +211,12 @@ static const struct field steal_fields[] = {
 	COUNTER(struct steal, user_ns),
 };
 
+/* An exit reason's counters ("exits": [...]): the module's exit_cols. */
+static const struct field exit_fields[] = {
+	COUNTER(struct exit_reason, count),
+	COUNTER(struct exit_reason, total_ns),
+};
+
 /* A top preemptor's counters ("preemptors": [...]). */
 static const struct field preemptor_fields[] = {
 	COUNTER(struct preemptor, stolen_ns),
@@ -258,9 +268,7 @@ static void parse_exit(struct exit_reason *x, json_object *o)
 	str(x->isa, sizeof(x->isa), o, "isa");
 	x->code = u64(o, "code");
 	str(x->name, sizeof(x->name), o, "name");
-#define PARSE_EXIT_COUNTER(f) x->f = u64(o, #f);
-	EXIT_REASON_COUNTERS(PARSE_EXIT_COUNTER)
-#undef PARSE_EXIT_COUNTER
+	parse_fields(x, o, FIELDS(exit_fields));
 	x->has_hist = h != NULL;
 	if (h)
 		parse_hist(&x->h, h);
@@ -604,12 +612,6 @@ const struct vm *snap_vm(const struct snap *s, unsigned int id, int pid)
 
 /* ---- deltas ------------------------------------------------------------ */
 
-/* @b - @a, never below 0 (a reset between the reads: take @b). */
-static uint64_t sub(uint64_t b, uint64_t a)
-{
-	return b >= a ? b - a : b;
-}
-
 static void states_delta(struct states *d, const struct states *a,
 			 const struct states *b)
 {
@@ -729,9 +731,7 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 
 		xa = find_exit(a, xb);
 		d->exits[n] = *xb;
-#define EXIT_COUNTER_DELTA(f) d->exits[n].f = sub(xb->f, xa ? xa->f : 0);
-		EXIT_REASON_COUNTERS(EXIT_COUNTER_DELTA)
-#undef EXIT_COUNTER_DELTA
+		delta_fields(&d->exits[n], xa, xb, FIELDS(exit_fields));
 		if (!d->exits[n].count)
 			continue;
 		if (xb->has_hist)

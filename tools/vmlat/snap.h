@@ -61,22 +61,12 @@ struct vcpu {
 	char thread[64];	/* its thread's name ("CPU 0/KVM"), or "" */
 };
 
-/*
- * An exit reason's counters: the members of the document's "exits"
- * entries that the module prints from its column list (exit_cols,
- * debugfs/tables.c), one line each; parsing and deltas take them all.
- */
-#define EXIT_REASON_COUNTERS(X)	\
-	X(count)		\
-	X(total_ns)
-
 struct exit_reason {
 	char isa[8];		/* "svm", "vmx" */
 	uint64_t code;
 	char name[48];
-#define EXIT_REASON_MEMBER(f) uint64_t f;
-	EXIT_REASON_COUNTERS(EXIT_REASON_MEMBER)
-#undef EXIT_REASON_MEMBER
+	/* the module's exit_cols (debugfs/tables.c); snap.c's exit_fields */
+	uint64_t count, total_ns;
 	bool has_hist;
 	struct hist h;
 };

@@ -26,7 +26,7 @@
 #define VMLAT_EXIT_REASON_HISTS	8
 
 /*
- * The per-reason statistics, all 64-bit: X(name, what it counts).
+ * The per-reason statistics, all 64-bit, X(name) each:
  *   count:	exits of the reason
  *   total_ns:	their handling time (kvm_exit to the next kvm_entry)
  */
