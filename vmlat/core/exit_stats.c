@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A VM's exit statistics (exit_stats.h): reset, the end of an exit, and
+ * A VM's exit statistics (exit_stats.h): reset, taking a count back, and
  * what readers copy.
  */
 #include "exit_stats.h"
@@ -37,41 +37,6 @@ void vmlat_exit_stats_reset(struct vmlat_exit_stats *s)
 		vmlat_atomic64_set(&s->hist_slot[i], VMLAT_SLOT_UNDECODED);
 		vmlat_ahist_init(&s->hist[i]);
 	}
-}
-
-/**
- * vmlat_exit_stats_done() - an exit was handled: its time
- * @s:		the VM's statistics
- * @slot:	its reason slot, or a negative VMLAT_SLOT_*
- * @ns:		its handling time
- *
- * The time is added to the reason's total and to its histogram, if it
- * has one: the first VMLAT_EXIT_REASON_HISTS reasons seen take one each,
- * lock-free.
- *
- * Context: any context.
- * Return: true if a histogram of @s took @ns; false if the caller keeps
- * it (an undecoded exit, or a reason past the first ones).
- */
-bool vmlat_exit_stats_done(struct vmlat_exit_stats *s, int slot, u64 ns)
-{
-	unsigned int i;
-	s64 cur;
-
-	if (slot < 0)
-		return false;
-	vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
-	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
-		cur = vmlat_atomic64_read(&s->hist_slot[i]);
-		if (cur == VMLAT_SLOT_UNDECODED &&
-		    vmlat_atomic64_try_cmpxchg(&s->hist_slot[i], &cur, slot))
-			cur = slot;
-		if (cur == slot) {
-			vmlat_ahist_add(&s->hist[i], ns);
-			return true;
-		}
-	}
-	return false;
 }
 
 /**

@@ -65,7 +65,6 @@ struct vmlat_exit_stats {
 };
 
 void vmlat_exit_stats_reset(struct vmlat_exit_stats *s);
-bool vmlat_exit_stats_done(struct vmlat_exit_stats *s, int slot, u64 ns);
 void vmlat_exit_stats_uncount(struct vmlat_exit_stats *s, int slot);
 void vmlat_exit_stats_read(const struct vmlat_exit_stats *s, int slot,
 			   struct vmlat_exit_row *row);
@@ -94,6 +93,45 @@ static inline void vmlat_exit_stats_count(struct vmlat_exit_stats *s,
 		vmlat_atomic64_inc(&s->cell[slot].count);
 	else if (slot == VMLAT_SLOT_UNDECODED)
 		vmlat_atomic64_inc(&s->undecoded);
+}
+
+/**
+ * vmlat_exit_stats_done() - an exit was handled: its time
+ * @s:		the VM's statistics
+ * @slot:	its reason slot, or a negative VMLAT_SLOT_*
+ * @ns:		its handling time
+ *
+ * The time is added to the reason's total and to its histogram, if it
+ * has one: the first VMLAT_EXIT_REASON_HISTS reasons seen take one each,
+ * lock-free.
+ *
+ * Inline: kvm_entry's probe calls it at every exit handled, as
+ * vmlat_ahist_add().
+ *
+ * Context: any context.
+ * Return: true if a histogram of @s took @ns; false if the caller keeps
+ * it (an undecoded exit, or a reason past the first ones).
+ */
+static inline bool vmlat_exit_stats_done(struct vmlat_exit_stats *s,
+					 int slot, u64 ns)
+{
+	unsigned int i;
+	s64 cur;
+
+	if (slot < 0)
+		return false;
+	vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
+	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
+		cur = vmlat_atomic64_read(&s->hist_slot[i]);
+		if (cur == VMLAT_SLOT_UNDECODED &&
+		    vmlat_atomic64_try_cmpxchg(&s->hist_slot[i], &cur, slot))
+			cur = slot;
+		if (cur == slot) {
+			vmlat_ahist_add(&s->hist[i], ns);
+			return true;
+		}
+	}
+	return false;
 }
 
 #endif /* _VMLAT_EXIT_STATS_H */
