@@ -346,6 +346,12 @@ class Vcpu:
         self.preempt_ivls = []
         self.wait_ivls = []
         self.intervals = []         # with --intervals
+        self.handled_exits = []     # with --intervals
+        self.own_ns = None          # its last event, then (--intervals):
+        self.exit_ns = None         # its last kvm_exit, the event after it
+        self.after_exit_ns = None
+        self.floor_ns = None        # its last event before the kvm_entry
+        self.cur_exit_floor = 0     # kvm_exit - floor_ns
         self.preemptors = {}        # pid -> {stolen, preempted, wait, ivls}
         self.anomalies = {}
         self.open_ns = 0            # open preempted/wait time at window end
@@ -479,6 +485,24 @@ class Oracle:
             v.qcpu = v.qcpu if v.qcpu is not None else cpu
         self.enter(v, v.resume, t)
 
+    def handled_exit(self, v, t):
+        """--intervals: the exit whose kvm_entry is at t. Another probe at
+        the same two tracepoints reads its own times: a stall of the CPU
+        between the two probes puts its time of a kvm_entry anywhere from
+        the thread's last event before it, and of a kvm_exit up to the
+        thread's next event after it. So the handling time it reads is at
+        least lower_ns (ns less those two stretches) and, if it starts it
+        at the exit itself (where kvm_exit is traced late), at most
+        upper_ns: ns plus the time from the thread's last event before the
+        kvm_entry that began the guest time to the kvm_exit."""
+        start = v.exit_ns if v.exit_ns is not None else t
+        after = v.after_exit_ns if v.after_exit_ns is not None else t
+        last = v.own_ns if v.own_ns is not None else start
+        return {"reason": v.cur_exit, "entry_ns": t, "ns": v.cur_exit_ns,
+                "upper_ns": v.cur_exit_ns + v.cur_exit_floor,
+                "lower_ns": max(0, v.cur_exit_ns - (after - start) -
+                                (t - max(last, start)))}
+
     # -- events --------------------------------------------------------------
 
     def kvm_event(self, tid, t, cpu, event, body):
@@ -500,8 +524,11 @@ class Oracle:
                 v.handling.setdefault(v.cur_exit, []).append(v.cur_exit_ns)
                 v.handling_upper.setdefault(v.cur_exit, []).append(
                     v.cur_exit_ns + v.cur_exit_before)
+                if self.keep_intervals:
+                    v.handled_exits.append(self.handled_exit(v, t))
                 v.cur_exit = None
             v.entry_ns = t
+            v.floor_ns = v.own_ns if v.own_ns is not None else t
             if v.state == "guest":
                 v.anomaly("entry_while_in_guest")
             self.enter(v, "guest", t)
@@ -515,6 +542,8 @@ class Oracle:
             v.cur_exit = reason     # a previous one never re-entered
             v.cur_exit_ns = 0
             v.cur_exit_before = 0 if v.entry_ns is None else t - v.entry_ns
+            v.cur_exit_floor = 0 if v.entry_ns is None or \
+                v.floor_ns is None else t - v.floor_ns
             v.entry_ns = None
             v.resume = "kernel"
             self.enter(v, "kernel", t)
@@ -641,6 +670,7 @@ class Oracle:
             v.handling_upper = {}
             v.cur_exit = None       # its kvm_exit is outside the window
             v.preempt_ivls, v.wait_ivls, v.intervals = [], [], []
+            v.handled_exits = []
             v.preemptors, v.anomalies = {}, {}
             if v.state in QUEUED:
                 v.ivl_start = v.charge_ns = t
@@ -721,6 +751,15 @@ class Oracle:
         self.events[event] = self.events.get(event, 0) + 1
         # The <pid> column is the task current on <cpu>.
         self.cpu_curr.setdefault(cpu, pid)
+        # --intervals: a vCPU thread's own events, in the order it ran
+        # them (not vmlat's: those are what handled_exit() bounds).
+        own = self.vcpus.get(pid) if self.keep_intervals and \
+            not event.startswith("vmlat_") else None
+        if own is not None and own.exit_ns is not None and \
+                own.after_exit_ns is None:
+            own.after_exit_ns = t
+        if own is not None and event == "kvm_exit":
+            own.exit_ns, own.after_exit_ns = t, None
         if event == "sched_switch":
             ok = self.sched_switch(t, cpu, body)
         elif event in ("sched_waking", "sched_wakeup"):
@@ -754,6 +793,8 @@ class Oracle:
             if v is not None:
                 self.running(v, t, cpu)
             ok = True
+        if own is not None:
+            own.own_ns = t
         if not ok:
             self.unparsed += 1
             if len(self.unparsed_sample) < 5:
@@ -822,6 +863,7 @@ class Oracle:
         }
         if self.keep_intervals:
             res["intervals"] = v.intervals
+            res["handled_exits"] = v.handled_exits
         return res
 
     def vm_results(self, vres, vm_comms):
@@ -1287,11 +1329,23 @@ def self_test():
     print("1..%d" % (len(cases) + 2))
     failed = 0
     for i, (name, lines, exp, kw) in enumerate(cases, 1):
-        o = Oracle({100: Vcpu(100, 99)}, **kw)
+        o = Oracle({100: Vcpu(100, 99)}, keep_intervals=True, **kw)
         for line in lines:
             o.feed(line + "\n")
         r = o.result({}, [], False)
         v = r["vcpus"][0]
+        # --intervals lists the same handled exits, in the order of time
+        listed = {}
+        for h in v["handled_exits"]:
+            listed.setdefault(h["reason"], []).append(h)
+        r["checks"]["handled_exits_listed_in_order"] = all(
+            [x["entry_ns"] for x in hs] == sorted(x["entry_ns"] for x in hs)
+            and sum(x["ns"] for x in hs) == v["exit_reasons"][k]["total_ns"]
+            for k, hs in listed.items()) and \
+            sum(map(len, listed.values())) == \
+            sum(e["handled"] for e in v["exit_reasons"].values()) and \
+            all(x["lower_ns"] <= x["ns"] <= x["upper_ns"]
+                for x in v["handled_exits"])
         got = {
             "observed_ns": v["observed_ns"], "state": v["state"],
             "state_ns": v["state_ns"], "entries": v["entries"],
@@ -1369,7 +1423,8 @@ def main(argv=None):
                          "later trace_marker write containing TEXT (e.g. "
                          "when vmlat is read); ignore what follows")
     ap.add_argument("--intervals", action="store_true",
-                    help="list every preempted/wait interval")
+                    help="list every preempted/wait interval and every "
+                         "handled exit")
     ap.add_argument("-o", "--output", metavar="FILE",
                     help="write the JSON here instead of stdout")
     ap.add_argument("--self-test", action="store_true",
