@@ -12,6 +12,7 @@
 
 #include "aspace.h"
 #include "clock.h"
+#include "doc_names.h"
 #include "exit_codes.h"
 
 /*
@@ -24,49 +25,12 @@
 #define VMLAT_MAX_VCPUS_LIMIT	65536
 
 /*
- * The kinds of interval with a histogram of their own per VM, and their
- * names: the one list, for the enum, vmlat_hist_kind_names and the trace
- * events' __print_symbolic().
+ * The kinds of interval with a histogram of their own per VM, and of
+ * preemptor: enum vmlat_hist_kind and enum vmlat_preemptor_kind, in
+ * doc_names.h with their one list of names each. As debugfs, JSON and the
+ * trace events name them:
  */
-#define VMLAT_HIST_KINDS(x, sep)					\
-	x(VMLAT_HIST_PREEMPT, "preempt") sep()				\
-	x(VMLAT_HIST_WAIT, "wait") sep()				\
-	x(VMLAT_HIST_EXIT, "exit")
-
-/* What a list above is expanded with: (x, VMLAT_COMMA_). */
-#define VMLAT_COMMA_()			,
-#define VMLAT_ENUM_(id, name)		id
-#define VMLAT_NAME_(id, name)		[id] = name
-#define VMLAT_SYMBOL_(id, name)		{ id, name }
-
-enum vmlat_hist_kind {
-	VMLAT_HIST_KINDS(VMLAT_ENUM_, VMLAT_COMMA_),
-	VMLAT_NR_HIST_KINDS
-};
-
 extern const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS];
-
-/*
- * Who ran while a vCPU waited for its CPU: a host task, a vCPU of another
- * VM, a vCPU of the same VM, nothing (an interval of no time, or an
- * exit), or the CPU's idle task: the CPU was waking up (idle exit, IPI)
- * for the vCPU, no task took its time. The one list, as for
- * VMLAT_HIST_KINDS; the trace events give its index, so new kinds go at
- * its end.
- */
-#define VMLAT_BY_KINDS(x, sep)						\
-	x(VMLAT_BY_HOST, "host") sep()					\
-	x(VMLAT_BY_VM, "vm") sep()					\
-	x(VMLAT_BY_SAME_VM, "same_vm") sep()				\
-	x(VMLAT_BY_NONE, "none") sep()					\
-	x(VMLAT_BY_IDLE, "idle")
-
-enum vmlat_preemptor_kind {
-	VMLAT_BY_KINDS(VMLAT_ENUM_, VMLAT_COMMA_),
-	VMLAT_NR_BY_KINDS
-};
-
-/* As debugfs, JSON and the trace events name them. */
 extern const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS];
 
 /*

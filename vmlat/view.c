@@ -20,10 +20,7 @@ const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS] = {
 };
 
 const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES] = {
-	[VMLAT_SYNC_OK]			= "ok",
-	[VMLAT_SYNC_WAITING]		= "waiting",
-	[VMLAT_SYNC_INCONSISTENT]	= "inconsistent",
-	[VMLAT_SYNC_OUT_OF_RANGE]	= "out_of_range",
+	VMLAT_SYNC_STATES(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 const u32 vmlat_quantile_ppm[VMLAT_NR_QUANTILES] = {

@@ -147,15 +147,7 @@ struct vmlat_view_preemptor {
 	u64 slices;
 };
 
-/* The state of a VM's clock sync, as the "sync" file names it. */
-enum vmlat_sync_state {
-	VMLAT_SYNC_OK,
-	VMLAT_SYNC_WAITING,		/* too few exchanges */
-	VMLAT_SYNC_INCONSISTENT,	/* no line fits them */
-	VMLAT_SYNC_OUT_OF_RANGE,	/* the fit does not fit in 64 bits */
-	VMLAT_NR_SYNC_STATES
-};
-
+/* The state of a VM's clock sync (enum vmlat_sync_state, doc_names.h). */
 extern const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES];
 
 /**

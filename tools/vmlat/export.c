@@ -52,11 +52,6 @@ static const struct {
 };
 #define NR_LES	(sizeof(les) / sizeof(les[0]))
 
-/* The clock sync states, as the module names them. */
-static const char *const sync_states[] = {
-	"ok", "waiting", "inconsistent", "out_of_range",
-};
-
 /* Extra labels of a series: `key="value",...`, values escaped. */
 struct labels {
 	char buf[1024];
@@ -296,8 +291,8 @@ struct ctx {
 
 static bool is_nested_kind(int k)
 {
-	return k == HK_L2_EXIT_L0 || k == HK_L2_EXIT_L1 ||
-	       k == HK_WAKEUP_L2 || k == HK_WAKEUP_L1;
+	return k == HK_NESTED(VMLAT_NH_L2_EXIT_L0) || k == HK_NESTED(VMLAT_NH_L2_EXIT_L1) ||
+	       k == HK_NESTED(VMLAT_NH_WAKEUP_L2) || k == HK_NESTED(VMLAT_NH_WAKEUP_L1);
 }
 
 /*
@@ -325,7 +320,7 @@ static void vcpu_states(const struct vm *v, int idx, struct states *st)
 		if (v->vcpus[j].idx != idx)
 			continue;
 		st->observed_ns += v->vcpus[j].st.observed_ns;
-		for (k = 0; k < NR_ST; k++)
+		for (k = 0; k < VMLAT_NR_STATES; k++)
 			st->ns[k] += v->vcpus[j].st.ns[k];
 		st->exits += v->vcpus[j].st.exits;
 	}
@@ -363,7 +358,7 @@ static void export_vms(struct ctx *c)
 	family(o, "vmlat_vm_state_seconds_total", "counter",
 	       "Time the VM's vCPUs spent in each state, summed over its vCPUs: guest (running the guest), kernel and user (exit handling in KVM and in the VMM), preempted, wait (runnable, waiting for a CPU), idle, blocked.");
 	for_each_vm(c, v)
-		for (k = 0; k < NR_ST; k++)
+		for (k = 0; k < VMLAT_NR_STATES; k++)
 			sample1(o, v, "state", state_names[k],
 				SEC(v->st.ns[k]));
 
@@ -392,7 +387,7 @@ static void export_vms(struct ctx *c)
 				continue;
 			vcpu_states(v, v->vcpus[i].idx, &st);
 			snprintf(idx, sizeof(idx), "%d", v->vcpus[i].idx);
-			for (k = 0; k < NR_ST; k++) {
+			for (k = 0; k < VMLAT_NR_STATES; k++) {
 				labels_init(&l);
 				labels_add(&l, "vcpu", idx);
 				labels_add(&l, "state", state_names[k]);
@@ -436,7 +431,7 @@ static void export_exits(struct ctx *c)
 static void export_preempted(struct ctx *c)
 {
 	struct out *o = &c->o;
-	uint64_t by[NR_PK];
+	uint64_t by[VMLAT_NR_BY_KINDS];
 	const struct vm *v;
 	size_t i;
 	int k;
@@ -446,9 +441,9 @@ static void export_preempted(struct ctx *c)
 	for_each_vm(c, v) {
 		memset(by, 0, sizeof(by));
 		for (i = 0; i < v->nr_pre; i++)
-			if (v->pre[i].kind < NR_PK)
+			if (v->pre[i].kind < VMLAT_NR_BY_KINDS)
 				by[v->pre[i].kind] += v->pre[i].stolen_ns;
-		for (k = 0; k < NR_PK; k++)
+		for (k = 0; k < VMLAT_NR_BY_KINDS; k++)
 			sample1(o, v, "preemptor_kind", pkind_names[k],
 				SEC(by[k]));
 		sample1(o, v, "preemptor_kind", "other", SEC(v->pre_other_ns));
@@ -550,11 +545,10 @@ static void export_sync(struct ctx *c)
 	for_each_vm(c, v) {
 		if (!v->sync.present)
 			continue;
-		for (i = 0; i < sizeof(sync_states) / sizeof(sync_states[0]);
-		     i++)
-			sample1(o, v, "state", sync_states[i],
-				strcmp(v->sync.state, sync_states[i]) ? "0" :
-				"1");
+		for (i = 0; i < VMLAT_NR_SYNC_STATES; i++)
+			sample1(o, v, "state", sync_state_names[i],
+				strcmp(v->sync.state, sync_state_names[i]) ?
+				"0" : "1");
 	}
 
 	family(o, "vmlat_clock_sync_bound_seconds", "gauge",

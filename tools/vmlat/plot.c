@@ -48,27 +48,26 @@
 
 /* Okabe-Ito colours (told apart with any colour vision), and greys. */
 static const struct {
-	const char *title;
 	const char *color;
 	bool dark;		/* white text on it */
-} st_style[NR_ST] = {
-	[ST_GUEST]	= { "guest", "#009E73", true },
-	[ST_KERNEL]	= { "kernel", "#0072B2", true },
-	[ST_USER]	= { "user", "#56B4E9", false },
-	[ST_PREEMPTED]	= { "preempted", "#D55E00", true },
-	[ST_WAIT]	= { "wait", "#CC79A7", false },
-	[ST_IDLE]	= { "idle", "#C8C8C8", false },
-	[ST_BLOCKED]	= { "blocked", "#E69F00", false },
+} st_style[VMLAT_NR_STATES] = {
+	[VMLAT_GUEST]		= { "#009E73", true },
+	[VMLAT_KERNEL]		= { "#0072B2", true },
+	[VMLAT_USER]		= { "#56B4E9", false },
+	[VMLAT_PREEMPTED]	= { "#D55E00", true },
+	[VMLAT_WAIT]		= { "#CC79A7", false },
+	[VMLAT_IDLE]		= { "#C8C8C8", false },
+	[VMLAT_BLOCKED]		= { "#E69F00", false },
 };
 
 static const char *const hk_color[NR_HK] = {
-	[HK_PREEMPT]	= "#D55E00",	/* as preempted time */
-	[HK_WAIT]	= "#CC79A7",	/* as wait */
-	[HK_EXIT]	= "#0072B2",	/* as kernel */
-	[HK_L2_EXIT_L0]	= "#009E73",
-	[HK_L2_EXIT_L1]	= "#56B4E9",
-	[HK_WAKEUP_L2]	= "#E69F00",
-	[HK_WAKEUP_L1]	= "#000000",
+	[VMLAT_HIST_PREEMPT]	= "#D55E00",	/* as preempted time */
+	[VMLAT_HIST_WAIT]	= "#CC79A7",	/* as wait */
+	[VMLAT_HIST_EXIT]	= "#0072B2",	/* as kernel */
+	[HK_NESTED(VMLAT_NH_L2_EXIT_L0)]	= "#009E73",
+	[HK_NESTED(VMLAT_NH_L2_EXIT_L1)]	= "#56B4E9",
+	[HK_NESTED(VMLAT_NH_WAKEUP_L2)]	= "#E69F00",
+	[HK_NESTED(VMLAT_NH_WAKEUP_L1)]	= "#000000",
 };
 
 struct plot {
@@ -463,7 +462,7 @@ static void timeshare_script(struct plot *p, FILE *f)
 		double obs = (double)v->st.observed_ns, at = 0, to;
 
 		fprintf(f, "%zu", n - 1 - i);
-		for (s = 0; s < NR_ST; s++) {
+		for (s = 0; s < VMLAT_NR_STATES; s++) {
 			to = obs ? at + 100.0 * (double)v->st.ns[s] / obs : 0;
 			if (to > 100)
 				to = 100;
@@ -488,7 +487,7 @@ static void timeshare_script(struct plot *p, FILE *f)
 		if (!v->st.observed_ns)
 			fprintf(f, "50 %zu \"no vCPU time observed\" %d\n",
 				n - 1 - i, 0x707070);
-		for (s = 0; obs && s < NR_ST; s++) {
+		for (s = 0; obs && s < VMLAT_NR_STATES; s++) {
 			w = 100.0 * (double)v->st.ns[s] / obs;
 			if (w >= TS_SHARE_MIN && at + w <= 100.5)
 				fprintf(f, "%.4f %zu \"%.0f%%\" %d\n",
@@ -501,13 +500,13 @@ static void timeshare_script(struct plot *p, FILE *f)
 	fprintf(f, "EOD\n");
 
 	fprintf(f, "plot ");
-	for (s = 0; s < NR_ST; s++) {
+	for (s = 0; s < VMLAT_NR_STATES; s++) {
 		int c = 2 + 2 * s;
 
 		fprintf(f, "$ts using (($%d+$%d)/2):1:%d:%d:($1-0.4):($1+0.4) "
 			"with boxxyerror lc rgb '%s' title ",
 			c, c + 1, c, c + 1, st_style[s].color);
-		put_str(f, st_style[s].title);
+		put_str(f, state_names[s]);
 		fprintf(f, ", \\\n  ");
 	}
 	fprintf(f, "$tl using 1:2:3:4 with labels tc rgb variable "
@@ -522,7 +521,7 @@ static void timeshare_script(struct plot *p, FILE *f)
 /* Kind @k of @v is plotted: not empty; a nested kind, of a nested VM. */
 static bool hk_shown(const struct vm *v, int k)
 {
-	if (k > HK_EXIT && v->nested.nr_vcpus <= 0)
+	if (k > VMLAT_HIST_EXIT && v->nested.nr_vcpus <= 0)
 		return false;
 	return v->h[k].count && v->h[k].nr;
 }

@@ -63,7 +63,7 @@ static void table(const struct vm *vms, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct vm *v = &vms[i];
 		const struct states *s = &v->st;
-		uint64_t q = hist_quantile(&v->h[HK_PREEMPT], 0.99);
+		uint64_t q = hist_quantile(&v->h[VMLAT_HIST_PREEMPT], 0.99);
 
 		if (q)
 			fmt_ns(p99, sizeof(p99), q);
@@ -72,13 +72,13 @@ static void table(const struct vm *vms, size_t n)
 		printf("%-16.16s %7d %5zu %10s %6.1f %9.1f %8.1f %6.1f %8.1f %6.1f %6.1f %11s%s\n",
 		       v->name, v->pid, v->nr_vcpus,
 		       fmt_ns(obs, sizeof(obs), s->observed_ns),
-		       pct(s->ns[ST_GUEST], s->observed_ns),
-		       pct(s->ns[ST_PREEMPTED], s->observed_ns),
-		       pct(s->ns[ST_WAIT], s->observed_ns),
-		       pct(s->ns[ST_KERNEL], s->observed_ns),
-		       pct(s->ns[ST_USER], s->observed_ns),
-		       pct(s->ns[ST_IDLE], s->observed_ns),
-		       pct(s->ns[ST_BLOCKED], s->observed_ns), p99,
+		       pct(s->ns[VMLAT_GUEST], s->observed_ns),
+		       pct(s->ns[VMLAT_PREEMPTED], s->observed_ns),
+		       pct(s->ns[VMLAT_WAIT], s->observed_ns),
+		       pct(s->ns[VMLAT_KERNEL], s->observed_ns),
+		       pct(s->ns[VMLAT_USER], s->observed_ns),
+		       pct(s->ns[VMLAT_IDLE], s->observed_ns),
+		       pct(s->ns[VMLAT_BLOCKED], s->observed_ns), p99,
 		       v->exited ? " (exited)" : "");
 	}
 }
@@ -96,12 +96,12 @@ static void type1(const struct vm *v, const struct snap *s)
 	       fmt_ns(a, sizeof(a), v->steal.ready_ns),
 	       fmt_ns(b, sizeof(b), obs), pct(v->steal.preempted_ns, obs),
 	       pct(v->steal.wait_ns, obs));
-	if (v->h[HK_PREEMPT].count)
+	if (v->h[VMLAT_HIST_PREEMPT].count)
 		printf("; its %llu preemptions lasted p99 %s, at most %s",
-		       (unsigned long long)v->h[HK_PREEMPT].count,
-		       fmt_ns(c, sizeof(c), hist_quantile(&v->h[HK_PREEMPT],
+		       (unsigned long long)v->h[VMLAT_HIST_PREEMPT].count,
+		       fmt_ns(c, sizeof(c), hist_quantile(&v->h[VMLAT_HIST_PREEMPT],
 							  0.99)),
-		       fmt_ns(a, sizeof(a), v->h[HK_PREEMPT].max_ns));
+		       fmt_ns(a, sizeof(a), v->h[VMLAT_HIST_PREEMPT].max_ns));
 	printf(".\n");
 	if (!v->nr_pre)
 		return;
@@ -111,15 +111,15 @@ static void type1(const struct vm *v, const struct snap *s)
 	memcpy(pre, v->pre, v->nr_pre * sizeof(*pre));
 	qsort(pre, v->nr_pre, sizeof(*pre), by_stolen);
 	for (i = 0; i < v->nr_pre; i++) {
-		if (pre[i].kind == PK_IDLE)
+		if (pre[i].kind == VMLAT_BY_IDLE)
 			idle_ns += pre[i].stolen_ns;
-		else if (pre[i].kind != PK_NONE)
+		else if (pre[i].kind != VMLAT_BY_NONE)
 			tasks_ns += pre[i].stolen_ns;
 	}
 	if (tasks_ns) {
 		printf("    taken by: ");
 		for (i = 0; i < v->nr_pre && shown < TOP_TAKERS; i++) {
-			if (pre[i].kind == PK_IDLE || pre[i].kind == PK_NONE)
+			if (pre[i].kind == VMLAT_BY_IDLE || pre[i].kind == VMLAT_BY_NONE)
 				continue;
 			preemptor_label(who, sizeof(who), &pre[i], s);
 			printf("%s%s %s (%.1f%%, %llu time%s)",
@@ -267,11 +267,11 @@ static void summary(const struct vm *vms, size_t n, const struct snap *s)
 		for (j = 0; j < vms[i].nr_pre; j++) {
 			const struct preemptor *p = &vms[i].pre[j];
 
-			if (p->kind == PK_NONE || !p->stolen_ns)
+			if (p->kind == VMLAT_BY_NONE || !p->stolen_ns)
 				continue;
 			preemptor_label(who, sizeof(who), p, s);
 			/* A VM's own vCPUs are its own business. */
-			if (p->kind == PK_SAME_VM)
+			if (p->kind == VMLAT_BY_SAME_VM)
 				snprintf(who, sizeof(who), "VMs' own vCPUs");
 			for (k = 0; k < nt && strcmp(t[k].who, who); k++)
 				;

@@ -18,27 +18,32 @@
 
 #define DEBUGFS_MAGIC	0x64626720
 
-const char *const state_names[NR_ST] = {
-	"guest", "kernel", "user", "preempted", "wait", "idle", "blocked",
+const char *const state_names[VMLAT_NR_STATES] = {
+	VMLAT_STATES(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 const char *const hkind_names[NR_HK] = {
-	"preempt", "wait", "exit", "l2_exit_l0", "l2_exit_l1", "wakeup_l2",
-	"wakeup_l1",
+	VMLAT_HIST_KINDS(VMLAT_STRING_, VMLAT_COMMA_),
+	VMLAT_NESTED_HISTS(VMLAT_STRING_, VMLAT_COMMA_)
 };
 
 const char *const hkind_what[NR_HK] = {
-	"preempted (off CPU, another task ran)",
-	"waiting for a CPU (runnable, not yet running)",
-	"exit handling (host kernel and VMM userspace)",
-	"L2 exits handled by L0 (the host)",
-	"L2 exits reflected to L1 (the guest hypervisor)",
-	"wake-up to L2",
-	"wake-up to L1",
+	[VMLAT_HIST_PREEMPT] = "preempted (off CPU, another task ran)",
+	[VMLAT_HIST_WAIT] = "waiting for a CPU (runnable, not yet running)",
+	[VMLAT_HIST_EXIT] = "exit handling (host kernel and VMM userspace)",
+	[HK_NESTED(VMLAT_NH_L2_EXIT_L0)] = "L2 exits handled by L0 (the host)",
+	[HK_NESTED(VMLAT_NH_L2_EXIT_L1)] =
+		"L2 exits reflected to L1 (the guest hypervisor)",
+	[HK_NESTED(VMLAT_NH_WAKEUP_L2)] = "wake-up to L2",
+	[HK_NESTED(VMLAT_NH_WAKEUP_L1)] = "wake-up to L1",
 };
 
-const char *const pkind_names[NR_PK] = {
-	"host", "vm", "same_vm", "none", "idle",
+const char *const pkind_names[VMLAT_NR_BY_KINDS] = {
+	VMLAT_BY_KINDS(VMLAT_NAME_, VMLAT_COMMA_)
+};
+
+const char *const sync_state_names[VMLAT_NR_SYNC_STATES] = {
+	VMLAT_SYNC_STATES(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 /* ---- json-c accessors: a missing member reads as 0 or "" ------------- */
@@ -231,7 +236,7 @@ static void parse_states(struct states *s, json_object *o)
 	int i;
 
 	s->observed_ns = u64(o, "observed_ns");
-	for (i = 0; i < NR_ST; i++) {
+	for (i = 0; i < VMLAT_NR_STATES; i++) {
 		snprintf(key, sizeof(key), "%s_ns", state_names[i]);
 		s->ns[i] = u64(o, key);
 	}
@@ -302,14 +307,14 @@ static void parse_sync(struct sync *s, json_object *o)
 	s->mapped = get(o, "bound_ns") != NULL;
 }
 
-static enum pkind pkind_of(const char *name)
+static enum vmlat_preemptor_kind pkind_of(const char *name)
 {
 	int i;
 
-	for (i = 0; i < NR_PK; i++)
+	for (i = 0; i < VMLAT_NR_BY_KINDS; i++)
 		if (!strcmp(name, pkind_names[i]))
 			return i;
-	return PK_NONE;
+	return VMLAT_BY_NONE;
 }
 
 static void parse_vm(struct vm *v, json_object *o)
@@ -618,7 +623,7 @@ static void states_delta(struct states *d, const struct states *a,
 	int i;
 
 	d->observed_ns = sub(b->observed_ns, a ? a->observed_ns : 0);
-	for (i = 0; i < NR_ST; i++)
+	for (i = 0; i < VMLAT_NR_STATES; i++)
 		d->ns[i] = sub(b->ns[i], a ? a->ns[i] : 0);
 	d->exits = sub(b->exits, a ? a->exits : 0);
 }

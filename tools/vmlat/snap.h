@@ -11,29 +11,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "doc_names.h"
+
 #define VMLAT_SCHEMA		3
 #define VMLAT_DEBUGFS		"/sys/kernel/debug"
 #define VMLAT_JSON		VMLAT_DEBUGFS "/vmlat/json"
 
-/* A vCPU's states, in the module's order (vmlat/core/state.c). */
-enum vstate {
-	ST_GUEST, ST_KERNEL, ST_USER, ST_PREEMPTED, ST_WAIT, ST_IDLE,
-	ST_BLOCKED, NR_ST
-};
-extern const char *const state_names[NR_ST];
+/*
+ * The module's states and kinds, with their names, are its own lists
+ * (vmlat/core/doc_names.h): enum vmlat_state, vmlat_preemptor_kind and
+ * vmlat_sync_state. A VM's histograms are the module's kinds (enum
+ * vmlat_hist_kind), then the nested ones (enum vmlat_nested_hist).
+ */
+#define HK_NESTED(nh)	(VMLAT_NR_HIST_KINDS + (nh))
+#define NR_HK		HK_NESTED(VMLAT_NR_NESTED_HISTS)
 
-/* A VM's histograms: the module's kinds, then the nested ones. */
-enum hkind {
-	HK_PREEMPT, HK_WAIT, HK_EXIT, HK_L2_EXIT_L0, HK_L2_EXIT_L1,
-	HK_WAKEUP_L2, HK_WAKEUP_L1, NR_HK
-};
+extern const char *const state_names[VMLAT_NR_STATES];
 extern const char *const hkind_names[NR_HK];
 /* What each kind measures, for people. */
 extern const char *const hkind_what[NR_HK];
-
-/* The preemptor kinds (vmlat/types.h VMLAT_BY_KINDS). */
-enum pkind { PK_HOST, PK_VM, PK_SAME_VM, PK_NONE, PK_IDLE, NR_PK };
-extern const char *const pkind_names[NR_PK];
+extern const char *const pkind_names[VMLAT_NR_BY_KINDS];
+extern const char *const sync_state_names[VMLAT_NR_SYNC_STATES];
 
 struct bucket {
 	uint64_t lo_ns, hi_ns;	/* the module's bucket: [lo, hi) */
@@ -49,7 +47,7 @@ struct hist {
 /* Time per state, observed time and exits: of a vCPU or a VM. */
 struct states {
 	uint64_t observed_ns;
-	uint64_t ns[NR_ST];
+	uint64_t ns[VMLAT_NR_STATES];
 	uint64_t exits;
 };
 
@@ -72,7 +70,7 @@ struct exit_reason {
 };
 
 struct preemptor {
-	enum pkind kind;
+	enum vmlat_preemptor_kind kind;
 	int pid;		/* host task, or the preempting vCPU's tid */
 	char comm[64];
 	int vm_pid, vcpu, cpu;	/* of kind vm/same_vm; of kind idle */
@@ -181,7 +179,7 @@ static inline uint64_t states_sum(const struct states *s)
 	uint64_t t = 0;
 	int i;
 
-	for (i = 0; i < NR_ST; i++)
+	for (i = 0; i < VMLAT_NR_STATES; i++)
 		t += s->ns[i];
 	return t;
 }

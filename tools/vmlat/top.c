@@ -40,7 +40,7 @@ static const struct {
 struct row {
 	const struct vm *v;	/* the later read */
 	struct vm d;		/* what happened in the interval */
-	double share[NR_ST];	/* of its observed time, in per cent */
+	double share[VMLAT_NR_STATES];	/* of its observed time, in per cent */
 	double exits_per_s;
 	uint64_t p99_ns;	/* of its preemptions in the interval */
 	char worst[96];		/* its worst preemptor in the interval */
@@ -86,21 +86,21 @@ static double row_value(const struct row *r, enum sort_key k)
 {
 	switch (k) {
 	case SK_STEAL:
-		return r->share[ST_PREEMPTED] + r->share[ST_WAIT];
+		return r->share[VMLAT_PREEMPTED] + r->share[VMLAT_WAIT];
 	case SK_PID:
 		return r->v->pid;
 	case SK_GUEST:
-		return r->share[ST_GUEST];
+		return r->share[VMLAT_GUEST];
 	case SK_KERNEL:
-		return r->share[ST_KERNEL];
+		return r->share[VMLAT_KERNEL];
 	case SK_USER:
-		return r->share[ST_USER];
+		return r->share[VMLAT_USER];
 	case SK_PREEMPTED:
-		return r->share[ST_PREEMPTED];
+		return r->share[VMLAT_PREEMPTED];
 	case SK_WAIT:
-		return r->share[ST_WAIT];
+		return r->share[VMLAT_WAIT];
 	case SK_IDLE:
-		return r->share[ST_IDLE] + r->share[ST_BLOCKED];
+		return r->share[VMLAT_IDLE] + r->share[VMLAT_BLOCKED];
 	case SK_EXITS:
 		return r->exits_per_s;
 	case SK_P99:
@@ -184,13 +184,13 @@ static void rows_build(struct top *t, const struct snap *a,
 		t->nr_vms++;
 		t->nr_exited += v->exited;
 		t->nr_rows++;
-		for (s = 0; s < NR_ST; s++)
+		for (s = 0; s < VMLAT_NR_STATES; s++)
 			r->share[s] = r->d.st.observed_ns ?
 				100.0 * (double)r->d.st.ns[s] /
 				(double)r->d.st.observed_ns : 0;
 		r->exits_per_s = t->interval_s > 0 ?
 				 (double)r->d.st.exits / t->interval_s : 0;
-		r->p99_ns = hist_quantile(&r->d.h[HK_PREEMPT], 0.99);
+		r->p99_ns = hist_quantile(&r->d.h[VMLAT_HIST_PREEMPT], 0.99);
 		w = NULL;
 		for (j = 0; j < r->d.nr_pre; j++)
 			if (!w || r->d.pre[j].stolen_ns > w->stolen_ns)
@@ -232,10 +232,10 @@ static void row_line(char *buf, size_t n, const struct row *r)
 	snprintf(rate, sizeof(rate), "%.0f", r->exits_per_s);
 	snprintf(buf, n,
 		 "%-16.16s %7d %5zu %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %6.1f %9s %11s  %s%s",
-		 r->v->name, r->v->pid, r->v->nr_vcpus, r->share[ST_GUEST],
-		 r->share[ST_KERNEL], r->share[ST_USER],
-		 r->share[ST_PREEMPTED], r->share[ST_WAIT], r->share[ST_IDLE],
-		 r->share[ST_BLOCKED], rate, p99, worst,
+		 r->v->name, r->v->pid, r->v->nr_vcpus, r->share[VMLAT_GUEST],
+		 r->share[VMLAT_KERNEL], r->share[VMLAT_USER],
+		 r->share[VMLAT_PREEMPTED], r->share[VMLAT_WAIT], r->share[VMLAT_IDLE],
+		 r->share[VMLAT_BLOCKED], rate, p99, worst,
 		 r->v->exited ? " (exited)" : "");
 }
 

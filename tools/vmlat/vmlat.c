@@ -184,19 +184,19 @@ char *preemptor_label(char *buf, size_t n, const struct preemptor *p,
 	char c[64];
 
 	switch (p->kind) {
-	case PK_HOST:
+	case VMLAT_BY_HOST:
 		snprintf(buf, n, "host task %s[%d]", p->comm, p->pid);
 		break;
-	case PK_VM:
+	case VMLAT_BY_VM:
 		vm = vm_name_by_pid(s, p->vm_pid);
 		snprintf(buf, n, "VM %s (%s)", vm ? vm : p->comm,
 			 vcpu_name(s, p->vm_pid, p->pid, p->vcpu, c, sizeof(c)));
 		break;
-	case PK_SAME_VM:
+	case VMLAT_BY_SAME_VM:
 		snprintf(buf, n, "its own %s",
 			 vcpu_name(s, p->vm_pid, p->pid, p->vcpu, c, sizeof(c)));
 		break;
-	case PK_IDLE:
+	case VMLAT_BY_IDLE:
 		snprintf(buf, n, "CPU %d waking from idle", p->cpu);
 		break;
 	default:

@@ -5,10 +5,7 @@
 #include "nested.h"
 
 const char *const vmlat_nested_hist_names[VMLAT_NR_NESTED_HISTS] = {
-	[VMLAT_NH_L2_EXIT_L0]	= "l2_exit_l0",
-	[VMLAT_NH_L2_EXIT_L1]	= "l2_exit_l1",
-	[VMLAT_NH_WAKEUP_L2]	= "wakeup_l2",
-	[VMLAT_NH_WAKEUP_L1]	= "wakeup_l1",
+	VMLAT_NESTED_HISTS(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 /**

@@ -35,6 +35,7 @@
 #ifndef _VMLAT_NESTED_H
 #define _VMLAT_NESTED_H
 
+#include "doc_names.h"	/* enum vmlat_nested_hist: its histograms */
 #include "exit_codes.h"
 #include "pure.h"
 
@@ -49,15 +50,6 @@ enum vmlat_heur_state {
 	VMLAT_HEUR_NORMAL,
 	VMLAT_HEUR_WAITING,	/* L1 entered L2; the MMU event is awaited */
 	VMLAT_HEUR_READY,		/* its next L0 entries run L2 */
-};
-
-/* The histograms of a VM fed by this machine. */
-enum vmlat_nested_hist {
-	VMLAT_NH_L2_EXIT_L0,	/* L2 exit round trip, handled by L0 */
-	VMLAT_NH_L2_EXIT_L1,	/* L2 exit round trip, reflected to L1 */
-	VMLAT_NH_WAKEUP_L2,	/* L2 HLT (or wake-up) .. L2 runs again */
-	VMLAT_NH_WAKEUP_L1,	/* L1 HLT (or wake-up) .. L1 runs again */
-	VMLAT_NR_NESTED_HISTS
 };
 
 extern const char *const vmlat_nested_hist_names[VMLAT_NR_NESTED_HISTS];

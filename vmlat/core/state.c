@@ -14,13 +14,7 @@
 #include "state.h"
 
 const char *const vmlat_state_names[VMLAT_NR_STATES] = {
-	[VMLAT_GUEST]		= "guest",
-	[VMLAT_KERNEL]		= "kernel",
-	[VMLAT_USER]		= "user",
-	[VMLAT_PREEMPTED]	= "preempted",
-	[VMLAT_WAIT]		= "wait",
-	[VMLAT_IDLE]		= "idle",
-	[VMLAT_BLOCKED]		= "blocked",
+	VMLAT_STATES(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 /* Table entries: a target state, or one of these, plus T_BAD. */

@@ -28,19 +28,9 @@
 #define _VMLAT_STATE_H
 
 #include "aspace.h"
+#include "doc_names.h"	/* enum vmlat_state */
 #include "nested.h"
 #include "pure.h"
-
-enum vmlat_state {
-	VMLAT_GUEST,
-	VMLAT_KERNEL,
-	VMLAT_USER,
-	VMLAT_PREEMPTED,
-	VMLAT_WAIT,
-	VMLAT_IDLE,
-	VMLAT_BLOCKED,
-	VMLAT_NR_STATES
-};
 
 enum vmlat_event {
 	VMLAT_EV_ENTRY,		/* kvm_entry */

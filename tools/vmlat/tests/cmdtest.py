@@ -4,11 +4,16 @@ fixtures, TAP results, Debian's Python modules."""
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
+# The module's lists of the names of its states and kinds, which the
+# module and the command are built from.
+DOC_NAMES = os.path.join(HERE, "..", "..", "..", "vmlat", "core",
+                         "doc_names.h")
 # Where Debian's python3-* packages (tools/install-deps) put their modules.
 DEBIAN_DIST_PACKAGES = "/usr/lib/python3/dist-packages"
 
@@ -27,6 +32,17 @@ def debian_import(name):
     sys.path.append(DEBIAN_DIST_PACKAGES)
     importlib.invalidate_caches()
     return importlib.import_module(name)
+
+
+def doc_names(macro):
+    """The names of list @macro in doc_names.h ("VMLAT_STATES": ["guest",
+    "kernel", ...]), in its order: the names the document uses."""
+    with open(DOC_NAMES) as f:
+        text = f.read()
+    m = re.search(r"#define %s\(x, sep\)((?:.*\\\n)*.*)" % macro, text)
+    if not m:
+        raise ValueError("%s: no list %s" % (DOC_NAMES, macro))
+    return re.findall(r'x\(\w+, "([^"]+)"\)', m.group(1))
 
 
 class Ctx:

@@ -32,12 +32,11 @@ except ImportError as x:
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBTOOLS = os.path.join(HERE, "..", "..", "testhost", "debtools.sh")
 
-STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
-HKINDS = ["preempt", "wait", "exit", "l2_exit_l0", "l2_exit_l1", "wakeup_l2",
-          "wakeup_l1"]
-NESTED_HKINDS = {"l2_exit_l0", "l2_exit_l1", "wakeup_l2", "wakeup_l1"}
-PKINDS = ["host", "vm", "same_vm", "none", "idle"]
-SYNC_STATES = ["ok", "waiting", "inconsistent", "out_of_range"]
+STATES = cmdtest.doc_names("VMLAT_STATES")
+NESTED_HKINDS = cmdtest.doc_names("VMLAT_NESTED_HISTS")
+HKINDS = cmdtest.doc_names("VMLAT_HIST_KINDS") + NESTED_HKINDS
+PKINDS = cmdtest.doc_names("VMLAT_BY_KINDS")
+SYNC_STATES = cmdtest.doc_names("VMLAT_SYNC_STATES")
 SYNC_REJECTED = ["user", "malformed", "replayed", "unpaired", "refused",
                  "limited"]
 LES = ["1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001",

@@ -2,7 +2,7 @@
 """vmlat hist: every row counts exactly the JSON buckets of its range;
 --ns prints the JSON's buckets; -d (two reads) the differences; nested
 kinds only for VMs that run L2; exit:REASON."""
-from cmdtest import fixture, load
+from cmdtest import doc_names, fixture, load
 
 UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -107,7 +107,7 @@ def run(ctx):
     v = [v for v in nested["vms"] if v["comm"] == "nested_l1"][0]
     ok = all(got.get(("nested_l1", k), {}).get("count") ==
              v["histograms"][k]["count"]
-             for k in ("l2_exit_l0", "l2_exit_l1", "wakeup_l2", "wakeup_l1"))
+             for k in doc_names("VMLAT_NESTED_HISTS"))
     ctx.check(rc == 0 and ok, "hist.nested_kinds_for_a_nested_vm",
               sorted(got))
     rc, out, _ = ctx.run(["-f", fixture("nested-sync"), "hist", "-k",

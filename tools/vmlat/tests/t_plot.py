@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 import cmdtest
 
 FIXTURES = ["contention-2", "nested-sync", "many-vms"]
-KINDS = ["preempt", "wait", "exit"]
-NESTED_KINDS = ["l2_exit_l0", "l2_exit_l1", "wakeup_l2", "wakeup_l1"]
+KINDS = cmdtest.doc_names("VMLAT_HIST_KINDS")
+NESTED_KINDS = cmdtest.doc_names("VMLAT_NESTED_HISTS")
 GNUPLOT_MISSING = "vmlat: gnuplot not found: install it (apt install gnuplot-nox)"
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -2,9 +2,9 @@
 """vmlat top -b on two recorded reads: each VM's shares, exits per second
 and vCPU count are those of the difference of the two documents as
 Python reads them; sort orders, -p, -n, names."""
-from cmdtest import fixture, load
+from cmdtest import doc_names, fixture, load
 
-STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
+STATES = doc_names("VMLAT_STATES")
 COLS = ["GUEST%", "KERN%", "USER%", "PREEMPT%", "WAIT%", "IDLE%", "BLK%"]
 
 

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The names vmlat's output gives its states and kinds, as the debugfs
+ * tables, the JSON document and the trace events print them: one list
+ * each, with its enum. The module and the vmlat command (tools/vmlat)
+ * include this same header, so neither restates a name.
+ *
+ * Each list is x(id, "name") per entry with sep() between them, in the
+ * order of its enum: the trace events print an index and the command's
+ * arrays follow it, so new names go at the end. Expand a list with
+ * VMLAT_ENUM_, VMLAT_NAME_, VMLAT_SYMBOL_ or VMLAT_STRING_ and
+ * VMLAT_COMMA_. Macros and enums only: no type, no include.
+ */
+#ifndef _VMLAT_DOC_NAMES_H
+#define _VMLAT_DOC_NAMES_H
+
+#define VMLAT_COMMA_()			,
+#define VMLAT_ENUM_(id, name)		id
+#define VMLAT_NAME_(id, name)		[id] = name
+#define VMLAT_SYMBOL_(id, name)		{ id, name }
+#define VMLAT_STRING_(id, name)		name
+
+/* A vCPU's states: core/state.h says what each one is. */
+#define VMLAT_STATES(x, sep)						\
+	x(VMLAT_GUEST, "guest") sep()					\
+	x(VMLAT_KERNEL, "kernel") sep()					\
+	x(VMLAT_USER, "user") sep()					\
+	x(VMLAT_PREEMPTED, "preempted") sep()				\
+	x(VMLAT_WAIT, "wait") sep()					\
+	x(VMLAT_IDLE, "idle") sep()					\
+	x(VMLAT_BLOCKED, "blocked")
+
+enum vmlat_state {
+	VMLAT_STATES(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_STATES
+};
+
+/* The kinds of interval with a histogram of their own per VM. */
+#define VMLAT_HIST_KINDS(x, sep)					\
+	x(VMLAT_HIST_PREEMPT, "preempt") sep()				\
+	x(VMLAT_HIST_WAIT, "wait") sep()				\
+	x(VMLAT_HIST_EXIT, "exit")
+
+enum vmlat_hist_kind {
+	VMLAT_HIST_KINDS(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_HIST_KINDS
+};
+
+/*
+ * A VM's histograms fed by the nested (L2) state machine (core/nested.h),
+ * after the kinds above in its "histograms":
+ *   l2_exit_l0  L2 exit round trip, handled by L0 (the host)
+ *   l2_exit_l1  L2 exit round trip, reflected to L1
+ *   wakeup_l2   L2 HLT (or wake-up) .. L2 runs again
+ *   wakeup_l1   L1 HLT (or wake-up) .. L1 runs again
+ */
+#define VMLAT_NESTED_HISTS(x, sep)					\
+	x(VMLAT_NH_L2_EXIT_L0, "l2_exit_l0") sep()			\
+	x(VMLAT_NH_L2_EXIT_L1, "l2_exit_l1") sep()			\
+	x(VMLAT_NH_WAKEUP_L2, "wakeup_l2") sep()			\
+	x(VMLAT_NH_WAKEUP_L1, "wakeup_l1")
+
+enum vmlat_nested_hist {
+	VMLAT_NESTED_HISTS(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_NESTED_HISTS
+};
+
+/*
+ * Who ran while a vCPU waited for its CPU: a host task, a vCPU of another
+ * VM, a vCPU of the same VM, nothing (an interval of no time, or an
+ * exit), or the CPU's idle task: the CPU was waking up (idle exit, IPI)
+ * for the vCPU, no task took its time.
+ */
+#define VMLAT_BY_KINDS(x, sep)						\
+	x(VMLAT_BY_HOST, "host") sep()					\
+	x(VMLAT_BY_VM, "vm") sep()					\
+	x(VMLAT_BY_SAME_VM, "same_vm") sep()				\
+	x(VMLAT_BY_NONE, "none") sep()					\
+	x(VMLAT_BY_IDLE, "idle")
+
+enum vmlat_preemptor_kind {
+	VMLAT_BY_KINDS(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_BY_KINDS
+};
+
+/*
+ * The state of a VM's clock sync: ok, too few exchanges (waiting), no line
+ * fits them (inconsistent), the fit does not fit in 64 bits (out_of_range).
+ */
+#define VMLAT_SYNC_STATES(x, sep)					\
+	x(VMLAT_SYNC_OK, "ok") sep()					\
+	x(VMLAT_SYNC_WAITING, "waiting") sep()				\
+	x(VMLAT_SYNC_INCONSISTENT, "inconsistent") sep()		\
+	x(VMLAT_SYNC_OUT_OF_RANGE, "out_of_range")
+
+enum vmlat_sync_state {
+	VMLAT_SYNC_STATES(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_SYNC_STATES
+};
+
+#endif /* _VMLAT_DOC_NAMES_H */
