@@ -396,36 +396,114 @@ static void export_vms(struct ctx *c)
 		}
 }
 
-static void export_exits(struct ctx *c)
+/*
+ * A family of the samples of a field list (snap.h): its fields name it,
+ * in their order; @has: the VMs that have it (NULL: all); @undecoded:
+ * exits of no known reason count in it too.
+ */
+struct family_desc {
+	const char *name;
+	const char *help;
+	bool (*has)(const struct vm *v);
+	bool undecoded;
+};
+
+/* Field @f of @obj as its family writes it: seconds, or a count. */
+static const char *field_value(char *buf, size_t n, const void *obj,
+			       const struct field *f)
 {
-	struct out *o = &c->o;
-	const struct vm *v;
-	struct labels l;
+	uint64_t u = *(const uint64_t *)((const char *)obj + f->off);
+	int64_t s = (int64_t)u;
+
+	if (!strstr(f->metric, "_seconds"))
+		return f->is_signed ? fmt_s64(buf, n, s) : fmt_u64(buf, n, u);
+	if (f->is_signed)
+		return fmt_sec(buf, n, s < 0 ? -(uint64_t)s : u, s < 0);
+	return fmt_sec(buf, n, u, false);
+}
+
+/* The first field of @fs that family @name has, or NULL. */
+static const struct field *family_field(const char *name,
+					const struct field *fs, size_t n)
+{
 	size_t i;
 
-	family(o, "vmlat_exits_total", "counter",
-	       "VM exits by exit reason (the reason's name; exits of an unknown reason, or one vmlat could not read: reason=\"undecoded\", without isa).");
-	for_each_vm(c, v) {
-		for (i = 0; i < v->nr_exits; i++) {
-			labels_init(&l);
-			labels_add(&l, "isa", v->exits[i].isa);
-			labels_add(&l, "reason", v->exits[i].name);
-			sample(o, NULL, v, &l, U64(v->exits[i].count));
-		}
-		if (v->exits_undecoded)
-			sample1(o, v, "reason", "undecoded",
-				U64(v->exits_undecoded));
-	}
+	for (i = 0; i < n; i++)
+		if (fs[i].metric && !strcmp(fs[i].metric, name))
+			return &fs[i];
+	return NULL;
+}
 
-	family(o, "vmlat_exit_handling_seconds_total", "counter",
-	       "Time spent handling VM exits (in KVM and in the VMM), by exit reason.");
-	for_each_vm(c, v)
-		for (i = 0; i < v->nr_exits; i++) {
-			labels_init(&l);
-			labels_add(&l, "isa", v->exits[i].isa);
-			labels_add(&l, "reason", v->exits[i].name);
-			sample(o, NULL, v, &l, SEC(v->exits[i].total_ns));
+/*
+ * Families @fam, each with its fields of @fs, of the object at @off in
+ * every VM that has the family. A counter or a gauge as its fields are.
+ */
+static void export_fields(struct ctx *c, const struct family_desc *fam,
+			  size_t nfam, const struct field *fs, size_t n,
+			  size_t off)
+{
+	struct out *o = &c->o;
+	const struct field *f;
+	const struct vm *v;
+	char buf[32];
+	size_t i, j;
+
+	for (i = 0; i < nfam; i++) {
+		f = family_field(fam[i].name, fs, n);
+		if (!f)
+			continue;
+		family(o, fam[i].name, f->counter ? "counter" : "gauge",
+		       fam[i].help);
+		for_each_vm(c, v) {
+			if (fam[i].has && !fam[i].has(v))
+				continue;
+			for (j = f - fs; j < n; j++)
+				if (fs[j].metric &&
+				    !strcmp(fs[j].metric, fam[i].name))
+					sample1(o, v, fs[j].lkey, fs[j].lval,
+						field_value(buf, sizeof(buf),
+							    (const char *)v +
+							    off, &fs[j]));
 		}
+	}
+}
+
+static void export_exits(struct ctx *c)
+{
+	static const struct family_desc fam[] = {
+		{ "vmlat_exits_total",
+		  "VM exits by exit reason (the reason's name; exits of an unknown reason, or one vmlat could not read: reason=\"undecoded\", without isa).",
+		  NULL, true },
+		{ "vmlat_exit_handling_seconds_total",
+		  "Time spent handling VM exits (in KVM and in the VMM), by exit reason.",
+		  NULL, false },
+	};
+	struct out *o = &c->o;
+	const struct field *f;
+	const struct vm *v;
+	struct labels l;
+	char buf[32];
+	size_t i, k;
+
+	for (k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
+		f = family_field(fam[k].name, exit_fields, nr_exit_fields);
+		if (!f)
+			continue;
+		family(o, fam[k].name, "counter", fam[k].help);
+		for_each_vm(c, v) {
+			for (i = 0; i < v->nr_exits; i++) {
+				labels_init(&l);
+				labels_add(&l, "isa", v->exits[i].isa);
+				labels_add(&l, "reason", v->exits[i].name);
+				sample(o, NULL, v, &l,
+				       field_value(buf, sizeof(buf),
+						   &v->exits[i], f));
+			}
+			if (fam[k].undecoded && v->exits_undecoded)
+				sample1(o, v, "reason", "undecoded",
+					U64(v->exits_undecoded));
+		}
+	}
 }
 
 static void export_preempted(struct ctx *c)
@@ -482,59 +560,66 @@ static void export_hists(struct ctx *c)
 		}
 }
 
+static bool nested_ran(const struct vm *v)
+{
+	return v->nested.nr_vcpus > 0;
+}
+
 static void export_nested(struct ctx *c)
 {
-	struct out *o = &c->o;
-	const struct vm *v;
+	static const struct family_desc fam[] = {
+		{ "vmlat_nested_seconds_total",
+		  "Time of the VM's vCPUs running a nested guest, by part: l1 (the guest hypervisor), l2 (the nested guest), l2_exit_l0 and l2_exit_l1 (L2 exits handled by L0, reflected to L1), l2_sync (the L2's clock-sync calls to L1). Only VMs that ran a nested guest.",
+		  nested_ran, false },
+		{ "vmlat_nested_l2_exits_total",
+		  "Exits of the nested guest (L2), by who handled them: l0 (the host alone), l1 (reflected to the guest hypervisor).",
+		  nested_ran, false },
+		{ "vmlat_nested_l2_sync_calls_total",
+		  "Clock-sync hypercalls of the nested guest (L2) to its guest hypervisor (L1), vmlat's own traffic: not in vmlat_nested_l2_exits_total.",
+		  nested_ran, false },
+		{ "vmlat_nested_l1_to_l2_total",
+		  "Entries from the guest hypervisor (L1) into its nested guest (L2).",
+		  nested_ran, false },
+	};
 
-	family(o, "vmlat_nested_seconds_total", "counter",
-	       "Time of the VM's vCPUs running a nested guest, by part: l1 (the guest hypervisor), l2 (the nested guest), l2_exit_l0 and l2_exit_l1 (L2 exits handled by L0, reflected to L1), l2_sync (the L2's clock-sync calls to L1). Only VMs that ran a nested guest.");
-	for_each_vm(c, v) {
-		if (v->nested.nr_vcpus <= 0)
-			continue;
-		sample1(o, v, "part", "l1", SEC(v->nested.l1_ns));
-		sample1(o, v, "part", "l2", SEC(v->nested.l2_ns));
-		sample1(o, v, "part", "l2_exit_l0",
-			SEC(v->nested.l2_exit_l0_ns));
-		sample1(o, v, "part", "l2_exit_l1",
-			SEC(v->nested.l2_exit_l1_ns));
-		sample1(o, v, "part", "l2_sync", SEC(v->nested.l2_sync_ns));
-	}
+	export_fields(c, fam, sizeof(fam) / sizeof(fam[0]), nested_fields,
+		      nr_nested_fields, offsetof(struct vm, nested));
+}
 
-	family(o, "vmlat_nested_l2_exits_total", "counter",
-	       "Exits of the nested guest (L2), by who handled them: l0 (the host alone), l1 (reflected to the guest hypervisor).");
-	for_each_vm(c, v) {
-		if (v->nested.nr_vcpus <= 0)
-			continue;
-		sample1(o, v, "handled_by", "l0", U64(v->nested.l2_exits_l0));
-		sample1(o, v, "handled_by", "l1", U64(v->nested.l2_exits_l1));
-	}
+static bool sync_present(const struct vm *v)
+{
+	return v->sync.present;
+}
 
-	family(o, "vmlat_nested_l2_sync_calls_total", "counter",
-	       "Clock-sync hypercalls of the nested guest (L2) to its guest hypervisor (L1), vmlat's own traffic: not in vmlat_nested_l2_exits_total.");
-	for_each_vm(c, v)
-		if (v->nested.nr_vcpus > 0)
-			sample(o, NULL, v, NULL, U64(v->nested.l2_sync_calls));
-
-	family(o, "vmlat_nested_l1_to_l2_total", "counter",
-	       "Entries from the guest hypervisor (L1) into its nested guest (L2).");
-	for_each_vm(c, v)
-		if (v->nested.nr_vcpus > 0)
-			sample(o, NULL, v, NULL, U64(v->nested.l1_to_l2));
+static bool sync_mapped(const struct vm *v)
+{
+	return v->sync.present && v->sync.mapped;
 }
 
 static void export_sync(struct ctx *c)
 {
-	static const struct {
-		const char *reason;
-		size_t off;
-	} rejected[] = {
-		{ "user", offsetof(struct sync, user) },
-		{ "malformed", offsetof(struct sync, malformed) },
-		{ "replayed", offsetof(struct sync, replayed) },
-		{ "unpaired", offsetof(struct sync, unpaired) },
-		{ "refused", offsetof(struct sync, refused) },
-		{ "limited", offsetof(struct sync, limited) },
+	static const struct family_desc fam[] = {
+		{ "vmlat_clock_sync_bound_seconds",
+		  "How far the true host time of the last exchange can be from the mapping's (state ok only).",
+		  sync_mapped, false },
+		{ "vmlat_clock_sync_drift_ppb",
+		  "Drift of the guest clock against the host's, in parts per billion: (a - 1) * 1e9 in host = a * guest + b (state ok only).",
+		  sync_mapped, false },
+		{ "vmlat_clock_sync_offset_seconds",
+		  "Host time minus guest time at the last exchange (state ok only).",
+		  sync_mapped, false },
+		{ "vmlat_clock_sync_exchanges_total",
+		  "Clock-sync exchanges taken into the mapping.",
+		  sync_present, false },
+		{ "vmlat_clock_sync_calls_total",
+		  "Clock-sync calls the guest made, all of them (those of vmlat_clock_sync_rejected_calls_total included).",
+		  sync_present, false },
+		{ "vmlat_clock_sync_rejected_calls_total",
+		  "Clock-sync calls (unpaired: exchanges) the mapping did not take, by reason: user (not made at CPL 0: only counted), malformed, replayed, unpaired (no second call), refused (out of order, or too far), limited (over the rate limit).",
+		  sync_present, false },
+		{ "vmlat_clock_sync_restarts_total",
+		  "Times the guest started a new clock-sync session, and the mapping over.",
+		  sync_present, false },
 	};
 	struct out *o = &c->o;
 	const struct vm *v;
@@ -550,53 +635,8 @@ static void export_sync(struct ctx *c)
 				strcmp(v->sync.state, sync_state_names[i]) ?
 				"0" : "1");
 	}
-
-	family(o, "vmlat_clock_sync_bound_seconds", "gauge",
-	       "How far the true host time of the last exchange can be from the mapping's (state ok only).");
-	for_each_vm(c, v)
-		if (v->sync.present && v->sync.mapped)
-			sample(o, NULL, v, NULL, SEC(v->sync.bound_ns));
-
-	family(o, "vmlat_clock_sync_drift_ppb", "gauge",
-	       "Drift of the guest clock against the host's, in parts per billion: (a - 1) * 1e9 in host = a * guest + b (state ok only).");
-	for_each_vm(c, v)
-		if (v->sync.present && v->sync.mapped)
-			sample(o, NULL, v, NULL, S64(v->sync.drift_ppb));
-
-	family(o, "vmlat_clock_sync_offset_seconds", "gauge",
-	       "Host time minus guest time at the last exchange (state ok only).");
-	for_each_vm(c, v)
-		if (v->sync.present && v->sync.mapped)
-			sample(o, NULL, v, NULL, SSEC(v->sync.offset_ns));
-
-	family(o, "vmlat_clock_sync_exchanges_total", "counter",
-	       "Clock-sync exchanges taken into the mapping.");
-	for_each_vm(c, v)
-		if (v->sync.present)
-			sample(o, NULL, v, NULL, U64(v->sync.exchanges));
-
-	family(o, "vmlat_clock_sync_calls_total", "counter",
-	       "Clock-sync calls the guest made, all of them (those of vmlat_clock_sync_rejected_calls_total included).");
-	for_each_vm(c, v)
-		if (v->sync.present)
-			sample(o, NULL, v, NULL, U64(v->sync.calls));
-
-	family(o, "vmlat_clock_sync_rejected_calls_total", "counter",
-	       "Clock-sync calls (unpaired: exchanges) the mapping did not take, by reason: user (not made at CPL 0: only counted), malformed, replayed, unpaired (no second call), refused (out of order, or too far), limited (over the rate limit).");
-	for_each_vm(c, v) {
-		if (!v->sync.present)
-			continue;
-		for (i = 0; i < sizeof(rejected) / sizeof(rejected[0]); i++)
-			sample1(o, v, "reason", rejected[i].reason,
-				U64(*(const uint64_t *)((const char *)&v->sync +
-							rejected[i].off)));
-	}
-
-	family(o, "vmlat_clock_sync_restarts_total", "counter",
-	       "Times the guest started a new clock-sync session, and the mapping over.");
-	for_each_vm(c, v)
-		if (v->sync.present)
-			sample(o, NULL, v, NULL, U64(v->sync.restarts));
+	export_fields(c, fam, sizeof(fam) / sizeof(fam[0]), sync_fields,
+		      nr_sync_fields, offsetof(struct vm, sync));
 }
 
 static void export_module(struct ctx *c)

@@ -118,21 +118,6 @@ static void *xcalloc(size_t n, size_t size)
 
 /* ---- fields: an object's members, parsed and subtracted from one list -- */
 
-/*
- * A member of an object of the document, where it goes in the struct, and
- * what a delta does with it: a counter is the later read minus the
- * earlier one (sub()), a gauge the later read as it is.
- */
-struct field {
-	const char *key;
-	size_t off;
-	bool counter;
-	bool is_signed;
-};
-
-#define COUNTER(type, m)	{ #m, offsetof(type, m), true, false }
-#define GAUGE(type, m)		{ #m, offsetof(type, m), false, false }
-#define GAUGE_S(type, m)	{ #m, offsetof(type, m), false, true }
 #define FIELDS(f)		f, sizeof(f) / sizeof((f)[0])
 
 static uint64_t *field_u64(void *obj, const struct field *f)
@@ -173,38 +158,59 @@ static void delta_fields(void *d, const void *a, const void *b,
 				    a ? *field_u64((void *)a, &fs[i]) : 0);
 }
 
+/*
+ * The fields of an object: its members, and how vmlat export writes those
+ * it exports (X: the Prometheus family, then the label that tells the
+ * family's fields apart, or none).
+ */
+#define NESTED_S	"vmlat_nested_seconds_total"
+#define SYNC_REJECTED	"vmlat_clock_sync_rejected_calls_total"
+
 /* A VM's nested totals ("nested": {"totals": {...}}). */
-static const struct field nested_fields[] = {
-	COUNTER(struct nested, l1_ns),
-	COUNTER(struct nested, l2_ns),
-	COUNTER(struct nested, l2_exit_l0_ns),
-	COUNTER(struct nested, l2_exit_l1_ns),
+const struct field nested_fields[] = {
+	COUNTER_X(struct nested, l1_ns, NESTED_S, "part", "l1"),
+	COUNTER_X(struct nested, l2_ns, NESTED_S, "part", "l2"),
+	COUNTER_X(struct nested, l2_exit_l0_ns, NESTED_S, "part",
+		  "l2_exit_l0"),
+	COUNTER_X(struct nested, l2_exit_l1_ns, NESTED_S, "part",
+		  "l2_exit_l1"),
 	COUNTER(struct nested, l2_entries),
-	COUNTER(struct nested, l1_to_l2),
-	COUNTER(struct nested, l2_exits_l0),
-	COUNTER(struct nested, l2_exits_l1),
-	COUNTER(struct nested, l2_sync_calls),
-	COUNTER(struct nested, l2_sync_ns),
+	COUNTER_X(struct nested, l1_to_l2, "vmlat_nested_l1_to_l2_total",
+		  NULL, NULL),
+	COUNTER_X(struct nested, l2_exits_l0, "vmlat_nested_l2_exits_total",
+		  "handled_by", "l0"),
+	COUNTER_X(struct nested, l2_exits_l1, "vmlat_nested_l2_exits_total",
+		  "handled_by", "l1"),
+	COUNTER_X(struct nested, l2_sync_calls,
+		  "vmlat_nested_l2_sync_calls_total", NULL, NULL),
+	COUNTER_X(struct nested, l2_sync_ns, NESTED_S, "part", "l2_sync"),
 	COUNTER(struct nested, heuristic_agree),
 	COUNTER(struct nested, heuristic_judged),
 };
+const size_t nr_nested_fields = sizeof(nested_fields) /
+				sizeof(nested_fields[0]);
 
 /* A VM's clock sync ("sync"); exchanges_total is the parsed exchanges. */
-static const struct field sync_fields[] = {
-	COUNTER(struct sync, exchanges),
-	GAUGE_S(struct sync, drift_ppb),
-	GAUGE_S(struct sync, offset_ns),
-	GAUGE(struct sync, bound_ns),
+const struct field sync_fields[] = {
+	COUNTER_X(struct sync, exchanges, "vmlat_clock_sync_exchanges_total",
+		  NULL, NULL),
+	GAUGE_SX(struct sync, drift_ppb, "vmlat_clock_sync_drift_ppb"),
+	GAUGE_SX(struct sync, offset_ns, "vmlat_clock_sync_offset_seconds"),
+	GAUGE_X(struct sync, bound_ns, "vmlat_clock_sync_bound_seconds"),
 	GAUGE(struct sync, last_ns),
-	COUNTER(struct sync, calls),
-	COUNTER(struct sync, user),
-	COUNTER(struct sync, malformed),
-	COUNTER(struct sync, replayed),
-	COUNTER(struct sync, unpaired),
-	COUNTER(struct sync, refused),
-	COUNTER(struct sync, limited),
-	COUNTER(struct sync, restarts),
+	COUNTER_X(struct sync, calls, "vmlat_clock_sync_calls_total", NULL,
+		  NULL),
+	COUNTER_X(struct sync, user, SYNC_REJECTED, "reason", "user"),
+	COUNTER_X(struct sync, malformed, SYNC_REJECTED, "reason",
+		  "malformed"),
+	COUNTER_X(struct sync, replayed, SYNC_REJECTED, "reason", "replayed"),
+	COUNTER_X(struct sync, unpaired, SYNC_REJECTED, "reason", "unpaired"),
+	COUNTER_X(struct sync, refused, SYNC_REJECTED, "reason", "refused"),
+	COUNTER_X(struct sync, limited, SYNC_REJECTED, "reason", "limited"),
+	COUNTER_X(struct sync, restarts, "vmlat_clock_sync_restarts_total",
+		  NULL, NULL),
 };
+const size_t nr_sync_fields = sizeof(sync_fields) / sizeof(sync_fields[0]);
 
 /* A VM's steal ("steal"): type 1 and type 2. */
 static const struct field steal_fields[] = {
@@ -216,11 +222,16 @@ static const struct field steal_fields[] = {
 	COUNTER(struct steal, user_ns),
 };
 
-/* An exit reason's counters ("exits": [...]): the module's exit_cols. */
-static const struct field exit_fields[] = {
-	COUNTER(struct exit_reason, count),
-	COUNTER(struct exit_reason, total_ns),
+/*
+ * An exit reason's counters ("exits": [...]): the module's exit_cols;
+ * exported with the labels isa and reason of their row.
+ */
+const struct field exit_fields[] = {
+	COUNTER_X(struct exit_reason, count, "vmlat_exits_total", NULL, NULL),
+	COUNTER_X(struct exit_reason, total_ns,
+		  "vmlat_exit_handling_seconds_total", NULL, NULL),
 };
+const size_t nr_exit_fields = sizeof(exit_fields) / sizeof(exit_fields[0]);
 
 /* A top preemptor's counters ("preemptors": [...]). */
 static const struct field preemptor_fields[] = {

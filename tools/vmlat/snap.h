@@ -13,6 +13,40 @@
 
 #include "doc_names.h"
 
+/*
+ * A member of an object of the document (@key), where it goes in the
+ * struct (@off: a uint64_t, an int64_t if @is_signed), and what a delta
+ * does with it: a counter is the later read minus the earlier one, a
+ * gauge the later read as it is. Exported (vmlat export) as a sample of
+ * the family @metric (NULL: not exported), a counter or gauge as the
+ * field is, with the label @lkey="@lval" if the family has several
+ * fields. A family whose name says seconds takes nanoseconds.
+ */
+struct field {
+	const char *key;
+	size_t off;
+	bool counter;
+	bool is_signed;
+	const char *metric;
+	const char *lkey, *lval;
+};
+
+#define FIELD_(type, m, ...)						\
+	{ .key = #m, .off = offsetof(type, m), __VA_ARGS__ }
+#define COUNTER(type, m)	FIELD_(type, m, .counter = true)
+#define GAUGE(type, m)		FIELD_(type, m, .counter = false)
+#define GAUGE_S(type, m)	FIELD_(type, m, .is_signed = true)
+#define COUNTER_X(type, m, metric_, lkey_, lval_)			\
+	FIELD_(type, m, .counter = true, .metric = metric_,		\
+	       .lkey = lkey_, .lval = lval_)
+#define GAUGE_X(type, m, metric_)	FIELD_(type, m, .metric = metric_)
+#define GAUGE_SX(type, m, metric_)					\
+	FIELD_(type, m, .is_signed = true, .metric = metric_)
+
+/* Field lists of snap.c that vmlat export writes. */
+extern const struct field nested_fields[], sync_fields[], exit_fields[];
+extern const size_t nr_nested_fields, nr_sync_fields, nr_exit_fields;
+
 #define VMLAT_SCHEMA		3
 #define VMLAT_DEBUGFS		"/sys/kernel/debug"
 #define VMLAT_JSON		VMLAT_DEBUGFS "/vmlat/json"
