@@ -66,13 +66,13 @@ const char *vmlat_run_error(const struct kvm_run *run, char *buf,
 					 2 * VMLAT_CR3_MAX + 1)
 
 /**
- * struct vmlat_vm - a VM on libkvm
+ * struct ksft_vm - a VM on libkvm
  * @vm:       libkvm's VM
  * @vcpu:     its vCPU 0 (@vcpus[0])
  * @nr_vcpus: how many
  * @vcpus:    its vCPUs, by index
  */
-struct vmlat_vm {
+struct ksft_vm {
 	struct kvm_vm *vm;
 	struct kvm_vcpu *vcpu;
 	unsigned int nr_vcpus;
@@ -124,8 +124,8 @@ static void close_leaked_elf_fds(int lowest)
 }
 
 /**
- * vmlat_vm_create() - create a one-vCPU VM that runs @guest_code(@arg)
- * @vmp:        receives the VM; free it with vmlat_vm_destroy()
+ * ksft_vm_create() - create a one-vCPU VM that runs @guest_code(@arg)
+ * @vmp:        receives the VM; free it with ksft_vm_destroy()
  * @guest_code: a function of this program, run in the guest in 64-bit mode
  *              with its first argument (RDI) @arg; it must not call
  *              anything that is not guest code itself (no libc), and talks
@@ -141,28 +141,28 @@ static void close_leaked_elf_fds(int lowest)
  * KVM_RUN from one thread only (the "vCPU thread").
  * Return: 0, or the negative errno of opening /dev/kvm (-ENOENT: no kvm).
  */
-int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
-		    struct vmlat_guest_stats *st)
+int ksft_vm_create(struct ksft_vm **vmp, void *guest_code, uint64_t arg,
+		   struct vmlat_guest_stats *st)
 {
-	return vmlat_vm_create_vcpus(vmp, 1, guest_code, arg, st);
+	return ksft_vm_create_vcpus(vmp, 1, guest_code, arg, st);
 }
 
 /**
- * vmlat_vm_create_vcpus() - vmlat_vm_create() with @nr_vcpus vCPUs
- * @vmp:        receives the VM; free it with vmlat_vm_destroy()
+ * ksft_vm_create_vcpus() - ksft_vm_create() with @nr_vcpus vCPUs
+ * @vmp:        receives the VM; free it with ksft_vm_destroy()
  * @nr_vcpus:   1 or more; vCPU i runs @guest_code(@arg) on a stack of its
- *              own, from its thread (see vmlat_vm_vcpu_fd_n())
- * @guest_code: as for vmlat_vm_create()
+ *              own, from its thread (see ksft_vm_vcpu_fd_n())
+ * @guest_code: as for ksft_vm_create()
  * @arg:        its argument, the same for every vCPU
  * @st:         on failure @st->error says why
  *
- * Return: 0, -EINVAL for no vCPU, or as vmlat_vm_create().
+ * Return: 0, -EINVAL for no vCPU, or as ksft_vm_create().
  */
-int vmlat_vm_create_vcpus(struct vmlat_vm **vmp, unsigned int nr_vcpus,
-			  void *guest_code, uint64_t arg,
-			  struct vmlat_guest_stats *st)
+int ksft_vm_create_vcpus(struct ksft_vm **vmp, unsigned int nr_vcpus,
+			 void *guest_code, uint64_t arg,
+			 struct vmlat_guest_stats *st)
 {
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	unsigned int i;
 	int fd;
 
@@ -212,54 +212,54 @@ int vmlat_vm_create_vcpus(struct vmlat_vm **vmp, unsigned int nr_vcpus,
 }
 
 /**
- * vmlat_vm_vcpu_fd() - the vCPU file descriptor of a VM
- * @vm: VM from vmlat_vm_create()
+ * ksft_vm_vcpu_fd() - the vCPU file descriptor of a VM
+ * @vm: VM from ksft_vm_create()
  *
  * Return: the fd for KVM_RUN, KVM_GET_REGS, KVM_SET_REGS...
  */
-int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm)
+int ksft_vm_vcpu_fd(const struct ksft_vm *vm)
 {
 	return vm->vcpu->fd;
 }
 
 /**
- * vmlat_vm_vcpu_fd_n() - the file descriptor of vCPU @i of a VM
- * @vm: VM from vmlat_vm_create_vcpus()
+ * ksft_vm_vcpu_fd_n() - the file descriptor of vCPU @i of a VM
+ * @vm: VM from ksft_vm_create_vcpus()
  * @i:  below its number of vCPUs
  *
  * Return: the fd for KVM_RUN...
  */
-int vmlat_vm_vcpu_fd_n(const struct vmlat_vm *vm, unsigned int i)
+int ksft_vm_vcpu_fd_n(const struct ksft_vm *vm, unsigned int i)
 {
 	return vm->vcpus[i]->fd;
 }
 
 /**
- * vmlat_vm_kvm_run_n() - the struct kvm_run of vCPU @i of a VM
- * @vm: VM from vmlat_vm_create_vcpus()
+ * ksft_vm_kvm_run_n() - the struct kvm_run of vCPU @i of a VM
+ * @vm: VM from ksft_vm_create_vcpus()
  * @i:  below its number of vCPUs
  *
  * Return: the mapped struct kvm_run.
  */
-struct kvm_run *vmlat_vm_kvm_run_n(const struct vmlat_vm *vm, unsigned int i)
+struct kvm_run *ksft_vm_kvm_run_n(const struct ksft_vm *vm, unsigned int i)
 {
 	return vm->vcpus[i]->run;
 }
 
 /**
- * vmlat_vm_kvm_run() - the vCPU's shared struct kvm_run
- * @vm: VM from vmlat_vm_create()
+ * ksft_vm_kvm_run() - the vCPU's shared struct kvm_run
+ * @vm: VM from ksft_vm_create()
  *
  * Return: the mapped struct kvm_run (exit_reason and exit data after KVM_RUN).
  */
-struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm)
+struct kvm_run *ksft_vm_kvm_run(const struct ksft_vm *vm)
 {
 	return vm->vcpu->run;
 }
 
 /**
- * vmlat_vm_user_page() - let CPL 3 reach the guest page at @gva
- * @vm:  VM from vmlat_vm_create()
+ * ksft_vm_user_page() - let CPL 3 reach the guest page at @gva
+ * @vm:  VM from ksft_vm_create()
  * @gva: an address libkvm mapped (with 4 KiB pages, as it maps the
  *       program and the stack)
  *
@@ -270,7 +270,7 @@ struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm)
  *
  * Return: 0, or -EFAULT if @gva is not mapped, or by a large page.
  */
-int vmlat_vm_user_page(struct vmlat_vm *vm, uint64_t gva)
+int ksft_vm_user_page(struct ksft_vm *vm, uint64_t gva)
 {
 	uint64_t *table = addr_gpa2hva(vm->vm, vm->vm->pgd), *e;
 	int level;
@@ -288,10 +288,10 @@ int vmlat_vm_user_page(struct vmlat_vm *vm, uint64_t gva)
 }
 
 /**
- * vmlat_vm_destroy() - close a VM made by vmlat_vm_create()
+ * ksft_vm_destroy() - close a VM made by ksft_vm_create()
  * @vm: the VM, or NULL
  */
-void vmlat_vm_destroy(struct vmlat_vm *vm)
+void ksft_vm_destroy(struct ksft_vm *vm)
 {
 	if (!vm)
 		return;
@@ -300,7 +300,7 @@ void vmlat_vm_destroy(struct vmlat_vm *vm)
 }
 
 /* Checks one KVM_EXIT_IO against what tiny_guest_code must produce next. */
-static int tiny_vm_check_io(struct vmlat_vm *vm, uint32_t expect,
+static int tiny_vm_check_io(struct ksft_vm *vm, uint32_t expect,
 			    struct vmlat_guest_stats *st)
 {
 	const struct kvm_run *run = vm->vcpu->run;
@@ -329,7 +329,7 @@ static int tiny_vm_check_io(struct vmlat_vm *vm, uint32_t expect,
  * final HLT; otherwise returns early when @pr->stop is set or at
  * @deadline_ms, publishing the I/O exit count after every exit.
  */
-static int tiny_vm_run(struct vmlat_vm *vm, uint32_t n,
+static int tiny_vm_run(struct ksft_vm *vm, uint32_t n,
 		       struct vmlat_guest_progress *pr, uint64_t deadline_ms,
 		       struct vmlat_guest_stats *st)
 {
@@ -401,17 +401,17 @@ static int tiny_vm_run(struct vmlat_vm *vm, uint32_t n,
  */
 int vmlat_guest_run_exits(uint32_t nr_io, struct vmlat_guest_stats *st)
 {
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	int ret;
 
 	ret = vmlat_guest_run_kept(&vm, nr_io, st);
-	vmlat_vm_destroy(vm);
+	ksft_vm_destroy(vm);
 	return ret;
 }
 
 /**
  * vmlat_guest_run_kept() - vmlat_guest_run_exits(), the VM kept alive
- * @vmp:   receives the VM, halted, for vmlat_vm_destroy(); NULL on failure
+ * @vmp:   receives the VM, halted, for ksft_vm_destroy(); NULL on failure
  * @nr_io: number of port-I/O exits (1..UINT32_MAX)
  * @st:    as for vmlat_guest_run_exits()
  *
@@ -420,7 +420,7 @@ int vmlat_guest_run_exits(uint32_t nr_io, struct vmlat_guest_stats *st)
  *
  * Return: as for vmlat_guest_run_exits().
  */
-int vmlat_guest_run_kept(struct vmlat_vm **vmp, uint32_t nr_io,
+int vmlat_guest_run_kept(struct ksft_vm **vmp, uint32_t nr_io,
 			 struct vmlat_guest_stats *st)
 {
 	int ret;
@@ -429,11 +429,11 @@ int vmlat_guest_run_kept(struct vmlat_vm **vmp, uint32_t nr_io,
 	memset(st, 0, sizeof(*st));
 	if (!nr_io)
 		return guest_fail(st, -EINVAL, "nr_io must be at least 1");
-	ret = vmlat_vm_create(vmp, tiny_guest_code, nr_io, st);
+	ret = ksft_vm_create(vmp, tiny_guest_code, nr_io, st);
 	if (!ret)
 		ret = tiny_vm_run(*vmp, nr_io, NULL, 0, st);
 	if (ret) {
-		vmlat_vm_destroy(*vmp);
+		ksft_vm_destroy(*vmp);
 		*vmp = NULL;
 	}
 	return ret;
@@ -455,14 +455,14 @@ int vmlat_guest_run_until(struct vmlat_guest_progress *pr, uint64_t max_ms,
 			  struct vmlat_guest_stats *st)
 {
 	uint64_t deadline_ms = vmlat_now_ms() + max_ms;
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	ret = vmlat_vm_create(&vm, tiny_guest_code, UINT32_MAX, st);
+	ret = ksft_vm_create(&vm, tiny_guest_code, UINT32_MAX, st);
 	if (!ret)
 		ret = tiny_vm_run(vm, UINT32_MAX, pr, deadline_ms, st);
-	vmlat_vm_destroy(vm);
+	ksft_vm_destroy(vm);
 	return ret;
 }
 
@@ -496,7 +496,7 @@ static void cr3_guest_code(uint32_t n)
 
 /* One vCPU's run of cr3_guest_code(): its thread's part. */
 struct cr3_vcpu_run {
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	unsigned int idx;
 	unsigned int n;
 	uint64_t deadline_ms;
@@ -577,7 +577,7 @@ int vmlat_guest_run_cr3(unsigned int n, unsigned int nr_vcpus, uint64_t ms,
 	pthread_t th[VMLAT_CR3_VCPUS_MAX];
 	struct vmlat_guest_stats gs;
 	uint64_t gpa, root;
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	unsigned int i, k;
 	int ret = 0, err;
 
@@ -587,7 +587,7 @@ int vmlat_guest_run_cr3(unsigned int n, unsigned int nr_vcpus, uint64_t ms,
 		return vmlat_errorf(st->error, sizeof(st->error), -EINVAL,
 				    "1 to %d roots, 1 to %d vCPUs",
 				    VMLAT_CR3_MAX, VMLAT_CR3_VCPUS_MAX);
-	ret = vmlat_vm_create_vcpus(&vm, nr_vcpus, cr3_guest_code, n, &gs);
+	ret = ksft_vm_create_vcpus(&vm, nr_vcpus, cr3_guest_code, n, &gs);
 	if (ret) {
 		memcpy(st->error, gs.error, sizeof(st->error));
 		return ret;
@@ -637,7 +637,7 @@ int vmlat_guest_run_cr3(unsigned int n, unsigned int nr_vcpus, uint64_t ms,
 			memcpy(st->error, r[i].error, sizeof(st->error));
 		}
 	}
-	vmlat_vm_destroy(vm);
+	ksft_vm_destroy(vm);
 	return ret;
 }
 

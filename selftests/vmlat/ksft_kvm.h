@@ -40,10 +40,10 @@ struct vmlat_guest_progress {
 	uint32_t stop;
 };
 
-struct vmlat_vm;
+struct ksft_vm;
 
 int vmlat_guest_run_exits(uint32_t nr_io, struct vmlat_guest_stats *st);
-int vmlat_guest_run_kept(struct vmlat_vm **vmp, uint32_t nr_io,
+int vmlat_guest_run_kept(struct ksft_vm **vmp, uint32_t nr_io,
 			 struct vmlat_guest_stats *st);
 int vmlat_guest_run_until(struct vmlat_guest_progress *pr,
 			  uint64_t max_ms, struct vmlat_guest_stats *st);
@@ -54,19 +54,19 @@ const char *vmlat_run_error(const struct kvm_run *run, char *buf,
 
 /* ---- VMs running a guest function of the caller's --------------------- */
 
-struct vmlat_vm;
+struct ksft_vm;
 
-int vmlat_vm_create(struct vmlat_vm **vmp, void *guest_code, uint64_t arg,
-		    struct vmlat_guest_stats *st);
-int vmlat_vm_create_vcpus(struct vmlat_vm **vmp, unsigned int nr_vcpus,
-			  void *guest_code, uint64_t arg,
-			  struct vmlat_guest_stats *st);
-int vmlat_vm_vcpu_fd(const struct vmlat_vm *vm);
-struct kvm_run *vmlat_vm_kvm_run(const struct vmlat_vm *vm);
-int vmlat_vm_user_page(struct vmlat_vm *vm, uint64_t gva);
-int vmlat_vm_vcpu_fd_n(const struct vmlat_vm *vm, unsigned int i);
-struct kvm_run *vmlat_vm_kvm_run_n(const struct vmlat_vm *vm, unsigned int i);
-void vmlat_vm_destroy(struct vmlat_vm *vm);
+int ksft_vm_create(struct ksft_vm **vmp, void *guest_code, uint64_t arg,
+		   struct vmlat_guest_stats *st);
+int ksft_vm_create_vcpus(struct ksft_vm **vmp, unsigned int nr_vcpus,
+			 void *guest_code, uint64_t arg,
+			 struct vmlat_guest_stats *st);
+int ksft_vm_vcpu_fd(const struct ksft_vm *vm);
+struct kvm_run *ksft_vm_kvm_run(const struct ksft_vm *vm);
+int ksft_vm_user_page(struct ksft_vm *vm, uint64_t gva);
+int ksft_vm_vcpu_fd_n(const struct ksft_vm *vm, unsigned int i);
+struct kvm_run *ksft_vm_kvm_run_n(const struct ksft_vm *vm, unsigned int i);
+void ksft_vm_destroy(struct ksft_vm *vm);
 
 /* ---- a guest switching among page-table roots (vmlat_guest_run_cr3) ---- */
 

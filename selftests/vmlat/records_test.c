@@ -147,15 +147,15 @@ static int vm_cycle(uint64_t n, char *err, size_t len)
 {
 	struct vmlat_guest_stats st;
 	uint64_t io = 0, hlt = 0;
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	int ret;
 
-	ret = vmlat_vm_create(&vm, rt_guest, n, &st);
+	ret = ksft_vm_create(&vm, rt_guest, n, &st);
 	if (ret)
 		return vmlat_errorf(err, len, ret, "%s", st.error);
-	ret = run_vcpu(vmlat_vm_vcpu_fd(vm), vmlat_vm_kvm_run(vm), UINT64_MAX,
+	ret = run_vcpu(ksft_vm_vcpu_fd(vm), ksft_vm_kvm_run(vm), UINT64_MAX,
 		       &io, &hlt, err, len);
-	vmlat_vm_destroy(vm);
+	ksft_vm_destroy(vm);
 	if (!ret && (io != n || hlt != 1))
 		ret = vmlat_errorf(err, len, -EPROTO,
 				   "guest made %llu I/O and %llu HLT exits, not %llu and 1",
@@ -730,7 +730,7 @@ TEST_F_TIMEOUT(records, churn, 1800)
  * @just_exit, exits: its VM may be gone).
  */
 struct holder {
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	unsigned int vcpu;
 	bool just_exit;
 	uint64_t n, io, hlt;
@@ -745,8 +745,8 @@ struct holder {
 static void *holder_thread(void *arg)
 {
 	struct holder *h = arg;
-	int fd = vmlat_vm_vcpu_fd_n(h->vm, h->vcpu);
-	struct kvm_run *run = vmlat_vm_kvm_run_n(h->vm, h->vcpu);
+	int fd = ksft_vm_vcpu_fd_n(h->vm, h->vcpu);
+	struct kvm_run *run = ksft_vm_kvm_run_n(h->vm, h->vcpu);
 
 	h->ret = run_vcpu(fd, run, HOLD_IO, &h->io, &h->hlt, h->err,
 			  sizeof(h->err));
@@ -769,15 +769,15 @@ static struct holder *hold(struct __test_metadata *_metadata, int nr_vms,
 	struct holder *h = calloc(nr_vms * nr_vcpus, sizeof(*h));
 	struct vmlat_guest_stats st;
 	pthread_attr_t attr;
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	unsigned int j;
 	int i, k = 0;
 
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
 	for (i = 0; i < nr_vms; i++) {
-		EXPECT_EQ(0, vmlat_vm_create_vcpus(&vm, nr_vcpus, rt_guest,
-						   HOLDER_IO, &st))
+		EXPECT_EQ(0, ksft_vm_create_vcpus(&vm, nr_vcpus, rt_guest,
+						  HOLDER_IO, &st))
 			TH_LOG("VM %d: %s", i, st.error);
 		for (j = 0; j < nr_vcpus; j++, k++) {
 			h[k].vm = vm;
@@ -810,7 +810,7 @@ static void release(struct __test_metadata *_metadata, struct holder *h,
 	}
 	for (i = 0; i < nr; i++)
 		if (!h[i].vcpu && !h[i].just_exit)
-			vmlat_vm_destroy(h[i].vm);
+			ksft_vm_destroy(h[i].vm);
 	free(h);
 }
 
@@ -834,7 +834,7 @@ TEST_F_TIMEOUT(records, new_vm_while_old_threads_live, 300)
 		sem_init(&go[i], 0, 0);
 		h[i] = hold(_metadata, 1, 1, &ready, &go[i], &th[i]);
 		h[i]->just_exit = true;
-		vmlat_vm_destroy(h[i]->vm);
+		ksft_vm_destroy(h[i]->vm);
 	}
 	ASSERT_EQ(0, read_json(&d));
 	/* each destroyed before the next: still one VM each */

@@ -364,12 +364,12 @@ static int vcpu_run_job(struct vcpu_job *job)
 {
 	uint64_t t0 = vmlat_now_ms();
 	struct vmlat_guest_stats st;
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	struct kvm_run *run;
 	char buf[80];
 	int fd, ret;
 
-	ret = vmlat_vm_create(&vm, job->guest, job->arg, &st);
+	ret = ksft_vm_create(&vm, job->guest, job->arg, &st);
 	if (ret)
 		return job_fail(job, ret, "%s", st.error);
 	/*
@@ -378,8 +378,8 @@ static int vcpu_run_job(struct vcpu_job *job)
 	 */
 	if (job->deadline_ms)
 		job->deadline_ms += vmlat_now_ms() - t0;
-	fd = vmlat_vm_vcpu_fd(vm);
-	run = vmlat_vm_kvm_run(vm);
+	fd = ksft_vm_vcpu_fd(vm);
+	run = ksft_vm_kvm_run(vm);
 	say("vcpu vm_pid=%d vcpu_tid=%d vcpu=0 comm=vcpu0 vm_comm=%s cpu=%d",
 	    (int)getpid(), (int)my_tid(),
 	    shown(name_opt ?: job->vm_comm, buf, sizeof(buf)), job->cpu);
@@ -413,7 +413,7 @@ static int vcpu_run_job(struct vcpu_job *job)
 			break;
 		}
 	}
-	vmlat_vm_destroy(vm);
+	ksft_vm_destroy(vm);
 	return ret;
 }
 

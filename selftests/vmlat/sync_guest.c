@@ -426,7 +426,7 @@ int main(int argc, char **argv)
 {
 	struct vmlat_guest_stats st = {};
 	uint64_t hdr = VMLAT_HC_HDR;
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	struct kvm_run *run;
 	struct kvm_regs regs;
 	void (*code)(void);
@@ -459,18 +459,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	code = vmlat_host_is_intel() ? sync_guest_vmcall : sync_guest_vmmcall;
-	err = vmlat_vm_create(&vm, code, 0, &st);
+	err = ksft_vm_create(&vm, code, 0, &st);
 	if (err) {
 		fprintf(stderr, "sync_guest: %s\n", st.error);
 		return err == -ENOENT ? 4 : 1;
 	}
-	fd = vmlat_vm_vcpu_fd(vm);
-	run = vmlat_vm_kvm_run(vm);
+	fd = ksft_vm_vcpu_fd(vm);
+	run = ksft_vm_kvm_run(vm);
 	/* Ring 3 runs the guest's loop: its code and stack pages are user. */
 	if (k_user && (ioctl(fd, KVM_GET_REGS, &regs) < 0 ||
-		       vmlat_vm_user_page(vm, (uint64_t)code) ||
-		       vmlat_vm_user_page(vm, (uint64_t)code + 63) ||
-		       vmlat_vm_user_page(vm, regs.rsp - 8))) {
+		       ksft_vm_user_page(vm, (uint64_t)code) ||
+		       ksft_vm_user_page(vm, (uint64_t)code + 63) ||
+		       ksft_vm_user_page(vm, regs.rsp - 8))) {
 		fprintf(stderr, "sync_guest: cannot map the guest for ring 3\n");
 		err = -EFAULT;
 	} else if (!strcmp(argv[1], "names")) {
@@ -485,7 +485,7 @@ int main(int argc, char **argv)
 		err = flood(fd, run, strtol(argv[2], NULL, 0),
 			    argc == 4 ? strtol(argv[3], NULL, 0) : 0);
 	}
-	vmlat_vm_destroy(vm);
+	ksft_vm_destroy(vm);
 	if (err) {
 		fprintf(stderr, "sync_guest: %s\n", strerror(-err));
 		return 1;

@@ -69,7 +69,7 @@ static int churn(unsigned long n, struct vmlat_guest_stats *st)
 }
 
 struct holder {
-	struct vmlat_vm *vm;
+	struct ksft_vm *vm;
 	sem_t *ready, *go;
 	int err;
 	struct vmlat_guest_stats st;
@@ -133,7 +133,7 @@ static int hold(unsigned long n, struct vmlat_guest_stats *st)
 		sem_post(&go);
 	for (i = 0; i < made; i++) {
 		pthread_join(th[i], NULL);
-		vmlat_vm_destroy(h[i].vm);
+		ksft_vm_destroy(h[i].vm);
 	}
 	free(h);
 	free(th);
