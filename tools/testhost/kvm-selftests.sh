@@ -17,13 +17,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-if [[ -f $HERE/lib.sh ]]; then
-	# shellcheck source=tools/testhost/lib.sh
-	. "$HERE/lib.sh"
-else
-	log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
-	die() { log "error: $*"; exit 1; }
-fi
+# shellcheck source=tools/testhost/lib.sh
+. "$HERE/lib.sh"
 
 # stdout carries only the result, written to fd 3.
 exec 3>&1 1>&2
