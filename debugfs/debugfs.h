@@ -2,7 +2,7 @@
 /*
  * /sys/kernel/debug/vmlat/: the files, by who creates them, and what their
  * printers share (format.c). Everything here reads vmlat through view.h
- * and report.h only.
+ * and threshold.h only.
  */
 #ifndef _VMLAT_DEBUGFS_H
 #define _VMLAT_DEBUGFS_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The knobs and the "reports" file (report.h does the work):
+ * The knobs and the "reports" file (threshold.h does the work):
  *   threshold_preempt_us, threshold_wait_us, threshold_exit_us (0: off,
  *   up to 10 s), snapshot (swap|freeze|event), snapshot_interval_ms
  *   (1 ms .. 1 h), reset (write 1): 0600, one file per entry of the knob
@@ -20,7 +20,7 @@
 #include "debugfs.h"
 #include "exit_codes.h"
 #include "knobs.h"
-#include "report.h"
+#include "threshold.h"
 #include "view.h"
 
 static const char *const vmlat_snap_names[] = {

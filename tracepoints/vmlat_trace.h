@@ -20,7 +20,6 @@
 #include <asm/vmx.h>
 
 #include "exit_codes.h"
-#include "report.h"
 #include "types.h"
 
 /* As KVM's kvm_exit prints it; isa 0: the reason could not be read. */

@@ -3,7 +3,7 @@
  * Event dispatch: each probe's event (events.h) goes to its vCPU's state
  * machines (core/state.c, core/nested.c), and what an event completes is
  * counted in its VM: histograms, exit statistics, vmlat's trace events,
- * and a report when it crosses a threshold (report.h). Context switches
+ * and a report when it crosses a threshold (threshold.h). Context switches
  * also go to preemption charging (charge.h), clock-sync hypercalls to
  * the VM's clock sync (clock_sync.h).
  *
@@ -20,7 +20,7 @@
 #include "exit_late.h"
 #include "kvm_x86.h"
 #include "records.h"
-#include "report.h"
+#include "threshold.h"
 #include "vmlat_hypercall.h"
 #include "vmlat_trace.h"
 

@@ -3,7 +3,7 @@
  * The knobs, and their module parameters in /sys/module/vmlat/parameters/:
  *
  *   threshold_preempt_us, threshold_wait_us, threshold_exit_us
- *			0 (off) .. 10 s; see report.c
+ *			0 (off) .. 10 s; see threshold.c
  *   snapshot		swap, freeze or event
  *   snapshot_interval_ms	1 ms .. 1 h
  *   reset		write 1: zero every statistic, forget the reports
@@ -28,7 +28,7 @@
 #include <linux/string.h>
 
 #include "knobs.h"
-#include "report.h"
+#include "threshold.h"
 #include "view.h"
 
 static DEFINE_MUTEX(knobs_mutex);

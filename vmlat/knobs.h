@@ -3,7 +3,7 @@
  * The knobs (thresholds, snapshot mode and interval, reset): one table
  * of each one's parse, check, message and effect, served alike through
  * its two ways in: the module parameter (knobs.c) and the debugfs file
- * (debugfs/reports.c) of the same name. Debugfs refuses files writable
+ * (debugfs/thresholds.c) of the same name. Debugfs refuses files writable
  * by anyone under lockdown; module parameters stay writable there, and
  * can be given at load time.
  */

@@ -22,7 +22,7 @@
 #include "exit_late.h"
 #include "knobs.h"
 #include "records.h"
-#include "report.h"
+#include "threshold.h"
 #include "vmlat.h"
 
 /*

@@ -36,7 +36,7 @@
  *
  * The knobs (thresholds, snapshot mode and interval) are set through
  * vmlat_report_set_*(), which refuse a bad value with -EINVAL and change
- * nothing; debugfs/reports.c shows them and the ring.
+ * nothing; debugfs/thresholds.c shows them and the ring.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,7 +47,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "report.h"
+#include "threshold.h"
 #include "vmlat_trace.h"
 
 const char *const vmlat_snap_mode_names[VMLAT_NR_SNAP_MODES] = {

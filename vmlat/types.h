@@ -2,7 +2,8 @@
 /*
  * What vmlat's glue, its readers (view.h) and its trace events share:
  * limits, the kinds of interval and of preemptor with their one table of
- * names each, and who-ran records. No logic, no lock, no table.
+ * names each, who-ran records and threshold reports. No logic, no lock,
+ * no table.
  */
 #ifndef _VMLAT_TYPES_H
 #define _VMLAT_TYPES_H
@@ -115,5 +116,48 @@ static inline void vmlat_copy_comm(char *dst, const char *comm)
 	memcpy(dst, comm, TASK_COMM_LEN);
 	dst[TASK_COMM_LEN - 1] = '\0';
 }
+
+/* What became of a threshold report's snapshot (threshold.c). */
+enum vmlat_snap_state {
+	VMLAT_SNAP_QUEUED,	/* the deferred work has not run yet */
+	VMLAT_SNAP_TAKEN,	/* swapped, frozen, or the event emitted */
+	VMLAT_SNAP_LIMITED,	/* within snapshot_interval_ms of the last */
+	VMLAT_SNAP_FAILED,	/* swap: buffer off, or no snapshot buffer */
+};
+
+/**
+ * struct vmlat_report - one interval that crossed its threshold
+ * @seq:	report number since load or reset, from 1
+ * @kind:	enum vmlat_hist_kind: preempt, wait or exit
+ * @snap:	enum vmlat_snap_state
+ * @vm_pid:	the VM (VMM tgid)
+ * @vm_comm:	its name
+ * @vcpu:	vCPU index
+ * @cpu:	preempt/wait: the CPU it waited for; exit: where it ran
+ * @duration_ns: the interval's duration (exit: host time on CPU)
+ * @start_ns:	its start (exit: the kvm_exit), "mono" clock
+ * @end_ns:	its end
+ * @isa:	exit: VMLAT_ISA_SVM/VMX, 0 if undecoded
+ * @exit_reason: exit: the raw code
+ * @as:		the guest address space the vCPU ran (aspace.h key, 0 if
+ *		none): preempt/wait: when it lost its CPU; exit: at the exit
+ * @by:		preempt/wait: the task that ran the longest slice meanwhile
+ */
+struct vmlat_report {
+	u64 seq;
+	u8 kind;
+	u8 snap;
+	pid_t vm_pid;
+	char vm_comm[TASK_COMM_LEN];
+	int vcpu;
+	int cpu;
+	u64 duration_ns;
+	u64 start_ns;
+	u64 end_ns;
+	u32 isa;
+	u32 exit_reason;
+	u64 as;
+	struct vmlat_by by;
+};
 
 #endif /* _VMLAT_TYPES_H */

@@ -8,7 +8,7 @@
 
 #include "kvm_x86.h"
 #include "records.h"
-#include "report.h"
+#include "threshold.h"
 #include "view.h"
 
 const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS] = {

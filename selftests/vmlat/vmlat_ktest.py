@@ -432,7 +432,7 @@ def reports_settled():
     """Wait until vmlat's deferred work has decided every report's
     snapshot, and return reports() then. Each report is rate-limited at
     once or queued, and a queued one is taken or failed by the work item
-    (vmlat/report.c): the header's reports equal taken + rate-limited +
+    (vmlat/threshold.c): the header's reports equal taken + rate-limited +
     failed exactly when no work is pending. A poll, not a fixed sleep: a
     loaded test host runs the work item late. (At SETTLE_S it returns
     all the same, for the checks to show what was left.)"""

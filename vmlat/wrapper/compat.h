@@ -79,7 +79,7 @@ static const struct file_operations __name ## _fops = {			\
  * Whether the main trace buffer can have a snapshot buffer: without
  * CONFIG_TRACER_SNAPSHOT, tracing_snapshot() does nothing but WARN. vmlat
  * never allocates that buffer (the exported ways to do so WARN when the
- * allocation fails); users do, through tracefs (see report.c).
+ * allocation fails); users do, through tracefs (see threshold.c).
  */
 #define VMLAT_HAVE_TRACE_SNAPSHOT	IS_ENABLED(CONFIG_TRACER_SNAPSHOT)
 
