@@ -233,6 +233,24 @@ const struct field exit_fields[] = {
 };
 const size_t nr_exit_fields = sizeof(exit_fields) / sizeof(exit_fields[0]);
 
+/* A VM's counters of its own ("vms": [...]), besides its states. */
+static const struct field vm_fields[] = {
+	COUNTER(struct vm, exits_undecoded),
+	COUNTER_K(struct vm, pre_other_ns, "preemptors_other_ns"),
+};
+
+/* A vCPU's counters ("vcpus": [...]), besides its states. */
+static const struct field vcpu_fields[] = {
+	COUNTER(struct vcpu, unexpected),
+	COUNTER(struct vcpu, late_exits),
+};
+
+/* An L2 exit reason's counts ("nested": {"exits": [...]}). */
+static const struct field nested_exit_fields[] = {
+	COUNTER_K(struct nested_exit, l0, "handled_by_l0"),
+	COUNTER_K(struct nested_exit, l1, "reflected_to_l1"),
+};
+
 /* A top preemptor's counters ("preemptors": [...]). */
 static const struct field preemptor_fields[] = {
 	COUNTER(struct preemptor, stolen_ns),
@@ -302,8 +320,7 @@ static void parse_nested(struct nested *n, json_object *o)
 	for (i = 0; i < n->nr_exits; i++) {
 		e = json_object_array_get_idx(x, i);
 		str(n->exits[i].name, sizeof(n->exits[i].name), e, "name");
-		n->exits[i].l0 = u64(e, "handled_by_l0");
-		n->exits[i].l1 = u64(e, "reflected_to_l1");
+		parse_fields(&n->exits[i], e, FIELDS(nested_exit_fields));
 	}
 }
 
@@ -352,8 +369,7 @@ static void parse_vm(struct vm *v, json_object *o)
 		c->tid = (int)s64(e, "tid");
 		str(c->state, sizeof(c->state), e, "state");
 		parse_states(&c->st, e);
-		c->unexpected = u64(e, "unexpected");
-		c->late_exits = u64(e, "late_exits");
+		parse_fields(c, e, FIELDS(vcpu_fields));
 	}
 
 	a = get(o, "exits");
@@ -361,7 +377,6 @@ static void parse_vm(struct vm *v, json_object *o)
 	v->exits = xcalloc(v->nr_exits, sizeof(*v->exits));
 	for (i = 0; i < v->nr_exits; i++)
 		parse_exit(&v->exits[i], json_object_array_get_idx(a, i));
-	v->exits_undecoded = u64(o, "exits_undecoded");
 
 	h = get(o, "histograms");
 	for (k = 0; k < NR_HK; k++) {
@@ -388,7 +403,7 @@ static void parse_vm(struct vm *v, json_object *o)
 		p->cpu = (int)s64(e, "cpu");
 		parse_fields(p, e, FIELDS(preemptor_fields));
 	}
-	v->pre_other_ns = u64(o, "preemptors_other_ns");
+	parse_fields(v, o, FIELDS(vm_fields));
 	v->stolen_by_host = u64(get(o, "stolen_by"), "host");
 	parse_fields(&v->steal, get(o, "steal"), FIELDS(steal_fields));
 	snprintf(v->name, sizeof(v->name), "%s", v->comm);
@@ -739,6 +754,8 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 		d->vcpus[i] = b->vcpus[i];
 		states_delta(&d->vcpus[i].st, ca ? &ca->st : NULL,
 			     &b->vcpus[i].st);
+		delta_fields(&d->vcpus[i], ca, &b->vcpus[i],
+			     FIELDS(vcpu_fields));
 	}
 
 	d->exits = xcalloc(b->nr_exits, sizeof(*d->exits));
@@ -756,8 +773,6 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 		n++;
 	}
 	d->nr_exits = n;
-	d->exits_undecoded = sub(b->exits_undecoded,
-				 a ? a->exits_undecoded : 0);
 
 	for (k = 0; k < NR_HK; k++)
 		hist_delta(&d->h[k], a ? &a->h[k] : NULL, &b->h[k]);
@@ -774,12 +789,10 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 			for (j = 0; j < a->nested.nr_exits; j++)
 				if (!strcmp(a->nested.exits[j].name,
 					    d->nested.exits[i].name)) {
-					d->nested.exits[i].l0 =
-						sub(d->nested.exits[i].l0,
-						    a->nested.exits[j].l0);
-					d->nested.exits[i].l1 =
-						sub(d->nested.exits[i].l1,
-						    a->nested.exits[j].l1);
+					delta_fields(&d->nested.exits[i],
+						     &a->nested.exits[j],
+						     &d->nested.exits[i],
+						     FIELDS(nested_exit_fields));
 				}
 		}
 	}
@@ -795,7 +808,7 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 			n++;
 	}
 	d->nr_pre = n;
-	d->pre_other_ns = sub(b->pre_other_ns, a ? a->pre_other_ns : 0);
+	delta_fields(d, a, b, FIELDS(vm_fields));
 	d->stolen_by_host = sub(b->stolen_by_host, a ? a->stolen_by_host : 0);
 	delta_fields(&d->steal, a ? &a->steal : NULL, &b->steal,
 		     FIELDS(steal_fields));

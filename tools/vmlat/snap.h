@@ -34,6 +34,8 @@ struct field {
 #define FIELD_(type, m, ...)						\
 	{ .key = #m, .off = offsetof(type, m), __VA_ARGS__ }
 #define COUNTER(type, m)	FIELD_(type, m, .counter = true)
+#define COUNTER_K(type, m, key_)					\
+	{ .key = key_, .off = offsetof(type, m), .counter = true }
 #define GAUGE(type, m)		FIELD_(type, m, .counter = false)
 #define GAUGE_S(type, m)	FIELD_(type, m, .is_signed = true)
 #define COUNTER_X(type, m, metric_, lkey_, lval_)			\
