@@ -28,8 +28,13 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 SELF=$HERE/$(basename "${BASH_SOURCE[0]}")
-# shellcheck source=tools/testhost/lib.sh
-. "$HERE/lib.sh"
+if [[ -f $HERE/lib.sh ]]; then
+	# shellcheck source=tools/testhost/lib.sh
+	. "$HERE/lib.sh"
+else
+	log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
+	die() { log "error: $*"; exit 1; }
+fi
 
 # stdout carries only the result: everything else (make, apt, tar...) goes
 # to stderr, and the result is written to fd 3.
