@@ -858,6 +858,11 @@ static int matrix_show(struct seq_file *m, void *unused)
 				   vmlat_view_stolen_by(b->vms[j], b->vms[i]));
 		seq_putc(m, '\n');
 	}
+	/* VMs past a victim's table of the ones that took the most. */
+	seq_puts(m, "other");
+	for (j = 0; j < n; j++)
+		seq_printf(m, " %llu", vmlat_view_stolen_by_other(b->vms[j]));
+	seq_putc(m, '\n');
 	tables_buf_free(b);
 	return 0;
 }
@@ -991,7 +996,8 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 		seq_printf(m, ",\"%u\":%llu", v.id,
 			   vmlat_view_stolen_by(vm, b->vms[j]));
 	}
-	seq_putc(m, '}');
+	seq_printf(m, "},\"stolen_by_other_ns\":%llu",
+		   vmlat_view_stolen_by_other(vm));
 }
 
 static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,

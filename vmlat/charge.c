@@ -17,7 +17,7 @@ DEFINE_PER_CPU(struct vmlat_cpu, vmlat_cpus);
  * Charge @by, which ran @ns on @cpu, to @victim, which waited there.
  * @cpu's idle task is no task that took the CPU: the CPU was waking up
  * for the vCPU (idle exit, IPI). That is the kind "idle", per CPU,
- * nameless, and in no stolen_by row (it preempted nobody).
+ * nameless, and in no stolen_by table (it preempted nobody).
  * Context: @cpu's victim list lock held.
  */
 static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
@@ -55,8 +55,10 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 	}
 
 	raw_spin_lock(&vm->lock);
-	if (!idle)
-		vm->stolen_by[vmlat_stolen_row(byvc ? byvc->vm : NULL)] += ns;
+	if (byvc)
+		vmlat_topk_add(&vm->by_vm, byvc->vm->id, ns, &fresh);
+	else if (!idle)
+		vm->stolen_by_host += ns;
 	slot = vmlat_topk_add(&vm->top, vmlat_preemptor_key(kind, pid, cpu),
 			      ns, &fresh);
 	if (fresh) {

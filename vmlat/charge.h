@@ -6,10 +6,10 @@
  * While a vCPU is preempted or woken-but-waiting, it is a "victim" on the
  * CPU whose queue holds it; at every context switch on that CPU, the task
  * that just ran is charged the time it ran since the victim started
- * waiting: to the victim VM's top preemptors and stolen_by row, and, if
+ * waiting: to the victim VM's top preemptors and stolen_by tables, and, if
  * it is the longest slice so far, as who the interval is attributed to.
  * The CPU's idle task is no preemptor: its time (the CPU waking up for a
- * woken vCPU) is charged as kind "idle" of that CPU, in no stolen_by row.
+ * woken vCPU) is charged as kind "idle" of that CPU, in no stolen_by table.
  */
 #ifndef _VMLAT_CHARGE_H
 #define _VMLAT_CHARGE_H

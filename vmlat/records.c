@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/hash.h>
 #include <linux/kvm_host.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -31,8 +32,6 @@ unsigned int vmlat_max_vms __read_mostly = VMLAT_MAX_VMS_DEFAULT;
 unsigned int vmlat_max_vcpus __read_mostly = VMLAT_MAX_VCPUS_DEFAULT;
 struct vmlat_vm *vmlat_vms;
 struct vmlat_vcpu *vmlat_vcpus;
-/* Every VM's stolen_by rows: max_vms x (1 + max_vms). */
-static u64 *vmlat_stolen;
 struct vmlat_stats vmlat_stats;
 atomic_t vmlat_live_vcpus = ATOMIC_INIT(0);
 DEFINE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
@@ -48,13 +47,23 @@ u64 vmlat_reset_ns;
 static unsigned long *vmlat_vm_used;
 static unsigned long *vmlat_vcpu_used;
 static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
-static u32 vmlat_vm_last_id;	/* under vmlat_alloc_lock */
 
-/* The bytes of one VM's stolen_by. */
-static size_t vmlat_stolen_row_bytes(void)
-{
-	return (1 + (size_t)vmlat_max_vms) * sizeof(u64);
-}
+/*
+ * What creating and retiring records go by, under vmlat_alloc_lock, so
+ * that each step is bounded whatever the number of VMs and vCPUs the host
+ * has or had: the live VMs by struct kvm, a hash table of a bucket per VM
+ * slot (rounded up to a power of two); the slots never used, from
+ * *_fresh up; the exited VMs and the retired vCPU records (their threads
+ * exited), oldest first; the vCPU records freed with their VM.
+ */
+static u32 vmlat_vm_last_id;
+static struct hlist_head *vmlat_vm_hash;
+static unsigned int vmlat_vm_hash_bits;
+static unsigned int vmlat_vm_fresh;
+static unsigned int vmlat_vcpu_fresh;
+static LIST_HEAD(vmlat_vms_exited);
+static LIST_HEAD(vmlat_vcpus_retired);
+static LIST_HEAD(vmlat_vcpus_free);
 
 bool vmlat_vm_in_use(const struct vmlat_vm *vm)
 {
@@ -85,45 +94,53 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	raw_spin_lock_irqsave(&vm->lock, flags);
 	vmlat_topk_init(&vm->top);
 	memset(vm->preemptors, 0, sizeof(vm->preemptors));
-	memset(vm->stolen_by, 0, vmlat_stolen_row_bytes());
+	vm->stolen_by_host = 0;
+	vmlat_topk_init(&vm->by_vm);
 	vmlat_as_table_init(&vm->as);
 	vmlat_as_names_clear_stats(&vm->names);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 }
 
 /*
- * A VM slot for a new VM: a free one, or that of the oldest exited VM (the
- * VMs shown are the last ones). Nothing changes until vmlat_vm_init().
- * Context: vmlat_alloc_lock held.
+ * A VM slot for a new VM: one never used, or else that of the VM that
+ * exited first (the VMs shown are the last ones), or -1. Nothing changes
+ * until vmlat_vm_init() takes it. Context: vmlat_alloc_lock held.
  */
 static int vmlat_vm_slot(void)
 {
-	int slot = find_first_zero_bit(vmlat_vm_used, vmlat_max_vms);
-	int i;
+	struct vmlat_vm *vm;
 
-	if (slot < vmlat_max_vms)
-		return slot;
-	for (slot = -1, i = 0; i < vmlat_max_vms; i++) {
-		if (!READ_ONCE(vmlat_vms[i].exited))
-			continue;
-		/* Ids wrap after 2^32 VMs: the oldest is the furthest behind. */
-		if (slot < 0 || (s32)(vmlat_vms[i].id - vmlat_vms[slot].id) < 0)
-			slot = i;
-	}
-	return slot;
+	if (vmlat_vm_fresh < vmlat_max_vms)
+		return vmlat_vm_fresh;
+	vm = list_first_entry_or_null(&vmlat_vms_exited, struct vmlat_vm,
+				      exit_node);
+	return vm ? vm - vmlat_vms : -1;
 }
 
-/* Make @slot the record of @kvm. Context: vmlat_alloc_lock held. */
+static struct hlist_head *vmlat_vm_bucket(const void *kvm)
+{
+	return &vmlat_vm_hash[hash_ptr(kvm, vmlat_vm_hash_bits)];
+}
+
+/*
+ * Make @slot (from vmlat_vm_slot()) the record of @kvm. An exited VM's
+ * vCPU records go with it: their slots are free again.
+ * Context: vmlat_alloc_lock held.
+ */
 static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 {
 	struct vmlat_vm *vm = &vmlat_vms[slot];
+	struct vmlat_vcpu *vc, *tmp;
 	unsigned long flags;
-	int i;
 
-	/* An exited VM's vCPU records go with it. */
-	for_each_set_bit(i, vmlat_vcpu_used, vmlat_max_vcpus) {
-		if (vmlat_vcpus[i].vm == vm)
-			clear_bit(i, vmlat_vcpu_used);
+	if (slot == vmlat_vm_fresh)
+		vmlat_vm_fresh++;
+	else
+		list_del_init(&vm->exit_node);
+	list_for_each_entry_safe(vc, tmp, &vm->vcpus, vm_node) {
+		list_del_init(&vc->vm_node);
+		list_move_tail(&vc->free_node, &vmlat_vcpus_free);
+		clear_bit(vc - vmlat_vcpus, vmlat_vcpu_used);
 	}
 	vmlat_vm_clear_stats(vm);
 	vmlat_vm_sync_init(&vm->sync);
@@ -131,6 +148,7 @@ static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 	vmlat_as_names_init(&vm->names);
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 	vm->kvm = kvm;
+	hlist_add_head(&vm->hnode, vmlat_vm_bucket(kvm));
 	vm->id = ++vmlat_vm_last_id ?: ++vmlat_vm_last_id;
 	vm->pid = current->tgid;
 	/*
@@ -142,24 +160,25 @@ static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 	atomic_set(&vm->live_vcpus, 0);
 	WRITE_ONCE(vm->exited, false);
 	/*
-	 * Nobody was stolen from by an earlier VM of this slot. A slot not
-	 * in use clears its whole row when it is taken (above).
+	 * What an earlier VM of this slot took from others stays theirs,
+	 * under its own id: the new one starts in nobody's by_vm table.
 	 */
-	for_each_set_bit(i, vmlat_vm_used, vmlat_max_vms) {
-		raw_spin_lock(&vmlat_vms[i].lock);
-		vmlat_vms[i].stolen_by[vmlat_stolen_row(vm)] = 0;
-		raw_spin_unlock(&vmlat_vms[i].lock);
-	}
 	set_bit(slot, vmlat_vm_used);
 	return vm;
 }
+
+/* How many of a VM's vCPU records vmlat_vm_stale() looks at, at most. */
+#define VMLAT_STALE_WITNESSES	8
 
 /*
  * Whether @vm, the live record of @kvm, is of an earlier VM at the same
  * address. Each of its vCPU records names a vCPU by index and address:
  * in one VM's lifetime index i is one vCPU, which lives as long as the
  * VM. So if @kvm's vCPU i is not at that address, or is there but never
- * ran while the record's did, @kvm is another VM.
+ * ran while the record's did, @kvm is another VM. The first vCPU thread
+ * of a new VM asks before any of its vCPUs ran (each one's first event
+ * comes here first, under the lock), so one record that ran tells; the
+ * first VMLAT_STALE_WITNESSES records are asked, whatever the VM's size.
  *
  * Context: vmlat_alloc_lock held, in a thread running a vCPU of @kvm.
  */
@@ -167,12 +186,11 @@ static bool vmlat_vm_stale(const struct vmlat_vm *vm, struct kvm *kvm)
 {
 	struct vmlat_vcpu *vc;
 	struct kvm_vcpu *v;
-	int i;
+	int n = 0;
 
-	for_each_set_bit(i, vmlat_vcpu_used, vmlat_max_vcpus) {
-		vc = &vmlat_vcpus[i];
-		if (vc->vm != vm)
-			continue;
+	list_for_each_entry(vc, &vm->vcpus, vm_node) {
+		if (n++ == VMLAT_STALE_WITNESSES)
+			break;
 		v = vmlat_kvm_vcpu_at(kvm, vc->idx);
 		if (v != vc->kvm_vcpu)
 			return true;
@@ -192,16 +210,16 @@ static bool vmlat_vm_stale(const struct vmlat_vm *vm, struct kvm *kvm)
  */
 static struct vmlat_vm *vmlat_vm_find(struct kvm *kvm)
 {
+	struct hlist_node *tmp;
 	struct vmlat_vm *vm;
-	int i;
 
-	for_each_set_bit(i, vmlat_vm_used, vmlat_max_vms) {
-		vm = &vmlat_vms[i];
-		if (vm->kvm != kvm || READ_ONCE(vm->exited))
+	hlist_for_each_entry_safe(vm, tmp, vmlat_vm_bucket(kvm), hnode) {
+		if (vm->kvm != kvm)
 			continue;
 		if (!vmlat_vm_stale(vm, kvm))
 			return vm;
 		vm->kvm = NULL;
+		hlist_del_init(&vm->hnode);
 	}
 	return NULL;
 }
@@ -228,24 +246,47 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 		vmlat_as_table_add(&vm->as, &s);
 		raw_spin_unlock(&vm->lock);
 	}
+	/* Shown as it was until its slot is needed: the oldest first. */
+	list_add_tail(&vc->free_node, &vmlat_vcpus_retired);
 	atomic_dec(&vmlat_live_vcpus);
-	if (atomic_dec_and_test(&vm->live_vcpus))
+	if (atomic_dec_and_test(&vm->live_vcpus)) {
 		WRITE_ONCE(vm->exited, true);
+		if (!hlist_unhashed(&vm->hnode))
+			hlist_del_init(&vm->hnode);
+		list_add_tail(&vm->exit_node, &vmlat_vms_exited);
+	}
 }
 
-/* Context: vmlat_alloc_lock held. */
+/*
+ * A vCPU slot: one never used, one freed with its VM, or else that of the
+ * thread that exited first (of a VM that may still run), or -1. Nothing
+ * changes until vmlat_vcpu_take() takes it.
+ * Context: vmlat_alloc_lock held.
+ */
 static int vmlat_vcpu_slot(void)
 {
-	int i = find_first_zero_bit(vmlat_vcpu_used, vmlat_max_vcpus);
+	struct vmlat_vcpu *vc;
 
-	if (i < vmlat_max_vcpus)
-		return i;
-	/* Reclaim an exited vCPU of a VM that still runs. */
-	for (i = 0; i < vmlat_max_vcpus; i++) {
-		if (!READ_ONCE(vmlat_vcpus[i].task))
-			return i;
-	}
-	return -1;
+	if (vmlat_vcpu_fresh < vmlat_max_vcpus)
+		return vmlat_vcpu_fresh;
+	vc = list_first_entry_or_null(&vmlat_vcpus_free, struct vmlat_vcpu,
+				      free_node) ?:
+	     list_first_entry_or_null(&vmlat_vcpus_retired, struct vmlat_vcpu,
+				      free_node);
+	return vc ? vc - vmlat_vcpus : -1;
+}
+
+/* Take slot @idx of vmlat_vcpu_slot() for @vm. Context: as it. */
+static struct vmlat_vcpu *vmlat_vcpu_take(int idx, struct vmlat_vm *vm)
+{
+	struct vmlat_vcpu *vc = &vmlat_vcpus[idx];
+
+	if (idx == vmlat_vcpu_fresh)
+		vmlat_vcpu_fresh++;
+	else
+		list_del_init(&vc->free_node);
+	list_move_tail(&vc->vm_node, &vm->vcpus);
+	return vc;
 }
 
 /*
@@ -325,7 +366,7 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	if (!vm)
 		vm = vmlat_vm_init(slot, vcpu->kvm);
 
-	vc = &vmlat_vcpus[idx];
+	vc = vmlat_vcpu_take(idx, vm);
 	raw_spin_lock(&vc->lock);
 	vc->kvm_vcpu = vcpu;
 	vc->ran = !never_ran;
@@ -456,6 +497,12 @@ void vmlat_records_reset(void)
 	atomic64_set(&vmlat_stats.dropped_victims, 0);
 }
 
+/* The bytes of the hash table of live VMs: a bucket per VM slot. */
+static size_t vmlat_vm_hash_bytes(void)
+{
+	return sizeof(*vmlat_vm_hash) << vmlat_vm_hash_bits;
+}
+
 /* The bytes of a bitmap of @bits, allocated whole longs. */
 static size_t vmlat_bitmap_bytes(unsigned int bits)
 {
@@ -473,9 +520,11 @@ void vmlat_records_read_memory(struct vmlat_records_memory *mem)
 	size_t vms = vmlat_max_vms, vcpus = vmlat_max_vcpus;
 	size_t tasks = vmlat_tasks_bytes();
 
-	mem->vm_bytes = sizeof(*vmlat_vms) + vmlat_stolen_row_bytes();
+	mem->vm_bytes = sizeof(*vmlat_vms) +
+			DIV_ROUND_UP(vmlat_vm_hash_bytes(), vms);
 	mem->vcpu_bytes = sizeof(*vmlat_vcpus) + DIV_ROUND_UP(tasks, vcpus);
-	mem->bytes = vms * mem->vm_bytes + vcpus * sizeof(*vmlat_vcpus) +
+	mem->bytes = vms * sizeof(*vmlat_vms) + vmlat_vm_hash_bytes() +
+		     vcpus * sizeof(*vmlat_vcpus) +
 		     tasks + vmlat_bitmap_bytes(vmlat_max_vms) +
 		     vmlat_bitmap_bytes(vmlat_max_vcpus);
 }
@@ -519,16 +568,16 @@ MODULE_PARM_DESC(max_vcpus, "vCPU records (1.." __stringify(VMLAT_MAX_VCPUS_LIMI
  */
 int vmlat_records_init(void)
 {
-	size_t row = 1 + (size_t)vmlat_max_vms;
 	int i;
 
 	vmlat_vms = vzalloc(array_size(vmlat_max_vms, sizeof(*vmlat_vms)));
-	vmlat_stolen = vzalloc(array3_size(vmlat_max_vms, row, sizeof(u64)));
+	vmlat_vm_hash_bits = max(1, order_base_2(vmlat_max_vms));
+	vmlat_vm_hash = vzalloc(vmlat_vm_hash_bytes());
 	vmlat_vcpus = vzalloc(array_size(vmlat_max_vcpus,
 					 sizeof(*vmlat_vcpus)));
 	vmlat_vm_used = vzalloc(vmlat_bitmap_bytes(vmlat_max_vms));
 	vmlat_vcpu_used = vzalloc(vmlat_bitmap_bytes(vmlat_max_vcpus));
-	if (!vmlat_vms || !vmlat_stolen || !vmlat_vcpus || !vmlat_vm_used ||
+	if (!vmlat_vms || !vmlat_vm_hash || !vmlat_vcpus || !vmlat_vm_used ||
 	    !vmlat_vcpu_used || vmlat_tasks_init(vmlat_max_vcpus)) {
 		vmlat_records_exit();
 		pr_err("no memory for %u VMs and %u vCPUs: load with smaller max_vms and max_vcpus\n",
@@ -536,15 +585,19 @@ int vmlat_records_init(void)
 		return -ENOMEM;
 	}
 	for (i = 0; i < vmlat_max_vms; i++) {
-		vmlat_vms[i].stolen_by = vmlat_stolen + i * row;
 		raw_spin_lock_init(&vmlat_vms[i].lock);
 		raw_spin_lock_init(&vmlat_vms[i].sync.lock);
 		vmlat_vm_clear_stats(&vmlat_vms[i]);
+		INIT_HLIST_NODE(&vmlat_vms[i].hnode);
+		INIT_LIST_HEAD(&vmlat_vms[i].vcpus);
+		INIT_LIST_HEAD(&vmlat_vms[i].exit_node);
 	}
 	for (i = 0; i < vmlat_max_vcpus; i++) {
 		raw_spin_lock_init(&vmlat_vcpus[i].lock);
 		seqcount_init(&vmlat_vcpus[i].seq);
 		vmlat_vcpus[i].victim_cpu = -1;
+		INIT_LIST_HEAD(&vmlat_vcpus[i].vm_node);
+		INIT_LIST_HEAD(&vmlat_vcpus[i].free_node);
 	}
 	return 0;
 }
@@ -561,11 +614,11 @@ void vmlat_records_exit(void)
 	vfree(vmlat_vcpu_used);
 	vfree(vmlat_vm_used);
 	vfree(vmlat_vcpus);
-	vfree(vmlat_stolen);
+	vfree(vmlat_vm_hash);
 	vfree(vmlat_vms);
+	vmlat_vm_hash = NULL;
 	vmlat_vcpu_used = NULL;
 	vmlat_vm_used = NULL;
 	vmlat_vcpus = NULL;
-	vmlat_stolen = NULL;
 	vmlat_vms = NULL;
 }

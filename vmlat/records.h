@@ -5,7 +5,7 @@
  * did not fit. Who writes what:
  *  - a vCPU's accounting: its own thread (account.c), or under its lock;
  *  - a VM's exit and histogram counters: atomics, any of its vCPUs;
- *  - a VM's preemptor table and stolen_by: under the VM's lock (charge.c);
+ *  - a VM's preemptor tables: under the VM's lock (charge.c);
  *  - slots: allocated and retired under vmlat_alloc_lock (records.c).
  * Readers go through view.h, never here.
  *
@@ -18,6 +18,7 @@
 #define _VMLAT_RECORDS_H
 
 #include <linux/atomic.h>
+#include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
@@ -35,7 +36,8 @@
 
 /**
  * struct vmlat_vm - one VM, named by its VMM process and its id
- * @lock:	protects @top, @preemptors, @stolen_by, @as and @names
+ * @lock:	protects @top, @preemptors, @stolen_by_host, @by_vm, @as and
+ *		@names
  * @kvm:	the struct kvm, as a key only: never dereferenced; NULL once
  *		the VM is known to be destroyed (its threads may live on)
  * @id:		unique per VM lifetime since load: 1, 2, 3...
@@ -57,11 +59,18 @@
  * @sync:	clock sync with its guest (clock_sync.h)
  * @top:	top preemptors by stolen time (space-saving top-k)
  * @preemptors:	who each slot of @top is
- * @stolen_by:	stolen time by host tasks and by each VM: 1 + max_vms
- *		rows (its part of vmlat_stolen), index with vmlat_stolen_row()
+ * @stolen_by_host: time host tasks ran while its vCPUs waited
+ * @by_vm:	the same by vCPUs of VMs (its own included), keyed by VM id:
+ *		the VMs that took the most, and what the others took (@other);
+ *		an id names one VM lifetime, so a reused record starts with
+ *		no time of its own in anyone's table
  * @as:		its guest's address spaces: the stretches its vCPUs ended
  *		(aspace.h; the ones in progress are in their cursors)
  * @names:	who its guest said owns which address space (aspace.h)
+ * @hnode:	in the hash table of live VMs by @kvm (records.c)
+ * @vcpus:	its vCPU records (vmlat_vcpu.vm_node)
+ * @exit_node:	in the list of exited VMs, once @exited
+ * The last three are vmlat_alloc_lock's.
  */
 struct vmlat_vm {
 	raw_spinlock_t lock;
@@ -79,13 +88,14 @@ struct vmlat_vm {
 	struct vmlat_vm_sync sync;
 	struct vmlat_topk top;
 	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];
-	u64 *stolen_by;
+	u64 stolen_by_host;
+	struct vmlat_topk by_vm;
 	struct vmlat_as_table as;
 	struct vmlat_as_names names;
+	struct hlist_node hnode;
+	struct list_head vcpus;
+	struct list_head exit_node;
 };
-
-/* The row of struct vmlat_vm.stolen_by for time stolen by host tasks. */
-#define VMLAT_STOLEN_BY_HOST	0
 
 /**
  * struct vmlat_vcpu - one vCPU thread
@@ -115,6 +125,9 @@ struct vmlat_vm {
  * @vmcb_checked: the last VMCB pointer found plausible (kvm_x86.h)
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
+ * @vm_node:	in @vm's list of vCPU records
+ * @free_node:	in the list of retired or free records, once it is one
+ * The last two are vmlat_alloc_lock's.
  */
 struct vmlat_vcpu {
 	raw_spinlock_t lock;
@@ -135,6 +148,8 @@ struct vmlat_vcpu {
 	u64 exit_ns;
 	const void *vmcb_checked;
 	struct vmlat_nested_done nested_done;
+	struct list_head vm_node;
+	struct list_head free_node;
 };
 
 /**
@@ -166,15 +181,6 @@ extern u32 vmlat_reset_gen;
 extern u64 vmlat_reset_ns;
 
 DECLARE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
-
-/*
- * The row of struct vmlat_vm.stolen_by for time stolen by a host task
- * (@by NULL) or by a vCPU of the VM @by.
- */
-static inline int vmlat_stolen_row(const struct vmlat_vm *by)
-{
-	return by ? 1 + (by - vmlat_vms) : VMLAT_STOLEN_BY_HOST;
-}
 
 /* The vCPU record of @p, or NULL. Context: any; no lock. */
 static __always_inline struct vmlat_vcpu *
@@ -247,8 +253,8 @@ void vmlat_records_read_stats(struct vmlat_records_stats *st);
 
 /**
  * struct vmlat_records_memory - what the tables take, for status
- * @bytes:	all of it (records, stolen_by, slot bitmaps, task table)
- * @vm_bytes:	per VM slot: its record and stolen_by row
+ * @bytes:	all of it (records, slot bitmaps, task table)
+ * @vm_bytes:	per VM slot: its record
  * @vcpu_bytes:	per vCPU slot: its record and its share of the task table
  */
 struct vmlat_records_memory {

@@ -22,7 +22,7 @@
  */
 #define VMLAT_MAX_VMS_DEFAULT	1024
 #define VMLAT_MAX_VCPUS_DEFAULT	8192
-#define VMLAT_MAX_VMS_LIMIT	4096	/* stolen_by grows as max_vms^2 */
+#define VMLAT_MAX_VMS_LIMIT	4096
 #define VMLAT_MAX_VCPUS_LIMIT	65536
 
 /*

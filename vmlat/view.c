@@ -443,16 +443,44 @@ unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
 	return n;
 }
 
-/* Time @by (a VM, or NULL: host tasks) ran while @victim's vCPUs waited. */
+/*
+ * Time @by (a VM, or NULL: host tasks) ran while @victim's vCPUs waited;
+ * 0 for a VM not in @victim's table of the VMs that took the most.
+ */
 u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 			 const struct vmlat_vm *by)
+{
+	struct vmlat_vm *w = (struct vmlat_vm *)victim;	/* for its lock */
+	const struct vmlat_topk_slot *s;
+	unsigned long flags;
+	u64 ns = 0;
+	int i;
+
+	raw_spin_lock_irqsave(&w->lock, flags);
+	if (!by) {
+		ns = victim->stolen_by_host;
+	} else {
+		for (i = 0; i < VMLAT_TOPK_SLOTS; i++) {
+			s = &victim->by_vm.slot[i];
+			if (s->hits && s->key == READ_ONCE(by->id)) {
+				ns = s->value;
+				break;
+			}
+		}
+	}
+	raw_spin_unlock_irqrestore(&w->lock, flags);
+	return ns;
+}
+
+/* Time VMs ran while @victim's vCPUs waited that its table has no room for. */
+u64 vmlat_view_stolen_by_other(const struct vmlat_vm *victim)
 {
 	struct vmlat_vm *w = (struct vmlat_vm *)victim;	/* for its lock */
 	unsigned long flags;
 	u64 ns;
 
 	raw_spin_lock_irqsave(&w->lock, flags);
-	ns = victim->stolen_by[vmlat_stolen_row(by)];
+	ns = victim->by_vm.other;
 	raw_spin_unlock_irqrestore(&w->lock, flags);
 	return ns;
 }

@@ -195,7 +195,7 @@ struct vmlat_view_dropped {
  * @tasks_max:	the most it takes
  * @probe_max:	the most slots a lookup in it reads now
  * @bytes:	memory the tables take, all of them (allocated at load)
- * @vm_bytes:	of which per VM record (grows with vms_max: stolen_by)
+ * @vm_bytes:	of which per VM record (the same whatever vms_max)
  * @vcpu_bytes:	of which per vCPU record (with its task table share)
  */
 struct vmlat_view_tables {
@@ -278,6 +278,7 @@ unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
 				   u64 *other_ns);
 u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 			 const struct vmlat_vm *by);
+u64 vmlat_view_stolen_by_other(const struct vmlat_vm *victim);
 void vmlat_view_dropped(struct vmlat_view_dropped *d);
 void vmlat_view_tables(struct vmlat_view_tables *t);
 void vmlat_view_order_sum(struct vmlat_view_order *sum);

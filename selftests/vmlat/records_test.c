@@ -36,6 +36,13 @@
  *  - many_vms: 200 VMs held live at once (VMLAT_MANY_VMS, at most 200:
  *    fewer where KASAN makes each slow): every one tracked, none
  *    dropped, and every one's IOIO count exact.
+ *  - creation_bounded: the cost of making a record does not grow with
+ *    the VMs the host has or had: the median time of vmlat_vcpu_new()
+ *    (the kernel's function_graph tracer) over 30 VMs that start after
+ *    1100 VM lifetimes (VMLAT_BOUND_LIFETIMES: more than max_vms) and
+ *    while VMLAT_MANY_VMS VMs live is at most twice that of 30 VMs
+ *    started on a fresh load, plus 20 us (skipped if
+ *    VMLAT_BOUND_LIFETIMES is 0).
  *  - memory: what status says the tables take is what the kernel's
  *    /proc/vmallocinfo shows vmlat's table allocators allocated (within
  *    the pages each area is rounded to), at the defaults and at
@@ -62,6 +69,7 @@
 #include <linux/kvm.h>
 
 #include "kselftest_harness.h"
+#include "ksft_ftrace.h"
 #include "ksft_kvm.h"
 #include "ksft_module.h"
 #include "ksft_status.h"
@@ -949,6 +957,141 @@ static long param(const char *name)
 	return strtol(buf, NULL, 10);
 }
 
+/* ---- the cost of making a record -------------------------------------- */
+
+/*
+ * vmlat_vcpu_new() makes a vCPU thread's record, and its VM's, at its
+ * first KVM event: in a probe, under a raw spinlock with interrupts off.
+ * The kernel's function_graph tracer times each call.
+ */
+#define NEW_VMS			30
+#define BOUND_LIFETIMES		1100
+#define BOUND_SLACK_NS		20000ull
+#define GRAPH_FUNC		"vmlat_vcpu_new"
+
+static int tracefs_write(const char *file, const char *val)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", vmlat_tracefs_root(), file);
+	return vmlat_write_file(path, val);
+}
+
+static void graph_off(void)
+{
+	tracefs_write("tracing_on", "0");
+	tracefs_write("current_tracer", "nop");
+	tracefs_write("set_graph_function", "");
+	tracefs_write("max_graph_depth", "0");
+}
+
+static int graph_on(void)
+{
+	int ret;
+
+	ret = tracefs_write("current_tracer", "nop");
+	ret = ret ?: tracefs_write("set_graph_function", GRAPH_FUNC);
+	ret = ret ?: tracefs_write("max_graph_depth", "1");
+	ret = ret ?: tracefs_write("current_tracer", "function_graph");
+	ret = ret ?: tracefs_write("trace", "");
+	ret = ret ?: tracefs_write("tracing_on", "1");
+	if (ret)
+		graph_off();
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The durations of the calls the trace shows, sorted, into @ns (at most
+ * @max); the tracer off. Return: how many.
+ */
+static int graph_read(uint64_t *ns, int max)
+{
+	char path[512], line[512], *us;
+	const char *p;
+	FILE *f;
+	int n = 0;
+
+	tracefs_write("tracing_on", "0");
+	snprintf(path, sizeof(path), "%s/trace", vmlat_tracefs_root());
+	f = fopen(path, "r");
+	while (f && n < max && fgets(line, sizeof(line), f)) {
+		/* " 1)   8.456 us    |  vmlat_vcpu_new();" (+ ! # * @ $: long) */
+		if (!strstr(line, GRAPH_FUNC) || !(us = strstr(line, " us ")))
+			continue;
+		p = us;
+		while (p > line && (p[-1] == '.' || (p[-1] >= '0' && p[-1] <= '9')))
+			p--;
+		ns[n++] = (uint64_t)(strtod(p, NULL) * 1000.0);
+	}
+	if (f)
+		fclose(f);
+	graph_off();
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	return n;
+}
+
+/* VM lifetimes in threads one after another, each making 1 to 4 VMs. */
+static int churn(int cycles, char *err, size_t len)
+{
+	struct churn_thread t;
+	pthread_attr_t attr;
+	pthread_t th;
+	int c, threads;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, THREAD_STACK);
+	for (c = threads = 0; c < cycles; c += t.cycles, threads++) {
+		memset(&t, 0, sizeof(t));
+		t.first = c;
+		t.cycles = 1 + threads % 4;
+		if (t.cycles > cycles - c)
+			t.cycles = cycles - c;
+		if (pthread_create(&th, &attr, churn_thread, &t))
+			return vmlat_errorf(err, len, -EAGAIN, "no thread");
+		pthread_join(th, NULL);
+		if (t.ret) {
+			snprintf(err, len, "cycle %d: %s", c, t.err);
+			return t.ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The median time of vmlat_vcpu_new() over NEW_VMS VMs started now (and
+ * the longest, into @max); 0 if the tracer cannot time it.
+ */
+static uint64_t new_vms_median(struct __test_metadata *_metadata,
+			       const char *when, uint64_t *max)
+{
+	uint64_t ns[4 * NEW_VMS];
+	char err[256] = "";
+	int n;
+
+	if (graph_on()) {
+		TH_LOG("%s: no function_graph tracer on %s", when, GRAPH_FUNC);
+		return 0;
+	}
+	EXPECT_EQ(0, churn(NEW_VMS, err, sizeof(err))) TH_LOG("%s", err);
+	n = graph_read(ns, 4 * NEW_VMS);
+	EXPECT_LE(NEW_VMS, n) TH_LOG("%s: %d calls of %s timed", when, n,
+				     GRAPH_FUNC);
+	if (n < NEW_VMS)
+		return 0;
+	*max = ns[n - 1];
+	TH_LOG("%s: %s over %d calls: median %llu ns, longest %llu ns", when,
+	       GRAPH_FUNC, n, (unsigned long long)ns[n / 2],
+	       (unsigned long long)*max);
+	return ns[n / 2];
+}
+
 TEST_F_TIMEOUT(sized, many_vms, 1800)
 {
 	unsigned long long env_vms;
@@ -987,6 +1130,49 @@ TEST_F_TIMEOUT(sized, many_vms, 1800)
 	EXPECT_EQ(0, d.dropped_vcpus);
 	expect_my_vms(_metadata, &d, vms, 1, HOLDER_IO);
 	EXPECT_EQ(1, d.stolen_keys_ok) TH_LOG("%s", d.why);
+	expect_nothing_live(_metadata, "after the VMs ended");
+}
+
+/*
+ * Making a record costs the same on a fresh load as after more VM
+ * lifetimes than max_vms and with many VMs live.
+ */
+TEST_F_TIMEOUT(sized, creation_bounded, 1800)
+{
+	uint64_t fresh, after, fresh_max = 0, after_max = 0;
+	unsigned long long lifetimes, env_vms;
+	pthread_t th[MANY_VMS];
+	char err[256] = "";
+	struct holder *h;
+	sem_t ready, go;
+	int vms;
+
+	RETURN_IF_SETUP_SKIPPED();
+	ASSERT_EQ(0, vmlat_env_ull("VMLAT_BOUND_LIFETIMES", BOUND_LIFETIMES,
+				   &lifetimes))
+		TH_LOG("VMLAT_BOUND_LIFETIMES is not a number");
+	ASSERT_GE(100000ull, lifetimes);
+	if (!lifetimes)
+		SKIP(return, "VMLAT_BOUND_LIFETIMES=0");
+	ASSERT_EQ(0, vmlat_env_ull("VMLAT_MANY_VMS", MANY_VMS, &env_vms))
+		TH_LOG("VMLAT_MANY_VMS is not a number");
+	ASSERT_LE(env_vms, MANY_VMS);
+	vms = (int)env_vms;
+
+	fresh = new_vms_median(_metadata, "fresh", &fresh_max);
+	ASSERT_EQ(0, churn((int)lifetimes, err, sizeof(err))) TH_LOG("%s", err);
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	h = hold(_metadata, vms, 1, &ready, &go, th);
+	after = new_vms_median(_metadata, "after the lifetimes, VMs live",
+			       &after_max);
+	release(_metadata, h, vms, &go, th);
+	ASSERT_NE(0, fresh);
+	ASSERT_NE(0, after);
+	EXPECT_GE(2 * fresh + BOUND_SLACK_NS, after)
+		TH_LOG("%s: median %llu ns after %llu VM lifetimes with %d VMs live, %llu ns fresh",
+		       GRAPH_FUNC, (unsigned long long)after, lifetimes, vms,
+		       (unsigned long long)fresh);
 	expect_nothing_live(_metadata, "after the VMs ended");
 }
 
@@ -1032,6 +1218,11 @@ TEST_F_TIMEOUT(sized, memory, 120)
 	EXPECT_EQ(MAX_VMS, small.vms_max);
 	EXPECT_EQ(MAX_VCPUS, small.vcpus_max);
 	expect_table_bytes(_metadata, CAP_PARAMS);
+	/*
+	 * A VM record does not grow with max_vms (who preempted it is a
+	 * top list of VMs, not a row of the VM-by-VM matrix).
+	 */
+	EXPECT_EQ(big.vm_bytes, small.vm_bytes);
 	/* Per VM and per vCPU, times the sizes, are the whole. */
 	EXPECT_GE(big.bytes, big.vms_max * big.vm_bytes);
 	EXPECT_LE(big.bytes - big.vms_max * big.vm_bytes,
