@@ -289,12 +289,6 @@ struct ctx {
 		if (((v) = &(c)->s->vms[vm_i_]),			\
 		    vm_matches((v), (c)->filter))
 
-static bool is_nested_kind(int k)
-{
-	return k == HK_NESTED(VMLAT_NH_L2_EXIT_L0) || k == HK_NESTED(VMLAT_NH_L2_EXIT_L1) ||
-	       k == HK_NESTED(VMLAT_NH_WAKEUP_L2) || k == HK_NESTED(VMLAT_NH_WAKEUP_L1);
-}
-
 /*
  * Whether vCPU @i of @v is the first of its index: a vCPU run by two
  * threads in turn has an entry per thread; its series sum them.
@@ -540,7 +534,7 @@ static void export_hists(struct ctx *c)
 	       "Latencies by kind: preempt (preempted: off CPU, another task ran), wait (runnable, waiting for a CPU), exit (exit handling), and for VMs running a nested guest l2_exit_l0, l2_exit_l1 (L2 exits handled by L0, reflected to L1), wakeup_l2, wakeup_l1. Buckets are conservative: a module bucket counts towards le only if all its values are at most le.");
 	for_each_vm(c, v)
 		for (k = 0; k < NR_HK; k++) {
-			if (is_nested_kind(k) && v->nested.nr_vcpus <= 0)
+			if (hk_is_nested(k) && v->nested.nr_vcpus <= 0)
 				continue;
 			labels_init(&l);
 			labels_add(&l, "kind", hkind_names[k]);

@@ -117,7 +117,7 @@ static void vm_hists(const struct vm *v, const struct hist_opts *o)
 		if (o->kind && strcmp(o->kind, hkind_names[k]))
 			continue;
 		/* No rows of zero L2 histograms for VMs that run no L2. */
-		if (!o->kind && k > VMLAT_HIST_EXIT && !v->nested.nr_vcpus)
+		if (!o->kind && hk_is_nested(k) && !v->nested.nr_vcpus)
 			continue;
 		print_hist(v, hkind_names[k], hkind_what[k], &v->h[k], o->ns);
 	}

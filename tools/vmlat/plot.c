@@ -521,7 +521,7 @@ static void timeshare_script(struct plot *p, FILE *f)
 /* Kind @k of @v is plotted: not empty; a nested kind, of a nested VM. */
 static bool hk_shown(const struct vm *v, int k)
 {
-	if (k > VMLAT_HIST_EXIT && v->nested.nr_vcpus <= 0)
+	if (hk_is_nested(k) && v->nested.nr_vcpus <= 0)
 		return false;
 	return v->h[k].count && v->h[k].nr;
 }

@@ -62,6 +62,12 @@ extern const size_t nr_nested_fields, nr_sync_fields, nr_exit_fields;
 #define HK_NESTED(nh)	(VMLAT_NR_HIST_KINDS + (nh))
 #define NR_HK		HK_NESTED(VMLAT_NR_NESTED_HISTS)
 
+/* Whether histogram kind @k is a nested one (only a nested VM has it). */
+static inline bool hk_is_nested(int k)
+{
+	return k >= HK_NESTED(0);
+}
+
 extern const char *const state_names[VMLAT_NR_STATES];
 extern const char *const hkind_names[NR_HK];
 /* What each kind measures, for people. */
