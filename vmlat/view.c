@@ -451,7 +451,6 @@ u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 			 const struct vmlat_vm *by)
 {
 	struct vmlat_vm *w = (struct vmlat_vm *)victim;	/* for its lock */
-	const struct vmlat_topk_slot *s;
 	unsigned long flags;
 	u64 ns = 0;
 	int i;
@@ -460,13 +459,10 @@ u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 	if (!by) {
 		ns = victim->stolen_by_host;
 	} else {
-		for (i = 0; i < VMLAT_TOPK_SLOTS; i++) {
-			s = &victim->by_vm.slot[i];
-			if (s->hits && s->key == READ_ONCE(by->id)) {
-				ns = s->value;
-				break;
-			}
-		}
+		i = vmlat_topk_find_in(victim->by_vm.slot, VMLAT_TOPK_SLOTS,
+				       READ_ONCE(by->id));
+		if (i >= 0)
+			ns = victim->by_vm.slot[i].value;
 	}
 	raw_spin_unlock_irqrestore(&w->lock, flags);
 	return ns;

@@ -175,12 +175,7 @@ static void vmlat_as_row_add(struct vmlat_as_row *r,
  */
 int vmlat_as_table_find(const struct vmlat_as_table *t, u64 key)
 {
-	int i;
-
-	for (i = 0; i < VMLAT_AS_SLOTS; i++)
-		if (t->slot[i].hits && t->slot[i].key == key)
-			return i;
-	return -1;
+	return vmlat_topk_find_in(t->slot, VMLAT_AS_SLOTS, key);
 }
 
 /**

@@ -102,6 +102,26 @@ found:
 }
 
 /**
+ * vmlat_topk_find_in() - the slot of a key in a table of any size
+ * @slots:	the table's slots
+ * @n:		how many
+ * @key:	the key
+ *
+ * Context: any context; the caller serialises access to the table.
+ * Return: the index of @key's slot, or -1 if it has none.
+ */
+int vmlat_topk_find_in(const struct vmlat_topk_slot *slots, unsigned int n,
+		       u64 key)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (slots[i].hits && slots[i].key == key)
+			return i;
+	return -1;
+}
+
+/**
  * vmlat_topk_rank() - the used slots, most value first
  * @t:		the table
  * @idx:	set to the indexes of the used slots, in order of value,

@@ -66,6 +66,8 @@ unsigned int vmlat_topk_rank(const struct vmlat_topk *t,
 /* The same on tables of other sizes (aspace.h): an array of slots. */
 unsigned int vmlat_topk_add_in(struct vmlat_topk_slot *slots, unsigned int n,
 			       u64 *other, u64 key, u64 value, bool *fresh);
+int vmlat_topk_find_in(const struct vmlat_topk_slot *slots, unsigned int n,
+		       u64 key);
 unsigned int vmlat_topk_rank_in(const struct vmlat_topk_slot *slots,
 				unsigned int n, u8 *idx);
 

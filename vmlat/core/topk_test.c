@@ -8,7 +8,8 @@
  * the weights, a slot's value is at most its key's total and its weight
  * at least that, a key without a slot was charged at most the least
  * weight, and so any key with more than 1/VMLAT_TOPK_SLOTS of the total
- * has a slot. Their messages say "<sequence> #<step>". Small hand-worked
+ * has a slot, and vmlat_topk_find_in() finds a key where its slot is, or
+ * nowhere. Their messages say "<sequence> #<step>". Small hand-worked
  * cases pin down which slot a newcomer takes, what it inherits, "fresh"
  * and the ranking.
  */
@@ -85,6 +86,12 @@ static void check_promises(struct kunit *test, struct model *m)
 		KUNIT_ASSERT_GE_MSG(test, s->weight, m->charged[id],
 				    "%s #%u: slot %u: weight < key's total",
 				    m->desc, m->step, i);
+		KUNIT_ASSERT_EQ_MSG(test, vmlat_topk_find_in(t->slot,
+							     VMLAT_TOPK_SLOTS,
+							     s->key),
+				    find_slot(t, s->key),
+				    "%s #%u: slot %u: found elsewhere",
+				    m->desc, m->step, i);
 	}
 	KUNIT_ASSERT_EQ_MSG(test, values, m->total,
 			    "%s #%u: other + values != total charged",
@@ -110,6 +117,12 @@ static void check_promises(struct kunit *test, struct model *m)
 				    (unsigned long long)id_key(i),
 				    (unsigned long long)m->charged[i],
 				    (unsigned long long)m->total);
+		KUNIT_ASSERT_EQ_MSG(test, vmlat_topk_find_in(t->slot,
+							     VMLAT_TOPK_SLOTS,
+							     id_key(i)), -1,
+				    "%s #%u: key %llu: no slot, found one",
+				    m->desc, m->step,
+				    (unsigned long long)id_key(i));
 	}
 }
 
