@@ -53,7 +53,7 @@ sys.path.insert(0, HERE)
 from vmlat_oracle import LINE_RE  # noqa: E402
 from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
                          SkipTest, check_no_lost_events, keep, main, rd,
-                         rd_json, tap, tracing_instance, wr)
+                         rd_json, tap, tracing_instance, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -279,8 +279,7 @@ def vmlat_exit_events(path, tid, name):
             if not inside or ev != "vmlat_exit" or int(m.group("pid")) != tid:
                 continue
             kv = dict(x.split("=", 1) for x in body.split() if "=" in x)
-            out.append((int(m.group("sec")) * 10**9 +
-                        int(m.group("frac").ljust(9, "0")[:9]),
+            out.append((ts_ns(m.group("sec") + "." + m.group("frac")),
                         kv["reason"], int(kv["duration_ns"])))
     return out
 

@@ -93,7 +93,7 @@ from vmlat_ktest import (SLACK_NS, TRACING, SkipTest, VMLAT,  # noqa: E402
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
                          linux_guest_initramfs, main, rd, rd_json, tap,
-                         tracing_instance, wr)
+                         tracing_instance, ts_ns, wr)
 
 BURN_S = 4      # both burners run this long, the first 1 s more
 BOOT_S = 100    # a boot that takes longer hung (a good one: about 35 s)
@@ -802,8 +802,7 @@ def cr3_oracle(trace, tids, n, shadow):
             continue
         tid = int(m.group("pid"))
         v = per[tid]
-        t = int(m.group("sec")) * 10**9 + \
-            int(m.group("frac").ljust(9, "0")[:9])
+        t = ts_ns(m.group("sec") + "." + m.group("frac"))
         ev = m.group("event")
         if ev == "kvm_entry":
             v["in"], v["first"] = t, None
