@@ -55,8 +55,8 @@ vmlat_vcpu_get(struct kvm_vcpu *vcpu, enum vmlat_event ev, u64 now)
  */
 static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
 {
-	if (!vmlat_exit_stats_done(&vm->exits, slot, ns))
-		vmlat_ahist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
+	if (!vmlat_exit_stats_done(&vm->exits, slot, ns, &vmlat_hist_src))
+		vmlat_vm_hist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
 }
 
 /*
@@ -105,13 +105,13 @@ static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
 	switch (done->kind) {
 	case VMLAT_DONE_PREEMPT:
 		kind = VMLAT_HIST_PREEMPT;
-		vmlat_ahist_add(&vm->hist[kind], done->ns);
+		vmlat_vm_hist_add(&vm->hist[kind], done->ns);
 		trace_vmlat_preempt(vm->pid, vc->idx, done->ns,
 				    vmlat_as_event_key(vc->acct.as.key), by);
 		break;
 	case VMLAT_DONE_WAIT:
 		kind = VMLAT_HIST_WAIT;
-		vmlat_ahist_add(&vm->hist[kind], done->ns);
+		vmlat_vm_hist_add(&vm->hist[kind], done->ns);
 		trace_vmlat_wait(vm->pid, vc->idx, done->ns,
 				 vmlat_as_event_key(vc->acct.as.key), by);
 		break;
@@ -173,20 +173,22 @@ static noinline void vmlat_nested_done(struct vmlat_vcpu *vc,
 				       const struct vmlat_nested_done *nd)
 {
 	struct vmlat_vm *vm = vc->vm;
+	struct vmlat_vm_nested_exits *n;
 	unsigned int i;
 	int slot;
 
-	if (nd->handled) {
+	n = nd->handled ? vmlat_vm_nested_exits(vm) : NULL;
+	if (n) {
 		i = nd->handled == VMLAT_LEVEL_L1 ? VMLAT_NESTED_BY_L1 :
 						    VMLAT_NESTED_BY_L0;
 		if (nd->slot >= 0)
-			atomic64_inc(&vm->nested_exits[i][nd->slot]);
+			atomic64_inc(&n->exits[i][nd->slot]);
 		else
-			atomic64_inc(&vm->nested_undecoded[i]);
+			atomic64_inc(&n->undecoded[i]);
 	}
 	for (i = 0; i < nd->nr; i++) {
-		vmlat_ahist_add(&vm->nested_hist[nd->iv[i].hist],
-				nd->iv[i].ns);
+		vmlat_vm_hist_add(&vm->nested_hist[nd->iv[i].hist],
+				  nd->iv[i].ns);
 		if (nd->iv[i].hist != VMLAT_NH_L2_EXIT_L0 &&
 		    nd->iv[i].hist != VMLAT_NH_L2_EXIT_L1)
 			continue;

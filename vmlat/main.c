@@ -40,6 +40,7 @@ static const struct vmlat_part {
 	void (*exit)(void);
 } vmlat_parts[] = {
 	{ "clock",	vmlat_clock_init,	NULL },
+	{ "pool",	vmlat_pool_init,	vmlat_pool_exit },
 	{ "records",	vmlat_records_init,	vmlat_records_exit },
 	{ "charge",	vmlat_charge_init,	NULL },
 	{ "exit_late",	vmlat_exit_late_init,	vmlat_exit_late_exit },

@@ -65,6 +65,75 @@ static LIST_HEAD(vmlat_vms_exited);
 static LIST_HEAD(vmlat_vcpus_retired);
 static LIST_HEAD(vmlat_vcpus_free);
 
+static struct vmlat_ahist *vmlat_hist_take(void)
+{
+	union vmlat_block *b = vmlat_pool_take(&vmlat_blocks);
+
+	if (!b)
+		return NULL;
+	vmlat_ahist_init(&b->hist);
+	return &b->hist;
+}
+
+static void vmlat_hist_put(struct vmlat_ahist *h)
+{
+	vmlat_pool_put(&vmlat_blocks, container_of(h, union vmlat_block, hist));
+}
+
+const struct vmlat_ahist_src vmlat_hist_src = {
+	.take = vmlat_hist_take,
+	.put = vmlat_hist_put,
+};
+
+/**
+ * vmlat_vm_nested_exits() - @vm's L2 exit counters, made at its first
+ * @vm:	the VM
+ *
+ * Context: any context.
+ * Return: the counters, or NULL if none could be had (pool.h).
+ */
+struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm)
+{
+	struct vmlat_vm_nested_exits *n = smp_load_acquire(&vm->nested_exits);
+	union vmlat_block *b;
+
+	if (n)
+		return n;
+	b = vmlat_pool_take(&vmlat_blocks);
+	if (!b)
+		return NULL;
+	memset(&b->nested, 0, sizeof(b->nested));
+	/* Fully ordered: whoever sees the pointer sees the zeroes. */
+	n = cmpxchg(&vm->nested_exits, NULL, &b->nested);
+	if (!n)
+		return &b->nested;
+	vmlat_pool_put(&vmlat_blocks, b);
+	return n;
+}
+
+/* The blocks @vm took, given back. Context: no probe uses @vm any more. */
+static void vmlat_vm_release(struct vmlat_vm *vm)
+{
+	unsigned int i;
+
+	vmlat_exit_stats_release(&vm->exits, &vmlat_hist_src);
+	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++) {
+		if (vm->hist[i])
+			vmlat_hist_put(vm->hist[i]);
+		vm->hist[i] = NULL;
+	}
+	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++) {
+		if (vm->nested_hist[i])
+			vmlat_hist_put(vm->nested_hist[i]);
+		vm->nested_hist[i] = NULL;
+	}
+	if (vm->nested_exits)
+		vmlat_pool_put(&vmlat_blocks, container_of(vm->nested_exits,
+							   union vmlat_block,
+							   nested));
+	vm->nested_exits = NULL;
+}
+
 bool vmlat_vm_in_use(const struct vmlat_vm *vm)
 {
 	return test_bit(vm - vmlat_vms, vmlat_vm_used);
@@ -75,21 +144,34 @@ bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc)
 	return test_bit(vc - vmlat_vcpus, vmlat_vcpu_used);
 }
 
+/* Empty the histogram at @p, if it was made. */
+static void vmlat_vm_hist_clear(struct vmlat_ahist **p)
+{
+	struct vmlat_ahist *h = smp_load_acquire(p);
+
+	if (h)
+		vmlat_ahist_init(h);
+}
+
 static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 {
+	struct vmlat_vm_nested_exits *n;
 	unsigned long flags;
 	int i, by;
 
 	vmlat_exit_stats_reset(&vm->exits);
-	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++)
-		for (by = 0; by < VMLAT_NR_NESTED_BY; by++)
-			atomic64_set(&vm->nested_exits[by][i], 0);
-	for (by = 0; by < VMLAT_NR_NESTED_BY; by++)
-		atomic64_set(&vm->nested_undecoded[by], 0);
+	n = smp_load_acquire(&vm->nested_exits);
+	if (n) {
+		for (by = 0; by < VMLAT_NR_NESTED_BY; by++) {
+			for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++)
+				atomic64_set(&n->exits[by][i], 0);
+			atomic64_set(&n->undecoded[by], 0);
+		}
+	}
 	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++)
-		vmlat_ahist_init(&vm->hist[i]);
+		vmlat_vm_hist_clear(&vm->hist[i]);
 	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++)
-		vmlat_ahist_init(&vm->nested_hist[i]);
+		vmlat_vm_hist_clear(&vm->nested_hist[i]);
 	vmlat_vm_sync_clear_stats(&vm->sync);
 	raw_spin_lock_irqsave(&vm->lock, flags);
 	vmlat_topk_init(&vm->top);
@@ -495,6 +577,7 @@ void vmlat_records_reset(void)
 	atomic64_set(&vmlat_stats.dropped_vms, 0);
 	atomic64_set(&vmlat_stats.dropped_vcpus, 0);
 	atomic64_set(&vmlat_stats.dropped_victims, 0);
+	vmlat_pool_reset(&vmlat_blocks);
 }
 
 /* The bytes of the hash table of live VMs: a bucket per VM slot. */
@@ -523,10 +606,12 @@ void vmlat_records_read_memory(struct vmlat_records_memory *mem)
 	mem->vm_bytes = sizeof(*vmlat_vms) +
 			DIV_ROUND_UP(vmlat_vm_hash_bytes(), vms);
 	mem->vcpu_bytes = sizeof(*vmlat_vcpus) + DIV_ROUND_UP(tasks, vcpus);
+	vmlat_pool_read_stats(&vmlat_blocks, &mem->blocks);
 	mem->bytes = vms * sizeof(*vmlat_vms) + vmlat_vm_hash_bytes() +
 		     vcpus * sizeof(*vmlat_vcpus) +
 		     tasks + vmlat_bitmap_bytes(vmlat_max_vms) +
-		     vmlat_bitmap_bytes(vmlat_max_vcpus);
+		     vmlat_bitmap_bytes(vmlat_max_vcpus) +
+		     (mem->blocks.used + mem->blocks.free) * mem->blocks.size;
 }
 
 /*
@@ -587,6 +672,7 @@ int vmlat_records_init(void)
 	for (i = 0; i < vmlat_max_vms; i++) {
 		raw_spin_lock_init(&vmlat_vms[i].lock);
 		raw_spin_lock_init(&vmlat_vms[i].sync.lock);
+		vmlat_exit_stats_init(&vmlat_vms[i].exits);
 		vmlat_vm_clear_stats(&vmlat_vms[i]);
 		INIT_HLIST_NODE(&vmlat_vms[i].hnode);
 		INIT_LIST_HEAD(&vmlat_vms[i].vcpus);
@@ -610,6 +696,10 @@ int vmlat_records_init(void)
  */
 void vmlat_records_exit(void)
 {
+	unsigned int i;
+
+	for (i = 0; vmlat_vms && i < vmlat_max_vms; i++)
+		vmlat_vm_release(&vmlat_vms[i]);
 	vmlat_tasks_exit();
 	vfree(vmlat_vcpu_used);
 	vfree(vmlat_vm_used);

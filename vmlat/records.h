@@ -29,10 +29,33 @@
 #include "exit_codes.h"
 #include "exit_stats.h"
 #include "nested.h"
+#include "pool.h"
 #include "state.h"
 #include "tasks.h"
 #include "topk.h"
 #include "types.h"
+
+/**
+ * struct vmlat_vm_nested_exits - a VM's L2 exits
+ * @exits:	per enum vmlat_nested_by and reason slot
+ * @undecoded:	the same for L2 exits of unknown reason
+ */
+struct vmlat_vm_nested_exits {
+	atomic64_t exits[VMLAT_NR_NESTED_BY][VMLAT_EXIT_NR_SLOTS];
+	atomic64_t undecoded[VMLAT_NR_NESTED_BY];
+};
+
+/*
+ * What a VM takes on first use, from the pool vmlat_blocks (pool.h): any
+ * one of its histograms, or its L2 exit counters.
+ */
+union vmlat_block {
+	struct vmlat_ahist hist;
+	struct vmlat_vm_nested_exits nested;
+};
+
+/* Where a VM's histograms come from: vmlat_blocks. */
+extern const struct vmlat_ahist_src vmlat_hist_src;
 
 /**
  * struct vmlat_vm - one VM, named by its VMM process and its id
@@ -53,9 +76,11 @@
  *		of a reason past the first ones): read whole, it is merged
  *		with those (vmlat_view_hist()), so that an exit costs one
  *		histogram
- * @nested_exits: L2 exits per enum vmlat_nested_by and reason slot
- * @nested_undecoded: the same for L2 exits of unknown reason
+ * @nested_exits: its L2 exits, once it had one
  * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
+ * Every histogram and @nested_exits are NULL until their first sample or
+ * event, then a block of vmlat_blocks, the record's until module unload
+ * (emptied when the record is reused).
  * @sync:	clock sync with its guest (clock_sync.h)
  * @top:	top preemptors by stolen time (space-saving top-k)
  * @preemptors:	who each slot of @top is
@@ -81,10 +106,9 @@ struct vmlat_vm {
 	atomic_t live_vcpus;
 	bool exited;
 	struct vmlat_exit_stats exits;
-	struct vmlat_ahist hist[VMLAT_NR_HIST_KINDS];
-	atomic64_t nested_exits[VMLAT_NR_NESTED_BY][VMLAT_EXIT_NR_SLOTS];
-	atomic64_t nested_undecoded[VMLAT_NR_NESTED_BY];
-	struct vmlat_ahist nested_hist[VMLAT_NR_NESTED_HISTS];
+	struct vmlat_ahist *hist[VMLAT_NR_HIST_KINDS];
+	struct vmlat_vm_nested_exits *nested_exits;
+	struct vmlat_ahist *nested_hist[VMLAT_NR_NESTED_HISTS];
 	struct vmlat_vm_sync sync;
 	struct vmlat_topk top;
 	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];
@@ -223,6 +247,17 @@ static __always_inline void vmlat_vcpu_ran(struct vmlat_vcpu *vc)
 	smp_store_release(&vc->ran, true);
 }
 
+/*
+ * Add a sample to @vm's histogram at @p (one of its @hist or
+ * @nested_hist): a probe's, any context.
+ */
+static __always_inline void vmlat_vm_hist_add(struct vmlat_ahist **p, u64 ns)
+{
+	vmlat_ahist_add_lazy(p, &vmlat_hist_src, ns);
+}
+
+struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm);
+
 bool vmlat_vm_in_use(const struct vmlat_vm *vm);
 bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc);
 
@@ -253,14 +288,17 @@ void vmlat_records_read_stats(struct vmlat_records_stats *st);
 
 /**
  * struct vmlat_records_memory - what the tables take, for status
- * @bytes:	all of it (records, slot bitmaps, task table)
+ * @bytes:	all of it (records, slot bitmaps, task table, blocks in use
+ *		and in the pool)
  * @vm_bytes:	per VM slot: its record
  * @vcpu_bytes:	per vCPU slot: its record and its share of the task table
+ * @blocks:	the pool of blocks VMs take on first use
  */
 struct vmlat_records_memory {
 	size_t bytes;
 	size_t vm_bytes;
 	size_t vcpu_bytes;
+	struct vmlat_pool_stats blocks;
 };
 
 void vmlat_records_read_memory(struct vmlat_records_memory *mem);

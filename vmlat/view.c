@@ -222,7 +222,7 @@ u64 vmlat_view_exits_undecoded(const struct vmlat_vm *vm)
 void vmlat_view_hist(const struct vmlat_vm *vm, enum vmlat_hist_kind kind,
 		     struct vmlat_hist_snap *h)
 {
-	vmlat_ahist_read(&vm->hist[kind], h);
+	vmlat_ahist_read(smp_load_acquire(&vm->hist[kind]), h);
 	if (kind != VMLAT_HIST_EXIT)
 		return;
 	/* The exits with a reason histogram are only there (records.h). */
@@ -233,7 +233,7 @@ void vmlat_view_nested_hist(const struct vmlat_vm *vm,
 			    enum vmlat_nested_hist kind,
 			    struct vmlat_hist_snap *h)
 {
-	vmlat_ahist_read(&vm->nested_hist[kind], h);
+	vmlat_ahist_read(smp_load_acquire(&vm->nested_hist[kind]), h);
 }
 
 /* The exit reason slot the VM's reason histogram @i serves, or -1. */
@@ -258,9 +258,14 @@ u64 vmlat_hist_snap_quantile(const struct vmlat_hist_snap *h, u32 ppm)
 u64 vmlat_view_nested_exits(const struct vmlat_vm *vm, enum vmlat_nested_by by,
 			    int slot)
 {
+	const struct vmlat_vm_nested_exits *n;
+
+	n = smp_load_acquire(&vm->nested_exits);
+	if (!n)
+		return 0;
 	if (slot < 0)
-		return atomic64_read(&vm->nested_undecoded[by]);
-	return atomic64_read(&vm->nested_exits[by][slot]);
+		return atomic64_read(&n->undecoded[by]);
+	return atomic64_read(&n->exits[by][slot]);
 }
 
 /**
@@ -511,6 +516,10 @@ void vmlat_view_tables(struct vmlat_view_tables *t)
 	t->bytes = mem.bytes;
 	t->vm_bytes = mem.vm_bytes;
 	t->vcpu_bytes = mem.vcpu_bytes;
+	t->block_bytes = mem.blocks.size;
+	t->blocks = mem.blocks.used;
+	t->blocks_free = mem.blocks.free;
+	t->blocks_missed = mem.blocks.missed;
 }
 
 /**

@@ -194,9 +194,15 @@ struct vmlat_view_dropped {
  * @tasks_untracked: of which vmlat had no room for
  * @tasks_max:	the most it takes
  * @probe_max:	the most slots a lookup in it reads now
- * @bytes:	memory the tables take, all of them (allocated at load)
+ * @bytes:	memory the tables take, all of them: the records (allocated
+ *		at load) and the blocks in use or in their pool
  * @vm_bytes:	of which per VM record (the same whatever vms_max)
  * @vcpu_bytes:	of which per vCPU record (with its task table share)
+ * @block_bytes: per block a VM takes on first use (a histogram, its L2
+ *		exit counters)
+ * @blocks:	blocks VMs took
+ * @blocks_free: blocks in the pool
+ * @blocks_missed: blocks a probe found none of (its sample lost)
  */
 struct vmlat_view_tables {
 	unsigned int vms_live;
@@ -212,6 +218,10 @@ struct vmlat_view_tables {
 	size_t bytes;
 	size_t vm_bytes;
 	size_t vcpu_bytes;
+	size_t block_bytes;
+	unsigned long blocks;
+	unsigned long blocks_free;
+	u64 blocks_missed;
 };
 
 /* Quantiles shown of every histogram, in parts per million. */

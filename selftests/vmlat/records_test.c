@@ -181,6 +181,7 @@ struct tables {
 	long tasks, tasks_untracked, probe_max;
 	long vms_max, vcpus_max;
 	long bytes, vm_bytes, vcpu_bytes;
+	long block_bytes, blocks, blocks_free, blocks_missed;
 };
 
 static char *read_all(const char *path)
@@ -243,6 +244,10 @@ static int read_tables(struct tables *t)
 	t->bytes = tables_field(mem, "bytes");
 	t->vm_bytes = tables_field(mem, "vm_bytes");
 	t->vcpu_bytes = tables_field(mem, "vcpu_bytes");
+	t->block_bytes = tables_field(mem, "block_bytes");
+	t->blocks = tables_field(mem, "blocks");
+	t->blocks_free = tables_field(mem, "blocks_free");
+	t->blocks_missed = tables_field(mem, "blocks_missed");
 	t->vms_live = tables_field(line, "vms_live");
 	t->vms_exited = tables_field(line, "vms_exited");
 	t->vcpus_live = tables_field(line, "vcpus_live");
@@ -1178,7 +1183,8 @@ TEST_F_TIMEOUT(sized, creation_bounded, 1800)
 
 /*
  * vmlat's tables: 6 vmalloc areas (records.c, tasks.c), each rounded up
- * to whole pages.
+ * to whole pages; besides them, the blocks VMs took and those in the
+ * pool, from a kmem_cache.
  */
 #define TABLE_CALLERS	"vmlat_records_init|vmlat_tasks_init"
 #define TABLE_AREAS	6
@@ -1189,14 +1195,19 @@ static void expect_table_bytes(struct __test_metadata *_metadata,
 			       const char *what)
 {
 	struct tables t;
-	long v;
+	long v, blocks;
 
 	ASSERT_EQ(0, read_tables(&t));
+	ASSERT_GT(t.block_bytes, 0);
+	ASSERT_GE(t.blocks, 0);
+	ASSERT_GT(t.blocks_free, 0);
 	v = vmalloc_bytes_of(TABLE_CALLERS, false);
-	EXPECT_LE(t.bytes, v);
-	EXPECT_GE(t.bytes + TABLE_AREAS * AREA_SLACK, v);
-	TH_LOG("%s: status %ld bytes (%ld per VM, %ld per vCPU); pages vmalloc'ed by %s: %ld bytes",
-	       what, t.bytes, t.vm_bytes, t.vcpu_bytes, TABLE_CALLERS, v);
+	blocks = (t.blocks + t.blocks_free) * t.block_bytes;
+	EXPECT_LE(t.bytes - blocks, v);
+	EXPECT_GE(t.bytes - blocks + TABLE_AREAS * AREA_SLACK, v);
+	TH_LOG("%s: status %ld bytes (%ld per VM, %ld per vCPU, %ld of blocks); pages vmalloc'ed by %s: %ld bytes",
+	       what, t.bytes, t.vm_bytes, t.vcpu_bytes, blocks, TABLE_CALLERS,
+	       v);
 	if (_metadata->passed != 1)
 		vmalloc_bytes_of(TABLE_CALLERS, true);
 }
@@ -1204,6 +1215,7 @@ static void expect_table_bytes(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(sized, memory, 120)
 {
 	struct tables big, small;
+	long blocks;
 	int ret;
 
 	RETURN_IF_SETUP_SKIPPED();
@@ -1223,9 +1235,10 @@ TEST_F_TIMEOUT(sized, memory, 120)
 	 * top list of VMs, not a row of the VM-by-VM matrix).
 	 */
 	EXPECT_EQ(big.vm_bytes, small.vm_bytes);
-	/* Per VM and per vCPU, times the sizes, are the whole. */
-	EXPECT_GE(big.bytes, big.vms_max * big.vm_bytes);
-	EXPECT_LE(big.bytes - big.vms_max * big.vm_bytes,
+	/* Per VM and per vCPU, times the sizes, and the blocks are the whole. */
+	blocks = (big.blocks + big.blocks_free) * big.block_bytes;
+	EXPECT_GE(big.bytes - blocks, big.vms_max * big.vm_bytes);
+	EXPECT_LE(big.bytes - blocks - big.vms_max * big.vm_bytes,
 		  big.vcpus_max * big.vcpu_bytes + 4096);
 }
 

@@ -36,7 +36,25 @@ struct vmlat_hist_snap {
 	u64 buckets[VMLAT_HIST_NR_BUCKETS];
 };
 
+/**
+ * struct vmlat_ahist_src - where histograms made on first use come from
+ * @take:	an empty histogram (vmlat_ahist_init()), or NULL if there is
+ *		none to be had now: any context, no sleeping
+ * @put:	take back one that @take gave and that was not used
+ *
+ * Most of the histograms a VM may have never get a sample: each is a
+ * pointer, NULL until its first sample (vmlat_ahist_add_lazy()). The
+ * glue's source is a pool its probes can take from (records.c); the
+ * tests' is their own.
+ */
+struct vmlat_ahist_src {
+	struct vmlat_ahist *(*take)(void);
+	void (*put)(struct vmlat_ahist *h);
+};
+
 void vmlat_ahist_init(struct vmlat_ahist *h);
+struct vmlat_ahist *vmlat_ahist_first(struct vmlat_ahist **p,
+				      const struct vmlat_ahist_src *src);
 void vmlat_ahist_read(const struct vmlat_ahist *h, struct vmlat_hist_snap *s);
 void vmlat_ahist_read_add(const struct vmlat_ahist *h,
 			  struct vmlat_hist_snap *s);
@@ -68,6 +86,31 @@ static inline void vmlat_ahist_add(struct vmlat_ahist *h, u64 ns)
 	while ((u64)old < ns &&
 	       !vmlat_atomic64_try_cmpxchg(&h->max_ns, &old, ns))
 		;
+}
+
+/**
+ * vmlat_ahist_add_lazy() - record a sample in a histogram made on first use
+ * @p:		where the histogram is, or NULL while it has no sample
+ * @src:	where a new one comes from
+ * @ns:		the sample
+ *
+ * Context: any context.
+ * Return: false if there was no histogram and none could be had: the
+ * sample is lost (@src's take counts that).
+ */
+static inline bool vmlat_ahist_add_lazy(struct vmlat_ahist **p,
+					const struct vmlat_ahist_src *src,
+					u64 ns)
+{
+	struct vmlat_ahist *h = vmlat_ptr_load_acquire(p);
+
+	if (!h) {
+		h = vmlat_ahist_first(p, src);
+		if (!h)
+			return false;
+	}
+	vmlat_ahist_add(h, ns);
+	return true;
 }
 
 #endif /* _VMLAT_AHIST_H */

@@ -277,6 +277,80 @@ static void vmlat_ahist_read_add_is_the_union(struct kunit *test)
 	expect_snap_eq(test, &c->got, &c->want, "all empty");
 }
 
+/*
+ * Histograms made on first use (vmlat_ahist_add_lazy()): a source with two
+ * histograms; its take can find none, or play another CPU that stores its
+ * own histogram first.
+ */
+static struct {
+	struct vmlat_ahist h[2];
+	struct vmlat_ahist **race;	/* take stores h[1] here first */
+	unsigned int taken, put;
+	struct vmlat_ahist *put_back;
+	bool none;
+} lazy;
+
+static struct vmlat_ahist *lazy_take(void)
+{
+	if (lazy.none)
+		return NULL;
+	lazy.taken++;
+	vmlat_ahist_init(&lazy.h[0]);
+	if (lazy.race) {
+		vmlat_ahist_init(&lazy.h[1]);
+		WRITE_ONCE(*lazy.race, &lazy.h[1]);
+	}
+	return &lazy.h[0];
+}
+
+static void lazy_put(struct vmlat_ahist *h)
+{
+	lazy.put_back = h;
+	lazy.put++;
+}
+
+static const struct vmlat_ahist_src lazy_src = {
+	.take = lazy_take,
+	.put = lazy_put,
+};
+
+static void vmlat_ahist_made_on_first_sample(struct kunit *test)
+{
+	struct vmlat_ahist *p = NULL;
+	struct vmlat_hist_snap s;
+
+	memset(&lazy, 0, sizeof(lazy));
+	vmlat_ahist_read(p, &s);
+	KUNIT_EXPECT_EQ(test, s.count, 0ULL);
+	KUNIT_EXPECT_EQ(test, s.min_ns, 0ULL);
+
+	/* none to be had: the sample is lost, nothing is stored */
+	lazy.none = true;
+	KUNIT_EXPECT_FALSE(test, vmlat_ahist_add_lazy(&p, &lazy_src, 5));
+	KUNIT_EXPECT_NULL(test, p);
+
+	/* made at the first sample, and only then */
+	lazy.none = false;
+	KUNIT_EXPECT_TRUE(test, vmlat_ahist_add_lazy(&p, &lazy_src, 5));
+	KUNIT_EXPECT_TRUE(test, vmlat_ahist_add_lazy(&p, &lazy_src, 9));
+	KUNIT_EXPECT_PTR_EQ(test, p, &lazy.h[0]);
+	KUNIT_EXPECT_EQ(test, lazy.taken, 1U);
+	vmlat_ahist_read(p, &s);
+	KUNIT_EXPECT_EQ(test, s.count, 2ULL);
+	KUNIT_EXPECT_EQ(test, s.sum_ns, 14ULL);
+
+	/* another CPU stored one first: its is used, ours given back */
+	p = NULL;
+	lazy.race = &p;
+	KUNIT_EXPECT_TRUE(test, vmlat_ahist_add_lazy(&p, &lazy_src, 7));
+	KUNIT_EXPECT_PTR_EQ(test, p, &lazy.h[1]);
+	KUNIT_EXPECT_EQ(test, lazy.put, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, lazy.put_back, &lazy.h[0]);
+	vmlat_ahist_read(p, &s);
+	KUNIT_EXPECT_EQ(test, s.count, 1ULL);
+	KUNIT_EXPECT_EQ(test, s.max_ns, 7ULL);
+}
+
 static struct kunit_case vmlat_ahist_cases[] = {
 	KUNIT_CASE(vmlat_ahist_empty_reads_zero),
 	KUNIT_CASE(vmlat_ahist_sample_lands_in_its_bucket),
@@ -284,6 +358,7 @@ static struct kunit_case vmlat_ahist_cases[] = {
 	KUNIT_CASE(vmlat_ahist_reinit_empties),
 	KUNIT_CASE(vmlat_ahist_any_order_same_result),
 	KUNIT_CASE(vmlat_ahist_read_add_is_the_union),
+	KUNIT_CASE(vmlat_ahist_made_on_first_sample),
 	{}
 };
 

@@ -17,9 +17,25 @@ static vmlat_atomic64_t *cell_field(struct vmlat_exit_cell *c, unsigned int i)
 }
 
 /**
+ * vmlat_exit_stats_init() - statistics of a new VM: zero, no histogram
+ * @s:	the statistics, whatever their memory held
+ *
+ * Context: any context; no probe uses @s yet.
+ */
+void vmlat_exit_stats_init(struct vmlat_exit_stats *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++)
+		s->hist[i] = NULL;
+	vmlat_exit_stats_reset(s);
+}
+
+/**
  * vmlat_exit_stats_reset() - every statistic back to zero
  * @s:	the VM's statistics
  *
+ * The histograms made stay, emptied, free for the next reasons seen.
  * Probes may update @s meanwhile: what they add during the reset may be
  * kept or not, counter by counter, as with every other reset of vmlat's.
  *
@@ -27,6 +43,7 @@ static vmlat_atomic64_t *cell_field(struct vmlat_exit_cell *c, unsigned int i)
  */
 void vmlat_exit_stats_reset(struct vmlat_exit_stats *s)
 {
+	struct vmlat_ahist *h;
 	unsigned int i, f;
 
 	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++)
@@ -35,7 +52,28 @@ void vmlat_exit_stats_reset(struct vmlat_exit_stats *s)
 	vmlat_atomic64_set(&s->undecoded, 0);
 	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
 		vmlat_atomic64_set(&s->hist_slot[i], VMLAT_SLOT_UNDECODED);
-		vmlat_ahist_init(&s->hist[i]);
+		h = vmlat_ptr_load_acquire(&s->hist[i]);
+		if (h)
+			vmlat_ahist_init(h);
+	}
+}
+
+/**
+ * vmlat_exit_stats_release() - give back the histograms made
+ * @s:		the VM's statistics, which no probe updates any more
+ * @src:	where they came from
+ *
+ * Context: any context.
+ */
+void vmlat_exit_stats_release(struct vmlat_exit_stats *s,
+			      const struct vmlat_ahist_src *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
+		if (s->hist[i])
+			src->put(s->hist[i]);
+		s->hist[i] = NULL;
 	}
 }
 
@@ -106,7 +144,8 @@ bool vmlat_exit_stats_hist(const struct vmlat_exit_stats *s, int slot,
 		return false;
 	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
 		if (vmlat_exit_stats_hist_slot(s, i) == slot) {
-			vmlat_ahist_read(&s->hist[i], h);
+			vmlat_ahist_read(vmlat_ptr_load_acquire(&s->hist[i]),
+					 h);
 			return true;
 		}
 	}
@@ -120,5 +159,5 @@ void vmlat_exit_stats_hists_add(const struct vmlat_exit_stats *s,
 	unsigned int i;
 
 	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++)
-		vmlat_ahist_read_add(&s->hist[i], h);
+		vmlat_ahist_read_add(vmlat_ptr_load_acquire(&s->hist[i]), h);
 }

@@ -54,17 +54,21 @@ struct vmlat_exit_row {
  * @undecoded:	exits whose reason could not be read or is unknown
  * @hist_slot:	the reason slot each of @hist serves, or
  *		VMLAT_SLOT_UNDECODED while it serves none
- * @hist:	handling times of the first reasons seen; those of the other
- *		reasons are the caller's (vmlat_exit_stats_done())
+ * @hist:	handling times of the first reasons seen, each made on its
+ *		first sample (ahist.h); those of the other reasons are the
+ *		caller's (vmlat_exit_stats_done())
  */
 struct vmlat_exit_stats {
 	struct vmlat_exit_cell cell[VMLAT_EXIT_NR_SLOTS];
 	vmlat_atomic64_t undecoded;
 	vmlat_atomic64_t hist_slot[VMLAT_EXIT_REASON_HISTS];
-	struct vmlat_ahist hist[VMLAT_EXIT_REASON_HISTS];
+	struct vmlat_ahist *hist[VMLAT_EXIT_REASON_HISTS];
 };
 
+void vmlat_exit_stats_init(struct vmlat_exit_stats *s);
 void vmlat_exit_stats_reset(struct vmlat_exit_stats *s);
+void vmlat_exit_stats_release(struct vmlat_exit_stats *s,
+			      const struct vmlat_ahist_src *src);
 void vmlat_exit_stats_uncount(struct vmlat_exit_stats *s, int slot);
 void vmlat_exit_stats_read(const struct vmlat_exit_stats *s, int slot,
 			   struct vmlat_exit_row *row);
@@ -100,10 +104,11 @@ static inline void vmlat_exit_stats_count(struct vmlat_exit_stats *s,
  * @s:		the VM's statistics
  * @slot:	its reason slot, or a negative VMLAT_SLOT_*
  * @ns:		its handling time
+ * @src:	where a reason's histogram comes from, at its first sample
  *
  * The time is added to the reason's total and to its histogram, if it
  * has one: the first VMLAT_EXIT_REASON_HISTS reasons seen take one each,
- * lock-free.
+ * lock-free (a sample for which no histogram could be had is lost).
  *
  * Inline: kvm_entry's probe calls it at every exit handled, as
  * vmlat_ahist_add().
@@ -113,7 +118,8 @@ static inline void vmlat_exit_stats_count(struct vmlat_exit_stats *s,
  * it (an undecoded exit, or a reason past the first ones).
  */
 static inline bool vmlat_exit_stats_done(struct vmlat_exit_stats *s,
-					 int slot, u64 ns)
+					 int slot, u64 ns,
+					 const struct vmlat_ahist_src *src)
 {
 	unsigned int i;
 	s64 cur;
@@ -127,7 +133,7 @@ static inline bool vmlat_exit_stats_done(struct vmlat_exit_stats *s,
 		    vmlat_atomic64_try_cmpxchg(&s->hist_slot[i], &cur, slot))
 			cur = slot;
 		if (cur == slot) {
-			vmlat_ahist_add(&s->hist[i], ns);
+			vmlat_ahist_add_lazy(&s->hist[i], src, ns);
 			return true;
 		}
 	}

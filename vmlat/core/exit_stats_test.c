@@ -5,9 +5,11 @@
  * A model beside the statistics (plain arrays, filled as the exits come)
  * says what every reason's row, the undecoded count and each reason's
  * histogram must read after a sequence of exits: counted at their start,
- * timed at their end, some taken back. Reset must clear memory that held
+ * timed at their end, some taken back. Init must clear memory that held
  * garbage, the first VMLAT_EXIT_REASON_HISTS reasons seen (and only they)
- * get a histogram, and a count taken back never goes below zero.
+ * get a histogram, made at their first sample and kept across resets, a
+ * sample for which none can be had is lost without harm, and a count
+ * taken back never goes below zero.
  */
 #include <kunit/test.h>
 
@@ -25,6 +27,31 @@ struct exit_ctx {
 	    max[NR_REASONS], samples[NR_REASONS];
 	u64 undecoded;
 	struct vmlat_hist_snap h;
+	/* the histograms' source: hands out @made in order */
+	struct vmlat_ahist made[VMLAT_EXIT_REASON_HISTS];
+	unsigned int taken, given_back;
+	bool none;		/* take finds none */
+};
+
+/* The case running: the source's take and put have no argument. */
+static struct exit_ctx *cur;
+
+static struct vmlat_ahist *test_take(void)
+{
+	if (cur->none || cur->taken == VMLAT_EXIT_REASON_HISTS)
+		return NULL;
+	vmlat_ahist_init(&cur->made[cur->taken]);
+	return &cur->made[cur->taken++];
+}
+
+static void test_put(struct vmlat_ahist *h)
+{
+	cur->given_back++;
+}
+
+static const struct vmlat_ahist_src test_src = {
+	.take = test_take,
+	.put = test_put,
 };
 
 /* The slot of reason @r: spread over the slots, the last one included. */
@@ -40,11 +67,22 @@ static int exit_test_init(struct kunit *test)
 
 	if (!c)
 		return -ENOMEM;
-	/* Garbage first: reset must set every counter and histogram. */
+	/* Garbage first: init must set every counter and histogram. */
 	memset(&c->s, 0xa5, sizeof(c->s));
-	vmlat_exit_stats_reset(&c->s);
+	vmlat_exit_stats_init(&c->s);
 	test->priv = c;
+	cur = c;
 	return 0;
+}
+
+/* Every histogram made is given back once, and only those. */
+static void exit_test_exit(struct kunit *test)
+{
+	struct exit_ctx *c = test->priv;
+
+	vmlat_exit_stats_release(&c->s, &test_src);
+	KUNIT_EXPECT_EQ(test, c->given_back, c->taken);
+	cur = NULL;
 }
 
 static void expect_as_model(struct kunit *test, struct exit_ctx *c,
@@ -109,14 +147,14 @@ static void vmlat_exit_stats_follow_the_exits(struct kunit *test)
 		if (r == NR_REASONS) {		/* undecoded */
 			vmlat_exit_stats_count(&c->s, VMLAT_SLOT_UNDECODED);
 			KUNIT_EXPECT_FALSE(test, vmlat_exit_stats_done(&c->s,
-						VMLAT_SLOT_UNDECODED, ns));
+					VMLAT_SLOT_UNDECODED, ns, &test_src));
 			c->undecoded++;
 			continue;
 		}
 		if (r == NR_REASONS + 1) {	/* counted nowhere */
 			vmlat_exit_stats_count(&c->s, OTHER_SLOT);
 			KUNIT_EXPECT_FALSE(test, vmlat_exit_stats_done(&c->s,
-							OTHER_SLOT, ns));
+					OTHER_SLOT, ns, &test_src));
 			continue;
 		}
 		if (!first_seen[r]) {
@@ -129,8 +167,13 @@ static void vmlat_exit_stats_follow_the_exits(struct kunit *test)
 		/* the first reasons seen have a histogram, the others not */
 		kept = order[r] < VMLAT_EXIT_REASON_HISTS;
 		KUNIT_EXPECT_EQ_MSG(test,
-				    vmlat_exit_stats_done(&c->s, slot_of(r), ns),
+				    vmlat_exit_stats_done(&c->s, slot_of(r), ns,
+							  &test_src),
 				    kept, "exit %u, reason %u", i, r);
+		/* made at the reason's first sample, one each */
+		KUNIT_EXPECT_EQ_MSG(test, c->taken, nr_seen <
+				    VMLAT_EXIT_REASON_HISTS ? nr_seen :
+				    VMLAT_EXIT_REASON_HISTS, "exit %u", i);
 		c->total[r] += ns;
 		if (kept) {
 			c->samples[r]++;
@@ -174,6 +217,48 @@ static void vmlat_exit_stats_follow_the_exits(struct kunit *test)
 	memset(c->total, 0, sizeof(c->total));
 	c->undecoded = 0;
 	expect_as_model(test, c, "after a reset");
+	/* The histograms stay, empty, for the next reasons: none is made. */
+	memset(&c->h, 0, sizeof(c->h));
+	vmlat_exit_stats_hists_add(&c->s, &c->h);
+	KUNIT_EXPECT_EQ(test, c->h.count, 0ULL);
+	vmlat_exit_stats_count(&c->s, slot_of(NR_REASONS - 1));
+	KUNIT_EXPECT_TRUE(test, vmlat_exit_stats_done(&c->s,
+				slot_of(NR_REASONS - 1), 7, &test_src));
+	KUNIT_EXPECT_EQ(test, c->taken, (unsigned int)VMLAT_EXIT_REASON_HISTS);
+	KUNIT_ASSERT_TRUE(test, vmlat_exit_stats_hist(&c->s,
+				slot_of(NR_REASONS - 1), &c->h));
+	KUNIT_EXPECT_EQ(test, c->h.count, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->h.max_ns, 7ULL);
+}
+
+/*
+ * No histogram to be had: the reason keeps its slot, its count and total,
+ * its sample is lost; the next sample, once one can be had, gets one.
+ */
+static void vmlat_exit_stats_no_histogram(struct kunit *test)
+{
+	struct exit_ctx *c = test->priv;
+	int slot = slot_of(3);
+
+	c->none = true;
+	vmlat_exit_stats_count(&c->s, slot);
+	KUNIT_EXPECT_TRUE(test, vmlat_exit_stats_done(&c->s, slot, 100,
+						      &test_src));
+	c->count[3] = 1;
+	c->total[3] = 100;
+	expect_as_model(test, c, "no histogram");
+	KUNIT_EXPECT_EQ(test, vmlat_exit_stats_hist_slot(&c->s, 0), slot);
+	KUNIT_ASSERT_TRUE(test, vmlat_exit_stats_hist(&c->s, slot, &c->h));
+	KUNIT_EXPECT_EQ(test, c->h.count, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->taken, 0U);
+
+	c->none = false;
+	vmlat_exit_stats_count(&c->s, slot);
+	vmlat_exit_stats_done(&c->s, slot, 300, &test_src);
+	KUNIT_ASSERT_TRUE(test, vmlat_exit_stats_hist(&c->s, slot, &c->h));
+	KUNIT_EXPECT_EQ(test, c->h.count, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->h.min_ns, 300ULL);
+	KUNIT_EXPECT_EQ(test, c->taken, 1U);
 }
 
 /* A count taken back: once per count, never below zero. */
@@ -201,12 +286,14 @@ static struct kunit_case vmlat_exit_stats_cases[] = {
 	KUNIT_CASE(vmlat_exit_stats_reset_clears_all),
 	KUNIT_CASE(vmlat_exit_stats_follow_the_exits),
 	KUNIT_CASE(vmlat_exit_stats_uncount_stops_at_zero),
+	KUNIT_CASE(vmlat_exit_stats_no_histogram),
 	{}
 };
 
 static struct kunit_suite vmlat_exit_stats_suite = {
 	.name = "vmlat_exit_stats",
 	.init = exit_test_init,
+	.exit = exit_test_exit,
 	.test_cases = vmlat_exit_stats_cases,
 };
 

@@ -41,6 +41,10 @@ typedef atomic64_t vmlat_atomic64_t;
 #define vmlat_atomic64_try_cmpxchg(v, old, new) \
 	atomic64_try_cmpxchg(v, old, new)
 #define vmlat_atomic64_dec_if_positive(v) atomic64_dec_if_positive(v)
+
+/* A pointer published once: read with acquire, set by a full cmpxchg. */
+#define vmlat_ptr_load_acquire(p)	smp_load_acquire(p)
+#define vmlat_ptr_cmpxchg(p, old, new)	cmpxchg(p, old, new)
 #else
 #include <assert.h>
 #include <stdbool.h>
@@ -136,6 +140,15 @@ static inline s64 vmlat_atomic64_dec_if_positive(vmlat_atomic64_t *v)
 		;
 	return old - 1;
 }
+
+#define vmlat_ptr_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+/* The value *@p had: @old if it was, and then it is @new now. */
+#define vmlat_ptr_cmpxchg(p, old, new) ({				\
+	__typeof__(*(p)) __vmlat_old = (old);				\
+	__atomic_compare_exchange_n(p, &__vmlat_old, new, false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED); \
+	__vmlat_old;							\
+})
 #endif /* __KERNEL__ */
 
 /*

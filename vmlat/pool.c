@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pools of memory for probes (pool.h).
+ *
+ * Probes run with IRQs off, some under a runqueue lock, where no
+ * allocator may be called on PREEMPT_RT and waking a worker could
+ * deadlock: a take or a give-back that leaves a pool below its low mark
+ * or over its size queues an irq_work, whose handler queues the work that
+ * allocates and frees (the pattern of threshold.c's snapshots).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irq_work.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "compat.h"
+#include "records.h"
+#include "pool.h"
+
+/*
+ * The blocks a VM takes on first use: any of its histograms, or its L2
+ * exit counters (struct vmlat_vm_nested_exits), whichever is larger.
+ */
+struct vmlat_pool vmlat_blocks = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(vmlat_blocks.lock),
+	.low = 16,
+	.high = 48,
+	.size = sizeof(union vmlat_block),
+	.name = "vmlat_block",
+};
+
+static struct vmlat_pool *const vmlat_pools[] = { &vmlat_blocks };
+
+static void vmlat_pool_workfn(struct work_struct *work);
+static DECLARE_WORK(vmlat_pool_work, vmlat_pool_workfn);
+
+static void vmlat_pool_irq_workfn(struct irq_work *iw)
+{
+	queue_work(VMLAT_UNBOUND_WQ, &vmlat_pool_work);
+}
+
+static struct irq_work vmlat_pool_irq_work =
+	IRQ_WORK_INIT(vmlat_pool_irq_workfn);
+
+/* Set while the pools may be refilled: cleared before they are freed. */
+static bool vmlat_pool_live;
+
+static void vmlat_pool_kick(void)
+{
+	if (READ_ONCE(vmlat_pool_live))
+		irq_work_queue(&vmlat_pool_irq_work);
+}
+
+/**
+ * vmlat_pool_take() - a free object of @p, its memory as it was left
+ * @p:	the pool
+ *
+ * Context: any context, a probe's included.
+ * Return: the object, or NULL (counted) if the pool is empty.
+ */
+void *vmlat_pool_take(struct vmlat_pool *p)
+{
+	unsigned long flags;
+	bool low;
+	void *obj;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	obj = p->nr ? p->obj[--p->nr] : NULL;
+	low = p->nr < p->low;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	if (obj)
+		atomic_long_inc(&p->used);
+	else
+		atomic64_inc(&p->missed);
+	if (low)
+		vmlat_pool_kick();
+	return obj;
+}
+
+/**
+ * vmlat_pool_put() - give back an object vmlat_pool_take() gave
+ * @p:		the pool
+ * @obj:	the object, which nobody uses any more
+ *
+ * Context: any context, a probe's included.
+ */
+void vmlat_pool_put(struct vmlat_pool *p, void *obj)
+{
+	unsigned long flags;
+	bool full;
+
+	atomic_long_dec(&p->used);
+	raw_spin_lock_irqsave(&p->lock, flags);
+	full = p->nr >= p->high;
+	if (!full)
+		p->obj[p->nr++] = obj;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	if (full) {
+		/* Free memory is all it is now: its first bytes link it. */
+		llist_add(obj, &p->extra);
+		vmlat_pool_kick();
+	}
+}
+
+/* Free what was given back to @p full, and fill it up to its size. */
+static void vmlat_pool_fill(struct vmlat_pool *p, gfp_t gfp)
+{
+	struct llist_node *n, *next;
+	unsigned long flags;
+	bool full;
+	void *obj;
+
+	llist_for_each_safe(n, next, llist_del_all(&p->extra))
+		kmem_cache_free(p->cache, n);
+	for (;;) {
+		raw_spin_lock_irqsave(&p->lock, flags);
+		full = p->nr >= p->high;
+		raw_spin_unlock_irqrestore(&p->lock, flags);
+		if (full)
+			return;
+		obj = kmem_cache_alloc(p->cache, gfp);
+		if (!obj)
+			return;
+		raw_spin_lock_irqsave(&p->lock, flags);
+		full = p->nr >= p->high;
+		if (!full)
+			p->obj[p->nr++] = obj;
+		raw_spin_unlock_irqrestore(&p->lock, flags);
+		if (full) {
+			kmem_cache_free(p->cache, obj);
+			return;
+		}
+	}
+}
+
+static void vmlat_pool_workfn(struct work_struct *work)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vmlat_pools); i++)
+		vmlat_pool_fill(vmlat_pools[i], GFP_KERNEL | __GFP_NOWARN);
+}
+
+/**
+ * vmlat_pool_read_stats() - how @p is doing, for status
+ * @p:	the pool
+ * @st:	filled in
+ *
+ * Context: any; a racy snapshot.
+ */
+void vmlat_pool_read_stats(struct vmlat_pool *p, struct vmlat_pool_stats *st)
+{
+	st->free = READ_ONCE(p->nr);
+	st->used = max(atomic_long_read(&p->used), 0L);
+	st->missed = atomic64_read(&p->missed);
+	st->size = p->cache ? kmem_cache_size(p->cache) : p->size;
+}
+
+/* Forget @p's misses (a reset). Context: any. */
+void vmlat_pool_reset(struct vmlat_pool *p)
+{
+	atomic64_set(&p->missed, 0);
+}
+
+/**
+ * vmlat_pool_init() - make the caches and fill the pools
+ *
+ * Context: process context, before any probe is attached.
+ * Return: 0 or -ENOMEM.
+ */
+int vmlat_pool_init(void)
+{
+	struct vmlat_pool *p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vmlat_pools); i++) {
+		p = vmlat_pools[i];
+		p->cache = kmem_cache_create(p->name, p->size, 0, 0, NULL);
+		if (!p->cache)
+			goto fail;
+		/* Fails the load rather than wake the OOM killer. */
+		vmlat_pool_fill(p, GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+				   __GFP_NOWARN);
+		if (p->nr < p->high)
+			goto fail;
+	}
+	WRITE_ONCE(vmlat_pool_live, true);
+	return 0;
+fail:
+	pr_err("no memory for the pool of %s: free some memory and load again\n",
+	       vmlat_pools[i]->name);
+	vmlat_pool_exit();
+	return -ENOMEM;
+}
+
+/**
+ * vmlat_pool_exit() - free the pools and their caches
+ *
+ * Context: process context, once no probe runs and every object taken
+ * was given back (records.c's exit).
+ */
+void vmlat_pool_exit(void)
+{
+	struct vmlat_pool *p;
+	unsigned int i;
+
+	WRITE_ONCE(vmlat_pool_live, false);
+	irq_work_sync(&vmlat_pool_irq_work);
+	cancel_work_sync(&vmlat_pool_work);
+	for (i = 0; i < ARRAY_SIZE(vmlat_pools); i++) {
+		p = vmlat_pools[i];
+		if (!p->cache)
+			continue;
+		WARN_ON_ONCE(atomic_long_read(&p->used));
+		p->high = 0;
+		vmlat_pool_fill(p, 0);
+		while (p->nr)
+			kmem_cache_free(p->cache, p->obj[--p->nr]);
+		kmem_cache_destroy(p->cache);
+		p->cache = NULL;
+	}
+}
