@@ -48,9 +48,10 @@ static int status_show(struct seq_file *m, void *unused)
 		   t.vms_live, t.vms_exited, t.vms_max, t.vcpus_live,
 		   t.vcpus_exited, t.vcpus_max, t.tasks, t.tasks_untracked,
 		   t.tasks_max, t.probe_max);
-	seq_printf(m, "# memory: bytes %zu vm_bytes %zu vcpu_bytes %zu block_bytes %zu blocks %lu blocks_free %lu blocks_missed %llu\n",
-		   t.bytes, t.vm_bytes, t.vcpu_bytes, t.block_bytes, t.blocks,
-		   t.blocks_free, t.blocks_missed);
+	seq_printf(m, "# memory: bytes %zu tables %zu vms %lu vm_bytes %zu vcpus %lu vcpu_bytes %zu blocks %lu block_bytes %zu pooled %zu missed %llu\n",
+		   t.bytes, t.tables_bytes, t.vms, t.vm_bytes, t.vcpus,
+		   t.vcpu_bytes, t.blocks, t.block_bytes, t.pooled_bytes,
+		   t.missed);
 	vmlat_view_order_sum(&o);
 	seq_printf(m, "# exit_trace %s unexpected %llu late_exits %llu late_switched %llu late_ns %llu exit_time_unread %llu\n",
 		   vmlat_exit_trace_names[vmlat_exit_trace_mode()],

@@ -19,18 +19,45 @@
 #include "pool.h"
 
 /*
+ * VM records: a few, for VMs starting together; the work refills the
+ * pool within a scheduling delay, and a thread without a record tries
+ * again at its next event.
+ */
+struct vmlat_pool vmlat_vm_pool = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(vmlat_vm_pool.lock),
+	.low = 2,
+	.high = 4,
+	.size = sizeof(struct vmlat_vm),
+	.zero = true,
+	.name = "vmlat_vm",
+};
+
+/* vCPU records, each on cache lines of its own. */
+struct vmlat_pool vmlat_vcpu_pool = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(vmlat_vcpu_pool.lock),
+	.low = 8,
+	.high = 16,
+	.size = sizeof(struct vmlat_vcpu),
+	.align = SMP_CACHE_BYTES,
+	.zero = true,
+	.name = "vmlat_vcpu",
+};
+
+/*
  * The blocks a VM takes on first use: any of its histograms, or its L2
  * exit counters (struct vmlat_vm_nested_exits), whichever is larger.
  */
 struct vmlat_pool vmlat_blocks = {
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(vmlat_blocks.lock),
-	.low = 16,
-	.high = 48,
+	.low = 12,
+	.high = 32,
 	.size = sizeof(union vmlat_block),
 	.name = "vmlat_block",
 };
 
-static struct vmlat_pool *const vmlat_pools[] = { &vmlat_blocks };
+static struct vmlat_pool *const vmlat_pools[] = {
+	&vmlat_vm_pool, &vmlat_vcpu_pool, &vmlat_blocks
+};
 
 static void vmlat_pool_workfn(struct work_struct *work);
 static DECLARE_WORK(vmlat_pool_work, vmlat_pool_workfn);
@@ -79,9 +106,50 @@ void *vmlat_pool_take(struct vmlat_pool *p)
 }
 
 /**
+ * vmlat_pool_take_or_alloc() - vmlat_pool_take(), or else a new object
+ * @p:	the pool
+ *
+ * An empty pool is not the end where the allocator may be called with
+ * IRQs off (not on PREEMPT_RT, where its locks sleep): a caller that
+ * holds no lock of vmlat's tries GFP_NOWAIT before it goes without.
+ *
+ * Context: any context but NMI, no lock of vmlat's held.
+ * Return: the object, or NULL (counted).
+ */
+void *vmlat_pool_take_or_alloc(struct vmlat_pool *p)
+{
+	void *obj = vmlat_pool_take(p);
+	gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN | (p->zero ? __GFP_ZERO : 0);
+
+	if (obj || IS_ENABLED(CONFIG_PREEMPT_RT))
+		return obj;
+	obj = kmem_cache_alloc(p->cache, gfp);
+	if (obj) {
+		/* Not missed after all. */
+		atomic64_dec(&p->missed);
+		atomic_long_inc(&p->used);
+	}
+	return obj;
+}
+
+/**
+ * vmlat_pool_free() - free an object taken, in process context
+ * @p:		its pool
+ * @obj:	the object, which nobody can reach any more
+ *
+ * Context: process context.
+ */
+void vmlat_pool_free(struct vmlat_pool *p, void *obj)
+{
+	atomic_long_dec(&p->used);
+	kmem_cache_free(p->cache, obj);
+}
+
+/**
  * vmlat_pool_put() - give back an object vmlat_pool_take() gave
  * @p:		the pool
- * @obj:	the object, which nobody uses any more
+ * @obj:	the object, which nobody uses any more; a pool of zeroed
+ *		objects takes back only ones that are still zero
  *
  * Context: any context, a probe's included.
  */
@@ -103,23 +171,55 @@ void vmlat_pool_put(struct vmlat_pool *p, void *obj)
 	}
 }
 
+/**
+ * vmlat_pool_give_back() - give back an object, in process context
+ * @p:		the pool
+ * @obj:	the object, which nobody can reach any more
+ *
+ * As vmlat_pool_put(), but what the pool has no room for is freed now.
+ *
+ * Context: process context.
+ */
+void vmlat_pool_give_back(struct vmlat_pool *p, void *obj)
+{
+	unsigned long flags;
+	bool full;
+
+	atomic_long_dec(&p->used);
+	raw_spin_lock_irqsave(&p->lock, flags);
+	full = p->nr >= p->high;
+	if (!full)
+		p->obj[p->nr++] = obj;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	if (full)
+		kmem_cache_free(p->cache, obj);
+}
+
+/* Free what was given back to @p full. */
+static void vmlat_pool_free_extra(struct vmlat_pool *p)
+{
+	struct llist_node *n, *next;
+
+	llist_for_each_safe(n, next, llist_del_all(&p->extra))
+		kmem_cache_free(p->cache, n);
+}
+
 /* Free what was given back to @p full, and fill it up to its size. */
 static void vmlat_pool_fill(struct vmlat_pool *p, gfp_t gfp)
 {
-	struct llist_node *n, *next;
 	unsigned long flags;
 	bool full;
 	void *obj;
 
-	llist_for_each_safe(n, next, llist_del_all(&p->extra))
-		kmem_cache_free(p->cache, n);
+	vmlat_pool_free_extra(p);
 	for (;;) {
 		raw_spin_lock_irqsave(&p->lock, flags);
 		full = p->nr >= p->high;
 		raw_spin_unlock_irqrestore(&p->lock, flags);
 		if (full)
 			return;
-		obj = kmem_cache_alloc(p->cache, gfp);
+		obj = kmem_cache_alloc(p->cache, gfp |
+				       (p->zero ? __GFP_ZERO : 0));
 		if (!obj)
 			return;
 		raw_spin_lock_irqsave(&p->lock, flags);
@@ -157,6 +257,36 @@ void vmlat_pool_read_stats(struct vmlat_pool *p, struct vmlat_pool_stats *st)
 	st->size = p->cache ? kmem_cache_size(p->cache) : p->size;
 }
 
+/**
+ * vmlat_pool_renew() - free @p's objects, its cache's empty slabs, refill
+ * @p:	the pool, none of whose objects is in use
+ *
+ * The objects given back to a pool lie in the slabs where they were, one
+ * here, one there: while the pool holds them, those slabs stay. Once no VM
+ * is left, the pool is freed and made anew (in slabs of their own), and
+ * the allocator's empty slabs of it freed: vmlat's memory goes back to
+ * what it took at load.
+ *
+ * Context: process context.
+ */
+void vmlat_pool_renew(struct vmlat_pool *p)
+{
+	void *obj[VMLAT_POOL_MAX];
+	unsigned long flags;
+	unsigned int i, n;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	n = p->nr;
+	memcpy(obj, p->obj, n * sizeof(*obj));
+	p->nr = 0;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	for (i = 0; i < n; i++)
+		kmem_cache_free(p->cache, obj[i]);
+	vmlat_pool_free_extra(p);
+	kmem_cache_shrink(p->cache);
+	vmlat_pool_fill(p, GFP_KERNEL | __GFP_NOWARN);
+}
+
 /* Forget @p's misses (a reset). Context: any. */
 void vmlat_pool_reset(struct vmlat_pool *p)
 {
@@ -176,7 +306,8 @@ int vmlat_pool_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(vmlat_pools); i++) {
 		p = vmlat_pools[i];
-		p->cache = kmem_cache_create(p->name, p->size, 0, 0, NULL);
+		p->cache = kmem_cache_create(p->name, p->size, p->align, 0,
+					     NULL);
 		if (!p->cache)
 			goto fail;
 		/* Fails the load rather than wake the OOM killer. */
@@ -213,8 +344,7 @@ void vmlat_pool_exit(void)
 		if (!p->cache)
 			continue;
 		WARN_ON_ONCE(atomic_long_read(&p->used));
-		p->high = 0;
-		vmlat_pool_fill(p, 0);
+		vmlat_pool_free_extra(p);
 		while (p->nr)
 			kmem_cache_free(p->cache, p->obj[--p->nr]);
 		kmem_cache_destroy(p->cache);

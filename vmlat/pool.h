@@ -6,8 +6,9 @@
  * what it holds beyond its size, in process context. A probe that finds
  * its pool empty goes without: the miss is counted, the work kicked.
  *
- * vmlat_blocks: the blocks of memory a VM takes on first use (records.c):
- * its histograms and its L2 exit counters.
+ * vmlat_vm_pool, vmlat_vcpu_pool: the records (records.c), zeroed;
+ * vmlat_blocks: the blocks of memory a VM takes on first use: its
+ * histograms and its L2 exit counters.
  */
 #ifndef _VMLAT_POOL_H
 #define _VMLAT_POOL_H
@@ -31,6 +32,8 @@
  * @missed:	takes that found the pool empty
  * @cache:	where the objects come from
  * @size:	their size
+ * @align:	their alignment (0: the cache's default)
+ * @zero:	they come zeroed
  * @name:	the cache's
  */
 struct vmlat_pool {
@@ -43,13 +46,20 @@ struct vmlat_pool {
 	atomic64_t missed;
 	struct kmem_cache *cache;
 	size_t size;
+	unsigned int align;
+	bool zero;
 	const char *name;
 };
 
+extern struct vmlat_pool vmlat_vm_pool;
+extern struct vmlat_pool vmlat_vcpu_pool;
 extern struct vmlat_pool vmlat_blocks;
 
 void *vmlat_pool_take(struct vmlat_pool *p);
+void *vmlat_pool_take_or_alloc(struct vmlat_pool *p);
 void vmlat_pool_put(struct vmlat_pool *p, void *obj);
+void vmlat_pool_free(struct vmlat_pool *p, void *obj);
+void vmlat_pool_give_back(struct vmlat_pool *p, void *obj);
 
 /**
  * struct vmlat_pool_stats - a pool, for status
@@ -67,6 +77,7 @@ struct vmlat_pool_stats {
 
 void vmlat_pool_read_stats(struct vmlat_pool *p, struct vmlat_pool_stats *st);
 void vmlat_pool_reset(struct vmlat_pool *p);
+void vmlat_pool_renew(struct vmlat_pool *p);
 
 int vmlat_pool_init(void);
 void vmlat_pool_exit(void);

@@ -1,37 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * VM and vCPU records (records.h): the tables, their slots, creating a
- * vCPU's record at its thread's first KVM event, retiring it when the
- * thread exits, and resets.
+ * VM and vCPU records (records.h): the tables of slots, creating a vCPU's
+ * record at its thread's first KVM event, retiring it when the thread
+ * exits, freeing them, and resets.
  *
  * Slots are taken and given back under vmlat_alloc_lock, a raw spinlock
  * taken with IRQs off: creation runs in KVM's probes (preemption off),
  * retirement in sched_process_exit. It also serialises the writers of the
- * task table (tasks.h). A VM's slot is reused only once all its vCPU
- * threads exited (or moved on to another vCPU); until then it is shown as
- * it was.
+ * task table (tasks.h). A VM's record is reused or freed only once all
+ * its vCPU threads exited (or moved on to another vCPU); until then it is
+ * shown as it was.
  *
- * The tables are sized at load by the module parameters max_vms and
- * max_vcpus (read-only once loaded): vmlat_records_read_memory() says what
- * they take.
+ * Records come from pools (pool.h): a probe never allocates, but where
+ * the kernel allows it with IRQs off (not PREEMPT_RT) it tries GFP_NOWAIT
+ * when its pool is empty; a thread that gets no record is not marked, and
+ * tries again at its next event. An exited VM is kept for display until
+ * keep_exited VMs exited after it: then its slot and those of its vCPUs
+ * are free, and the work vmlat_records_free_work frees the records, once
+ * no probe (an RCU grace period) and no reader (vmlat_records_mutex) can
+ * hold them.
+ *
+ * The tables of slots are sized at load by the module parameters max_vms
+ * and max_vcpus (read-only once loaded), a pointer each:
+ * vmlat_records_read_memory() says what they take, with the records.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bitmap.h>
 #include <linux/hash.h>
+#include <linux/irq_work.h>
 #include <linux/kvm_host.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
+#include "compat.h"
 #include "kvm_x86.h"
 #include "records.h"
 
 unsigned int vmlat_max_vms __read_mostly = VMLAT_MAX_VMS_DEFAULT;
 unsigned int vmlat_max_vcpus __read_mostly = VMLAT_MAX_VCPUS_DEFAULT;
-struct vmlat_vm *vmlat_vms;
-struct vmlat_vcpu *vmlat_vcpus;
+static unsigned int vmlat_keep_exited __read_mostly = VMLAT_KEEP_EXITED_DEFAULT;
+struct vmlat_vm **vmlat_vms;
+struct vmlat_vcpu **vmlat_vcpus;
+DEFINE_MUTEX(vmlat_records_mutex);
 struct vmlat_stats vmlat_stats;
 atomic_t vmlat_live_vcpus = ATOMIC_INIT(0);
 DEFINE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
@@ -44,8 +57,6 @@ DEFINE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
 u32 vmlat_reset_gen;
 u64 vmlat_reset_ns;
 
-static unsigned long *vmlat_vm_used;
-static unsigned long *vmlat_vcpu_used;
 static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
 
 /*
@@ -53,17 +64,74 @@ static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
  * that each step is bounded whatever the number of VMs and vCPUs the host
  * has or had: the live VMs by struct kvm, a hash table of a bucket per VM
  * slot (rounded up to a power of two); the slots never used, from
- * *_fresh up; the exited VMs and the retired vCPU records (their threads
- * exited), oldest first; the vCPU records freed with their VM.
+ * *_fresh up, and those freed, a stack from *_free (-1: none) linked
+ * through the slots; the exited VMs (how many: vmlat_vms_exited_nr) and
+ * the retired vCPU records (their threads exited), oldest first; the
+ * records to free, VMs with their vCPUs' and vCPUs alone.
  */
 static u32 vmlat_vm_last_id;
 static struct hlist_head *vmlat_vm_hash;
 static unsigned int vmlat_vm_hash_bits;
 static unsigned int vmlat_vm_fresh;
 static unsigned int vmlat_vcpu_fresh;
+static int vmlat_vm_free = -1;
+static int vmlat_vcpu_free = -1;
 static LIST_HEAD(vmlat_vms_exited);
+static unsigned int vmlat_vms_exited_nr;
 static LIST_HEAD(vmlat_vcpus_retired);
-static LIST_HEAD(vmlat_vcpus_free);
+static LIST_HEAD(vmlat_vms_dead);
+static LIST_HEAD(vmlat_vcpus_dead);
+
+static void vmlat_records_free_workfn(struct work_struct *work);
+static DECLARE_WORK(vmlat_records_free_work, vmlat_records_free_workfn);
+
+static void vmlat_records_irq_workfn(struct irq_work *iw)
+{
+	queue_work(VMLAT_UNBOUND_WQ, &vmlat_records_free_work);
+}
+
+/* Probes may hold runqueue locks: the work is queued from an irq_work. */
+static struct irq_work vmlat_records_irq_work =
+	IRQ_WORK_INIT(vmlat_records_irq_workfn);
+
+/*
+ * The slot stacks: a free slot holds the index of the next one plus one
+ * (0: none), shifted over VMLAT_SLOT_FREE. Context: vmlat_alloc_lock held.
+ */
+static void vmlat_slot_push(void **tab, int *head, unsigned int i)
+{
+	WRITE_ONCE(tab[i], (void *)(((unsigned long)(*head + 1) << 1) |
+				    VMLAT_SLOT_FREE));
+	*head = i;
+}
+
+static int vmlat_slot_peek(int head, unsigned int fresh, unsigned int max)
+{
+	if (head >= 0)
+		return head;
+	return fresh < max ? (int)fresh : -1;
+}
+
+/*
+ * Take slot @i, from vmlat_slot_peek() with nothing pushed since: it
+ * holds no record (NULL) until vmlat_slot_set().
+ */
+static void vmlat_slot_take(void **tab, int *head, unsigned int *fresh,
+			    unsigned int i)
+{
+	if ((int)i == *head)
+		*head = (int)((unsigned long)tab[i] >> 1) - 1;
+	else
+		(*fresh)++;
+	WRITE_ONCE(tab[i], NULL);
+}
+
+/* Put @rec, made, in slot @i. */
+static void vmlat_slot_set(void **tab, unsigned int i, void *rec)
+{
+	/* Pairs with READ_ONCE() in vmlat_*_at(): the record is made. */
+	smp_store_release(&tab[i], rec);
+}
 
 static struct vmlat_ahist *vmlat_hist_take(void)
 {
@@ -94,9 +162,11 @@ const struct vmlat_ahist_src vmlat_hist_src = {
  */
 struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm)
 {
-	struct vmlat_vm_nested_exits *n = smp_load_acquire(&vm->nested_exits);
 	union vmlat_block *b;
+	struct vmlat_vm_nested_exits *n;
 
+	/* Pairs with the cmpxchg below: seen, it is zeroed. */
+	n = smp_load_acquire(&vm->nested_exits);
 	if (n)
 		return n;
 	b = vmlat_pool_take(&vmlat_blocks);
@@ -111,42 +181,59 @@ struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm)
 	return n;
 }
 
-/* The blocks @vm took, given back. Context: no probe uses @vm any more. */
+/* Give block @b back, in process context. */
+static void vmlat_block_give_back(void *b)
+{
+	if (b)
+		vmlat_pool_give_back(&vmlat_blocks, b);
+}
+
+static void vmlat_hist_give_back(struct vmlat_ahist *h)
+{
+	vmlat_block_give_back(h);
+}
+
+/* Where the histograms of a VM being freed go back to. */
+static const struct vmlat_ahist_src vmlat_hist_release_src = {
+	.take = vmlat_hist_take,
+	.put = vmlat_hist_give_back,
+};
+
+/*
+ * The blocks @vm took, given back (the pool keeps what it has room for).
+ * Context: process context; no probe uses @vm any more.
+ */
 static void vmlat_vm_release(struct vmlat_vm *vm)
 {
 	unsigned int i;
 
-	vmlat_exit_stats_release(&vm->exits, &vmlat_hist_src);
+	vmlat_exit_stats_release(&vm->exits, &vmlat_hist_release_src);
 	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++) {
-		if (vm->hist[i])
-			vmlat_hist_put(vm->hist[i]);
+		vmlat_block_give_back(vm->hist[i]);
 		vm->hist[i] = NULL;
 	}
 	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++) {
-		if (vm->nested_hist[i])
-			vmlat_hist_put(vm->nested_hist[i]);
+		vmlat_block_give_back(vm->nested_hist[i]);
 		vm->nested_hist[i] = NULL;
 	}
-	if (vm->nested_exits)
-		vmlat_pool_put(&vmlat_blocks, container_of(vm->nested_exits,
-							   union vmlat_block,
-							   nested));
+	vmlat_block_give_back(vm->nested_exits);
 	vm->nested_exits = NULL;
 }
 
 bool vmlat_vm_in_use(const struct vmlat_vm *vm)
 {
-	return test_bit(vm - vmlat_vms, vmlat_vm_used);
+	return vmlat_vm_at(vm->slot) == vm;
 }
 
 bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc)
 {
-	return test_bit(vc - vmlat_vcpus, vmlat_vcpu_used);
+	return vmlat_vcpu_at(vc->slot) == vc;
 }
 
 /* Empty the histogram at @p, if it was made. */
 static void vmlat_vm_hist_clear(struct vmlat_ahist **p)
 {
+	/* Pairs with the cmpxchg of vmlat_ahist_first(). */
 	struct vmlat_ahist *h = smp_load_acquire(p);
 
 	if (h)
@@ -160,6 +247,7 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	int i, by;
 
 	vmlat_exit_stats_reset(&vm->exits);
+	/* Pairs with the cmpxchg of vmlat_vm_nested_exits(). */
 	n = smp_load_acquire(&vm->nested_exits);
 	if (n) {
 		for (by = 0; by < VMLAT_NR_NESTED_BY; by++) {
@@ -183,47 +271,91 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	raw_spin_unlock_irqrestore(&vm->lock, flags);
 }
 
-/*
- * A VM slot for a new VM: one never used, or else that of the VM that
- * exited first (the VMs shown are the last ones), or -1. Nothing changes
- * until vmlat_vm_init() takes it. Context: vmlat_alloc_lock held.
- */
-static int vmlat_vm_slot(void)
-{
-	struct vmlat_vm *vm;
-
-	if (vmlat_vm_fresh < vmlat_max_vms)
-		return vmlat_vm_fresh;
-	vm = list_first_entry_or_null(&vmlat_vms_exited, struct vmlat_vm,
-				      exit_node);
-	return vm ? vm - vmlat_vms : -1;
-}
-
 static struct hlist_head *vmlat_vm_bucket(const void *kvm)
 {
 	return &vmlat_vm_hash[hash_ptr(kvm, vmlat_vm_hash_bits)];
 }
 
+/* A record from its pool (zeroed): what zero does not make. */
+static void vmlat_vm_construct(struct vmlat_vm *vm)
+{
+	raw_spin_lock_init(&vm->lock);
+	raw_spin_lock_init(&vm->sync.lock);
+	vmlat_exit_stats_init(&vm->exits);
+	INIT_HLIST_NODE(&vm->hnode);
+	INIT_LIST_HEAD(&vm->vcpus);
+	INIT_LIST_HEAD(&vm->exit_node);
+}
+
+static void vmlat_vcpu_construct(struct vmlat_vcpu *vc)
+{
+	raw_spin_lock_init(&vc->lock);
+	seqcount_init(&vc->seq);
+	vc->victim_cpu = -1;
+	INIT_LIST_HEAD(&vc->vm_node);
+	INIT_LIST_HEAD(&vc->free_node);
+}
+
+/* For the work to free them: they are in no slot any more. */
+static void vmlat_records_to_free(void)
+{
+	irq_work_queue(&vmlat_records_irq_work);
+}
+
 /*
- * Make @slot (from vmlat_vm_slot()) the record of @kvm. An exited VM's
- * vCPU records go with it: their slots are free again.
+ * @vc's slot is free; the record goes to the work to free it, alone.
+ * Context: vmlat_alloc_lock held; its thread retired it.
+ */
+static void vmlat_vcpu_kill(struct vmlat_vcpu *vc)
+{
+	list_del_init(&vc->vm_node);
+	list_del_init(&vc->free_node);
+	vmlat_slot_push((void **)vmlat_vcpus, &vmlat_vcpu_free, vc->slot);
+	list_add_tail(&vc->free_node, &vmlat_vcpus_dead);
+	vmlat_records_to_free();
+}
+
+/*
+ * The oldest exited VM goes: its slot and those of its vCPUs are free,
+ * the records go to the work to free them, its vCPUs' with it.
  * Context: vmlat_alloc_lock held.
  */
-static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
+static void vmlat_vm_kill_oldest(void)
 {
-	struct vmlat_vm *vm = &vmlat_vms[slot];
+	struct vmlat_vm *vm;
+	struct vmlat_vcpu *vc;
+
+	vm = list_first_entry(&vmlat_vms_exited, struct vmlat_vm, exit_node);
+	list_del(&vm->exit_node);
+	vmlat_vms_exited_nr--;
+	list_for_each_entry(vc, &vm->vcpus, vm_node) {
+		list_del_init(&vc->free_node);
+		vmlat_slot_push((void **)vmlat_vcpus, &vmlat_vcpu_free,
+				vc->slot);
+	}
+	vmlat_slot_push((void **)vmlat_vms, &vmlat_vm_free, vm->slot);
+	list_add_tail(&vm->exit_node, &vmlat_vms_dead);
+	vmlat_records_to_free();
+}
+
+/*
+ * Make @vm, a new record or an exited VM's reused in place, the record of
+ * @kvm. A reused VM's vCPU records go, but @keep, which the caller takes.
+ * Context: vmlat_alloc_lock held.
+ */
+static void vmlat_vm_init(struct vmlat_vm *vm, const void *kvm,
+			  struct vmlat_vcpu *keep)
+{
 	struct vmlat_vcpu *vc, *tmp;
 	unsigned long flags;
 
-	if (slot == vmlat_vm_fresh)
-		vmlat_vm_fresh++;
-	else
+	if (!list_empty(&vm->exit_node)) {
 		list_del_init(&vm->exit_node);
-	list_for_each_entry_safe(vc, tmp, &vm->vcpus, vm_node) {
-		list_del_init(&vc->vm_node);
-		list_move_tail(&vc->free_node, &vmlat_vcpus_free);
-		clear_bit(vc - vmlat_vcpus, vmlat_vcpu_used);
+		vmlat_vms_exited_nr--;
 	}
+	list_for_each_entry_safe(vc, tmp, &vm->vcpus, vm_node)
+		if (vc != keep)
+			vmlat_vcpu_kill(vc);
 	vmlat_vm_clear_stats(vm);
 	vmlat_vm_sync_init(&vm->sync);
 	raw_spin_lock_irqsave(&vm->lock, flags);
@@ -242,11 +374,9 @@ static struct vmlat_vm *vmlat_vm_init(int slot, const void *kvm)
 	atomic_set(&vm->live_vcpus, 0);
 	WRITE_ONCE(vm->exited, false);
 	/*
-	 * What an earlier VM of this slot took from others stays theirs,
+	 * What an earlier VM of this record took from others stays theirs,
 	 * under its own id: the new one starts in nobody's by_vm table.
 	 */
-	set_bit(slot, vmlat_vm_used);
-	return vm;
 }
 
 /* How many of a VM's vCPU records vmlat_vm_stale() looks at, at most. */
@@ -336,37 +466,41 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 		if (!hlist_unhashed(&vm->hnode))
 			hlist_del_init(&vm->hnode);
 		list_add_tail(&vm->exit_node, &vmlat_vms_exited);
+		/* Kept for display: the last keep_exited ones. */
+		if (++vmlat_vms_exited_nr > vmlat_keep_exited)
+			vmlat_vm_kill_oldest();
 	}
 }
 
 /*
- * A vCPU slot: one never used, one freed with its VM, or else that of the
- * thread that exited first (of a VM that may still run), or -1. Nothing
- * changes until vmlat_vcpu_take() takes it.
+ * Where a new record goes: a free slot for a new record, or else an old
+ * record reused in place (the oldest exited VM, the vCPU record of the
+ * thread that exited first), chosen by vmlat_vcpu_new() before anything
+ * changes.
+ */
+struct vmlat_place {
+	int slot;
+	void *reuse;
+};
+
+/*
+ * Take the place @pl for @vm: a new record from *@nvc, or the one reused.
  * Context: vmlat_alloc_lock held.
  */
-static int vmlat_vcpu_slot(void)
+static struct vmlat_vcpu *vmlat_vcpu_take(const struct vmlat_place *pl,
+					  struct vmlat_vm *vm,
+					  struct vmlat_vcpu **nvc)
 {
-	struct vmlat_vcpu *vc;
+	struct vmlat_vcpu *vc = pl->reuse;
 
-	if (vmlat_vcpu_fresh < vmlat_max_vcpus)
-		return vmlat_vcpu_fresh;
-	vc = list_first_entry_or_null(&vmlat_vcpus_free, struct vmlat_vcpu,
-				      free_node) ?:
-	     list_first_entry_or_null(&vmlat_vcpus_retired, struct vmlat_vcpu,
-				      free_node);
-	return vc ? vc - vmlat_vcpus : -1;
-}
-
-/* Take slot @idx of vmlat_vcpu_slot() for @vm. Context: as it. */
-static struct vmlat_vcpu *vmlat_vcpu_take(int idx, struct vmlat_vm *vm)
-{
-	struct vmlat_vcpu *vc = &vmlat_vcpus[idx];
-
-	if (idx == vmlat_vcpu_fresh)
-		vmlat_vcpu_fresh++;
-	else
+	if (vc) {
 		list_del_init(&vc->free_node);
+	} else {
+		vc = *nvc;
+		*nvc = NULL;
+		vmlat_vcpu_construct(vc);
+		vc->slot = pl->slot;
+	}
 	list_move_tail(&vc->vm_node, &vm->vcpus);
 	return vc;
 }
@@ -411,10 +545,12 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 					   enum vmlat_event ev, u64 now)
 {
 	bool never_ran = vmlat_kvm_vcpu_never_ran(vcpu);
-	struct vmlat_vcpu *vc;
-	struct vmlat_vm *vm;
+	struct vmlat_vcpu *vc, *nvc = NULL;
+	struct vmlat_place vpl, cpl;
+	struct vmlat_vm *vm, *nvm = NULL;
+	bool tried_vm = false;
 	unsigned long flags;
-	int idx, slot = -1;
+	int idx;
 
 	/*
 	 * Not tracked: a lookup, no lock, until a vCPU that never ran after
@@ -428,27 +564,83 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 			return NULL;
 	}
 
+	nvc = vmlat_pool_take_or_alloc(&vmlat_vcpu_pool);
+again:
 	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
-	if (old)
+	if (old) {
 		vmlat_vcpu_retire(old);
+		old = NULL;
+	}
 	vm = vmlat_vm_find(vcpu->kvm);
+	if (!vm && !nvm && !tried_vm) {
+		/* A new VM: its record, without holding the lock. */
+		raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+		nvm = vmlat_pool_take_or_alloc(&vmlat_vm_pool);
+		tried_vm = true;
+		goto again;
+	}
+	vpl.reuse = NULL;
+	vpl.slot = -1;
 	if (!vm) {
-		slot = vmlat_vm_slot();
-		if (slot < 0) {
-			vmlat_vcpu_drop(vcpu, true);
+		vpl.slot = vmlat_slot_peek(vmlat_vm_free, vmlat_vm_fresh,
+					   vmlat_max_vms);
+		if (vpl.slot < 0 || !nvm) {
+			vpl.reuse = list_first_entry_or_null(&vmlat_vms_exited,
+							     struct vmlat_vm,
+							     exit_node);
+			if (!vpl.reuse) {
+				/* No room is a cap; no memory, next time. */
+				if (vpl.slot < 0)
+					vmlat_vcpu_drop(vcpu, true);
+				goto out;
+			}
+		}
+	}
+	cpl.reuse = NULL;
+	cpl.slot = vmlat_slot_peek(vmlat_vcpu_free, vmlat_vcpu_fresh,
+				   vmlat_max_vcpus);
+	if (cpl.slot < 0 || !nvc) {
+		/* An exited VM reused in place keeps one of its vCPUs' too. */
+		struct vmlat_vm *rvm = vpl.reuse;
+
+		cpl.reuse = rvm && !list_empty(&rvm->vcpus) ?
+			    list_first_entry(&rvm->vcpus, struct vmlat_vcpu,
+					     vm_node) :
+			    list_first_entry_or_null(&vmlat_vcpus_retired,
+						     struct vmlat_vcpu,
+						     free_node);
+		if (!cpl.reuse) {
+			/* A VM not seen yet stays untracked with it. */
+			if (cpl.slot < 0)
+				vmlat_vcpu_drop(vcpu, !vm);
 			goto out;
 		}
 	}
-	idx = vmlat_vcpu_slot();
-	if (idx < 0 || !vmlat_task_set(current, idx)) {
-		/* A VM not seen yet stays untracked with it: a dropped VM. */
+	vc = cpl.reuse;
+	if (!vmlat_task_set(current, vc ? vc->slot : cpl.slot)) {
 		vmlat_vcpu_drop(vcpu, !vm);
 		goto out;
 	}
-	if (!vm)
-		vm = vmlat_vm_init(slot, vcpu->kvm);
+	/* Taken before a VM reused in place frees its vCPUs' slots. */
+	if (!cpl.reuse)
+		vmlat_slot_take((void **)vmlat_vcpus, &vmlat_vcpu_free,
+				&vmlat_vcpu_fresh, cpl.slot);
+	if (!vm) {
+		vm = vpl.reuse;
+		if (!vm) {
+			vm = nvm;
+			nvm = NULL;
+			vmlat_slot_take((void **)vmlat_vms, &vmlat_vm_free,
+					&vmlat_vm_fresh, vpl.slot);
+			vmlat_vm_construct(vm);
+			vm->slot = vpl.slot;
+		}
+		vmlat_vm_init(vm, vcpu->kvm, cpl.reuse);
+		if (!vpl.reuse)
+			vmlat_slot_set((void **)vmlat_vms, vpl.slot, vm);
+	}
 
-	vc = vmlat_vcpu_take(idx, vm);
+	vc = vmlat_vcpu_take(&cpl, vm, &nvc);
 	raw_spin_lock(&vc->lock);
 	vc->kvm_vcpu = vcpu;
 	vc->ran = !never_ran;
@@ -469,12 +661,18 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	raw_write_seqcount_end(&vc->seq);
 	WRITE_ONCE(vc->task, current);
 	raw_spin_unlock(&vc->lock);
+	if (!cpl.reuse)
+		vmlat_slot_set((void **)vmlat_vcpus, cpl.slot, vc);
 	this_cpu_write(vmlat_cur_vcpu, vc);
-	set_bit(idx, vmlat_vcpu_used);
 	atomic_inc(&vm->live_vcpus);
 	atomic_inc(&vmlat_live_vcpus);
 out:
 	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+	/* Untouched: still zero, back to their pools. */
+	if (nvc)
+		vmlat_pool_put(&vmlat_vcpu_pool, nvc);
+	if (nvm)
+		vmlat_pool_put(&vmlat_vm_pool, nvm);
 	return NULL;	/* created at @ev: nothing more to account */
 }
 
@@ -535,21 +733,31 @@ void vmlat_untracked_exited(const struct task_struct *p)
  */
 void vmlat_records_read_stats(struct vmlat_records_stats *st)
 {
-	int i;
+	struct vmlat_vcpu *vc;
+	struct vmlat_vm *vm;
+	unsigned int i;
 
 	memset(st, 0, sizeof(*st));
-	for_each_set_bit(i, vmlat_vm_used, vmlat_max_vms) {
-		if (READ_ONCE(vmlat_vms[i].exited))
+	mutex_lock(&vmlat_records_mutex);
+	for (i = 0; i < vmlat_max_vms; i++) {
+		vm = vmlat_vm_at(i);
+		if (!vm)
+			continue;
+		if (READ_ONCE(vm->exited))
 			st->vms_exited++;
 		else
 			st->vms_live++;
 	}
-	for_each_set_bit(i, vmlat_vcpu_used, vmlat_max_vcpus) {
-		if (READ_ONCE(vmlat_vcpus[i].task))
+	for (i = 0; i < vmlat_max_vcpus; i++) {
+		vc = vmlat_vcpu_at(i);
+		if (!vc)
+			continue;
+		if (READ_ONCE(vc->task))
 			st->vcpus_live++;
 		else
 			st->vcpus_exited++;
 	}
+	mutex_unlock(&vmlat_records_mutex);
 }
 
 /**
@@ -559,25 +767,95 @@ void vmlat_records_read_stats(struct vmlat_records_stats *st)
  */
 void vmlat_records_reset(void)
 {
-	static DEFINE_MUTEX(reset_mutex);
-	int i;
+	struct vmlat_vm *vm;
+	unsigned int i;
 
 	/*
 	 * The vCPUs' accounting is written without a lock by their threads:
 	 * each catches up at its next event (readers apply it meanwhile).
 	 */
-	mutex_lock(&reset_mutex);
+	mutex_lock(&vmlat_records_mutex);
 	WRITE_ONCE(vmlat_reset_ns, vmlat_now_ns());
 	/* Whoever sees the new generation sees its time. */
 	smp_store_release(&vmlat_reset_gen, vmlat_reset_gen + 1);
-	mutex_unlock(&reset_mutex);
-
-	for (i = 0; i < vmlat_max_vms; i++)
-		vmlat_vm_clear_stats(&vmlat_vms[i]);
+	for (i = 0; i < vmlat_max_vms; i++) {
+		vm = vmlat_vm_at(i);
+		if (vm)
+			vmlat_vm_clear_stats(vm);
+	}
+	mutex_unlock(&vmlat_records_mutex);
 	atomic64_set(&vmlat_stats.dropped_vms, 0);
 	atomic64_set(&vmlat_stats.dropped_vcpus, 0);
 	atomic64_set(&vmlat_stats.dropped_victims, 0);
+	vmlat_pool_reset(&vmlat_vm_pool);
+	vmlat_pool_reset(&vmlat_vcpu_pool);
 	vmlat_pool_reset(&vmlat_blocks);
+}
+
+/* Set once no probe runs: the pools go next (vmlat_records_exit()). */
+static bool vmlat_records_exiting;
+
+/* No CPU keeps @vc as the record it last ran. */
+static void vmlat_vcpu_unhint(struct vmlat_vcpu *vc)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&vmlat_cur_vcpu, cpu), vc, NULL);
+}
+
+/*
+ * Free the records of @vms (with their vCPUs') and @vcpus, in no slot
+ * any more: once no probe and no reader can hold one.
+ */
+static void vmlat_records_free(struct list_head *vms, struct list_head *vcpus)
+{
+	struct vmlat_vcpu *vc, *vtmp;
+	struct vmlat_vm *vm, *tmp;
+
+	list_for_each_entry(vm, vms, exit_node)
+		list_for_each_entry(vc, &vm->vcpus, vm_node)
+			vmlat_vcpu_unhint(vc);
+	list_for_each_entry(vc, vcpus, free_node)
+		vmlat_vcpu_unhint(vc);
+	/* Probes that found one are done with it (they run in RCU-sched). */
+	synchronize_rcu();
+	mutex_lock(&vmlat_records_mutex);
+	list_for_each_entry_safe(vm, tmp, vms, exit_node) {
+		list_for_each_entry_safe(vc, vtmp, &vm->vcpus, vm_node)
+			vmlat_pool_free(&vmlat_vcpu_pool, vc);
+		vmlat_vm_release(vm);
+		vmlat_pool_free(&vmlat_vm_pool, vm);
+	}
+	list_for_each_entry_safe(vc, vtmp, vcpus, free_node)
+		vmlat_pool_free(&vmlat_vcpu_pool, vc);
+	mutex_unlock(&vmlat_records_mutex);
+	/*
+	 * The last VM gone: the pools anew, the empty slabs freed (not
+	 * while VMs come and go).
+	 */
+	if (!vmlat_records_exiting &&
+	    !atomic_long_read(&vmlat_vm_pool.used) &&
+	    !atomic_long_read(&vmlat_vcpu_pool.used) &&
+	    !atomic_long_read(&vmlat_blocks.used)) {
+		vmlat_pool_renew(&vmlat_vm_pool);
+		vmlat_pool_renew(&vmlat_vcpu_pool);
+		vmlat_pool_renew(&vmlat_blocks);
+	}
+}
+
+static void vmlat_records_free_workfn(struct work_struct *work)
+{
+	unsigned long flags;
+	LIST_HEAD(vcpus);
+	LIST_HEAD(vms);
+
+	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
+	list_splice_init(&vmlat_vms_dead, &vms);
+	list_splice_init(&vmlat_vcpus_dead, &vcpus);
+	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
+	if (!list_empty(&vms) || !list_empty(&vcpus))
+		vmlat_records_free(&vms, &vcpus);
 }
 
 /* The bytes of the hash table of live VMs: a bucket per VM slot. */
@@ -586,32 +864,29 @@ static size_t vmlat_vm_hash_bytes(void)
 	return sizeof(*vmlat_vm_hash) << vmlat_vm_hash_bits;
 }
 
-/* The bytes of a bitmap of @bits, allocated whole longs. */
-static size_t vmlat_bitmap_bytes(unsigned int bits)
+static size_t vmlat_pool_bytes(const struct vmlat_pool_stats *st)
 {
-	return BITS_TO_LONGS(bits) * sizeof(unsigned long);
+	return (st->used + st->free) * st->size;
 }
 
 /**
- * vmlat_records_read_memory() - what the tables take, for status
+ * vmlat_records_read_memory() - what the records take, for status
  * @mem:	filled in
  *
  * Context: any, while loaded.
  */
 void vmlat_records_read_memory(struct vmlat_records_memory *mem)
 {
-	size_t vms = vmlat_max_vms, vcpus = vmlat_max_vcpus;
-	size_t tasks = vmlat_tasks_bytes();
-
-	mem->vm_bytes = sizeof(*vmlat_vms) +
-			DIV_ROUND_UP(vmlat_vm_hash_bytes(), vms);
-	mem->vcpu_bytes = sizeof(*vmlat_vcpus) + DIV_ROUND_UP(tasks, vcpus);
+	mem->tables = array_size(vmlat_max_vms, sizeof(*vmlat_vms)) +
+		      vmlat_vm_hash_bytes() +
+		      array_size(vmlat_max_vcpus, sizeof(*vmlat_vcpus)) +
+		      vmlat_tasks_bytes();
+	vmlat_pool_read_stats(&vmlat_vm_pool, &mem->vms);
+	vmlat_pool_read_stats(&vmlat_vcpu_pool, &mem->vcpus);
 	vmlat_pool_read_stats(&vmlat_blocks, &mem->blocks);
-	mem->bytes = vms * sizeof(*vmlat_vms) + vmlat_vm_hash_bytes() +
-		     vcpus * sizeof(*vmlat_vcpus) +
-		     tasks + vmlat_bitmap_bytes(vmlat_max_vms) +
-		     vmlat_bitmap_bytes(vmlat_max_vcpus) +
-		     (mem->blocks.used + mem->blocks.free) * mem->blocks.size;
+	mem->bytes = mem->tables + vmlat_pool_bytes(&mem->vms) +
+		     vmlat_pool_bytes(&mem->vcpus) +
+		     vmlat_pool_bytes(&mem->blocks);
 }
 
 /*
@@ -644,71 +919,105 @@ MODULE_PARM_DESC(max_vms, "VM records (1.." __stringify(VMLAT_MAX_VMS_LIMIT) ", 
 module_param_cb(max_vcpus, &size_ops, &vmlat_max_vcpus, 0444);
 MODULE_PARM_DESC(max_vcpus, "vCPU records (1.." __stringify(VMLAT_MAX_VCPUS_LIMIT) ", default " __stringify(VMLAT_MAX_VCPUS_DEFAULT) "); set at load");
 
+/*
+ * keep_exited: how many exited VMs stay shown, the last ones, at load
+ * only; 0 to VMLAT_MAX_VMS_LIMIT.
+ */
+static int param_keep_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+
+	if (kstrtouint(val, 0, &n) || n > VMLAT_MAX_VMS_LIMIT) {
+		pr_err("%s: write a number from 0 to %u, at load (not '%s')\n",
+		       kp->name, VMLAT_MAX_VMS_LIMIT, val);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops keep_ops = {
+	.set = param_keep_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(keep_exited, &keep_ops, &vmlat_keep_exited, 0444);
+MODULE_PARM_DESC(keep_exited, "exited VMs kept for display, the last ones (0.." __stringify(VMLAT_MAX_VMS_LIMIT) ", default " __stringify(VMLAT_KEEP_EXITED_DEFAULT) "); set at load");
+
 /**
- * vmlat_records_init() - allocate the bounded tables, as large as the
- * module parameters max_vms and max_vcpus say
+ * vmlat_records_init() - allocate the tables of slots, as large as the
+ * module parameters max_vms and max_vcpus say; the records come later
  *
  * Context: process context, before any probe is attached.
  * Return: 0 or -ENOMEM.
  */
 int vmlat_records_init(void)
 {
-	int i;
+	/* Fails the load rather than wake the OOM killer. */
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL |
+		    __GFP_NOWARN;
 
-	vmlat_vms = vzalloc(array_size(vmlat_max_vms, sizeof(*vmlat_vms)));
+	vmlat_vms = kvmalloc_array(vmlat_max_vms, sizeof(*vmlat_vms), gfp);
 	vmlat_vm_hash_bits = max(1, order_base_2(vmlat_max_vms));
-	vmlat_vm_hash = vzalloc(vmlat_vm_hash_bytes());
-	vmlat_vcpus = vzalloc(array_size(vmlat_max_vcpus,
-					 sizeof(*vmlat_vcpus)));
-	vmlat_vm_used = vzalloc(vmlat_bitmap_bytes(vmlat_max_vms));
-	vmlat_vcpu_used = vzalloc(vmlat_bitmap_bytes(vmlat_max_vcpus));
-	if (!vmlat_vms || !vmlat_vm_hash || !vmlat_vcpus || !vmlat_vm_used ||
-	    !vmlat_vcpu_used || vmlat_tasks_init(vmlat_max_vcpus)) {
+	vmlat_vm_hash = kvmalloc(vmlat_vm_hash_bytes(), gfp);
+	vmlat_vcpus = kvmalloc_array(vmlat_max_vcpus, sizeof(*vmlat_vcpus),
+				     gfp);
+	if (!vmlat_vms || !vmlat_vm_hash || !vmlat_vcpus ||
+	    vmlat_tasks_init(vmlat_max_vcpus)) {
 		vmlat_records_exit();
-		pr_err("no memory for %u VMs and %u vCPUs: load with smaller max_vms and max_vcpus\n",
+		pr_err("no memory for the tables of %u VMs and %u vCPUs: load with smaller max_vms and max_vcpus\n",
 		       vmlat_max_vms, vmlat_max_vcpus);
 		return -ENOMEM;
 	}
-	for (i = 0; i < vmlat_max_vms; i++) {
-		raw_spin_lock_init(&vmlat_vms[i].lock);
-		raw_spin_lock_init(&vmlat_vms[i].sync.lock);
-		vmlat_exit_stats_init(&vmlat_vms[i].exits);
-		vmlat_vm_clear_stats(&vmlat_vms[i]);
-		INIT_HLIST_NODE(&vmlat_vms[i].hnode);
-		INIT_LIST_HEAD(&vmlat_vms[i].vcpus);
-		INIT_LIST_HEAD(&vmlat_vms[i].exit_node);
-	}
-	for (i = 0; i < vmlat_max_vcpus; i++) {
-		raw_spin_lock_init(&vmlat_vcpus[i].lock);
-		seqcount_init(&vmlat_vcpus[i].seq);
-		vmlat_vcpus[i].victim_cpu = -1;
-		INIT_LIST_HEAD(&vmlat_vcpus[i].vm_node);
-		INIT_LIST_HEAD(&vmlat_vcpus[i].free_node);
-	}
+	vmlat_vm_fresh = 0;
+	vmlat_vcpu_fresh = 0;
+	vmlat_vm_free = -1;
+	vmlat_vcpu_free = -1;
+	vmlat_vms_exited_nr = 0;
+	vmlat_records_exiting = false;
 	return 0;
 }
 
 /**
- * vmlat_records_exit() - free the tables
+ * vmlat_records_exit() - free the records and the tables
  *
  * Context: process context, after every probe is detached and
  * tracepoint_synchronize_unregister() returned.
  */
 void vmlat_records_exit(void)
 {
+	struct vmlat_vcpu *vc;
+	struct vmlat_vm *vm;
+	LIST_HEAD(vcpus);
+	LIST_HEAD(vms);
 	unsigned int i;
 
-	for (i = 0; vmlat_vms && i < vmlat_max_vms; i++)
-		vmlat_vm_release(&vmlat_vms[i]);
+	irq_work_sync(&vmlat_records_irq_work);
+	cancel_work_sync(&vmlat_records_free_work);
+	vmlat_records_exiting = true;
+	vmlat_records_free_workfn(NULL);
+	/* What is left is in the slots: every VM with its vCPUs. */
+	for (i = 0; vmlat_vms && i < vmlat_max_vms; i++) {
+		vm = vmlat_vm_at(i);
+		if (!vm)
+			continue;
+		list_del_init(&vm->exit_node);
+		list_add_tail(&vm->exit_node, &vms);
+	}
+	/* vCPU records of no VM's list: none, but do not leak one. */
+	for (i = 0; vmlat_vcpus && i < vmlat_max_vcpus; i++) {
+		vc = vmlat_vcpu_at(i);
+		if (vc && list_empty(&vc->vm_node)) {
+			list_del_init(&vc->free_node);
+			list_add_tail(&vc->free_node, &vcpus);
+		}
+	}
+	vmlat_records_free(&vms, &vcpus);
 	vmlat_tasks_exit();
-	vfree(vmlat_vcpu_used);
-	vfree(vmlat_vm_used);
-	vfree(vmlat_vcpus);
-	vfree(vmlat_vm_hash);
-	vfree(vmlat_vms);
+	kvfree(vmlat_vcpus);
+	kvfree(vmlat_vm_hash);
+	kvfree(vmlat_vms);
 	vmlat_vm_hash = NULL;
-	vmlat_vcpu_used = NULL;
-	vmlat_vm_used = NULL;
 	vmlat_vcpus = NULL;
 	vmlat_vms = NULL;
 }

@@ -1,24 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The records vmlat keeps: one per VM and one per vCPU thread, in bounded
- * tables allocated at load (probes never allocate), with counters of what
- * did not fit. Who writes what:
+ * The records vmlat keeps: one per VM and one per vCPU thread, made when
+ * a vCPU thread's first KVM event comes (from pools: probes never
+ * allocate), found through tables of slots bounded by the module
+ * parameters, with counters of what did not fit. Who writes what:
  *  - a vCPU's accounting: its own thread (account.c), or under its lock;
  *  - a VM's exit and histogram counters: atomics, any of its vCPUs;
  *  - a VM's preemptor tables: under the VM's lock (charge.c);
- *  - slots: allocated and retired under vmlat_alloc_lock (records.c).
+ *  - slots: taken and given back under vmlat_alloc_lock (records.c).
  * Readers go through view.h, never here.
  *
  * A record is one lifetime: a VM record one struct kvm from its first
  * vCPU seen to its destruction, a vCPU record one thread running one
  * struct kvm_vcpu. KVM reuses the memory of both, so an address alone
  * does not name a VM or vCPU: see vmlat_vcpu_new().
+ *
+ * Memory follows the VMs: a VM's record and those of its vCPUs are freed
+ * once it exited and keep_exited newer VMs exited after it (records.c).
  */
 #ifndef _VMLAT_RECORDS_H
 #define _VMLAT_RECORDS_H
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
@@ -79,7 +84,7 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  * @nested_exits: its L2 exits, once it had one
  * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
  * Every histogram and @nested_exits are NULL until their first sample or
- * event, then a block of vmlat_blocks, the record's until module unload
+ * event, then a block of vmlat_blocks, the record's until it is freed
  * (emptied when the record is reused).
  * @sync:	clock sync with its guest (clock_sync.h)
  * @top:	top preemptors by stolen time (space-saving top-k)
@@ -92,10 +97,12 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  * @as:		its guest's address spaces: the stretches its vCPUs ended
  *		(aspace.h; the ones in progress are in their cursors)
  * @names:	who its guest said owns which address space (aspace.h)
+ * @slot:	its slot in vmlat_vms
  * @hnode:	in the hash table of live VMs by @kvm (records.c)
  * @vcpus:	its vCPU records (vmlat_vcpu.vm_node)
- * @exit_node:	in the list of exited VMs, once @exited
- * The last three are vmlat_alloc_lock's.
+ * @exit_node:	in the list of exited VMs once @exited, then in that of
+ *		the records to free
+ * The last four are vmlat_alloc_lock's.
  */
 struct vmlat_vm {
 	raw_spinlock_t lock;
@@ -116,6 +123,7 @@ struct vmlat_vm {
 	struct vmlat_topk by_vm;
 	struct vmlat_as_table as;
 	struct vmlat_as_names names;
+	unsigned int slot;
 	struct hlist_node hnode;
 	struct list_head vcpus;
 	struct list_head exit_node;
@@ -149,9 +157,13 @@ struct vmlat_vm {
  * @vmcb_checked: the last VMCB pointer found plausible (kvm_x86.h)
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
+ * @slot:	its slot in vmlat_vcpus
  * @vm_node:	in @vm's list of vCPU records
- * @free_node:	in the list of retired or free records, once it is one
- * The last two are vmlat_alloc_lock's.
+ * @free_node:	in the list of retired records, or of records to free
+ * The last three are vmlat_alloc_lock's.
+ *
+ * Aligned on a cache line (its kmem_cache's): its lock and write barrier
+ * share no line with another vCPU's.
  */
 struct vmlat_vcpu {
 	raw_spinlock_t lock;
@@ -172,6 +184,7 @@ struct vmlat_vcpu {
 	u64 exit_ns;
 	const void *vmcb_checked;
 	struct vmlat_nested_done nested_done;
+	unsigned int slot;
 	struct list_head vm_node;
 	struct list_head free_node;
 };
@@ -195,8 +208,12 @@ struct vmlat_stats {
 /* The tables' sizes, fixed at load (module parameters). */
 extern unsigned int vmlat_max_vms;
 extern unsigned int vmlat_max_vcpus;
-extern struct vmlat_vm *vmlat_vms;
-extern struct vmlat_vcpu *vmlat_vcpus;
+/*
+ * The slots: a record, or NULL (never used), or a free slot, its low bit
+ * set (linking the next free one): vmlat_vm_at(), vmlat_vcpu_at().
+ */
+extern struct vmlat_vm **vmlat_vms;
+extern struct vmlat_vcpu **vmlat_vcpus;
 extern struct vmlat_stats vmlat_stats;
 /* Live vCPU threads: the scheduler probes do nothing while it is 0. */
 extern atomic_t vmlat_live_vcpus;
@@ -205,6 +222,26 @@ extern u32 vmlat_reset_gen;
 extern u64 vmlat_reset_ns;
 
 DECLARE_PER_CPU(struct vmlat_vcpu *, vmlat_cur_vcpu);
+
+#define VMLAT_SLOT_FREE	1UL
+
+/*
+ * The record in slot @i, or NULL. Context: any; the record stays while
+ * the caller is a probe, or holds vmlat_records_mutex (view.c).
+ */
+static __always_inline struct vmlat_vcpu *vmlat_vcpu_at(unsigned int i)
+{
+	struct vmlat_vcpu *vc = READ_ONCE(vmlat_vcpus[i]);
+
+	return (unsigned long)vc & VMLAT_SLOT_FREE ? NULL : vc;
+}
+
+static __always_inline struct vmlat_vm *vmlat_vm_at(unsigned int i)
+{
+	struct vmlat_vm *vm = READ_ONCE(vmlat_vms[i]);
+
+	return (unsigned long)vm & VMLAT_SLOT_FREE ? NULL : vm;
+}
 
 /* The vCPU record of @p, or NULL. Context: any; no lock. */
 static __always_inline struct vmlat_vcpu *
@@ -216,8 +253,8 @@ vmlat_vcpu_of(const struct task_struct *p)
 	/* -1 (not a vCPU) and VMLAT_TASK_UNTRACKED(_NEXT) alike */
 	if ((unsigned int)idx >= VMLAT_TASK_UNTRACKED_NEXT)
 		return NULL;
-	vc = &vmlat_vcpus[idx];
-	return READ_ONCE(vc->task) == p ? vc : NULL;
+	vc = vmlat_vcpu_at(idx);
+	return vc && READ_ONCE(vc->task) == p ? vc : NULL;
 }
 
 /*
@@ -270,6 +307,12 @@ void vmlat_vcpu_exited(struct vmlat_vcpu *vc, const struct task_struct *p);
 void vmlat_untracked_run_ended(void);
 void vmlat_untracked_exited(const struct task_struct *p);
 
+/*
+ * Readers of records hold it: a record is freed under it (records.c).
+ * Context: process context.
+ */
+extern struct mutex vmlat_records_mutex;
+
 /**
  * struct vmlat_records_stats - slots in use, for status
  * @vms_live:	VM records with a live vCPU thread
@@ -287,17 +330,19 @@ struct vmlat_records_stats {
 void vmlat_records_read_stats(struct vmlat_records_stats *st);
 
 /**
- * struct vmlat_records_memory - what the tables take, for status
- * @bytes:	all of it (records, slot bitmaps, task table, blocks in use
- *		and in the pool)
- * @vm_bytes:	per VM slot: its record
- * @vcpu_bytes:	per vCPU slot: its record and its share of the task table
+ * struct vmlat_records_memory - what vmlat's records take, for status
+ * @bytes:	all of it: the tables of slots and of tasks, the records and
+ *		blocks in use and in their pools
+ * @tables:	of which the tables, allocated at load
+ * @vms:	the pool of VM records
+ * @vcpus:	the pool of vCPU records
  * @blocks:	the pool of blocks VMs take on first use
  */
 struct vmlat_records_memory {
 	size_t bytes;
-	size_t vm_bytes;
-	size_t vcpu_bytes;
+	size_t tables;
+	struct vmlat_pool_stats vms;
+	struct vmlat_pool_stats vcpus;
 	struct vmlat_pool_stats blocks;
 };
 

@@ -6,7 +6,8 @@
  * counted in the filter before it goes in and uncounted after it left,
  * so that the filter's "no" is always one a lookup could have given.
  */
-#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 
 #include "tasks.h"
 
@@ -152,20 +153,23 @@ size_t vmlat_tasks_bytes(void)
 
 /**
  * vmlat_tasks_init() - allocate the table for @vcpus vCPU threads
- * @vcpus:	vCPU records; as many untracked threads fit besides, and
- *		the table stays at most three quarters full
+ * @vcpus:	vCPU records; half as many untracked threads fit besides,
+ *		and the table stays at most three quarters full (half full
+ *		when every vCPU has a record)
  *
  * Context: process context, before any probe is attached.
  * Return: 0 or -ENOMEM.
  */
 int vmlat_tasks_init(unsigned int vcpus)
 {
-	unsigned int bits = order_base_2(4 * max(vcpus, 1U));
+	unsigned int bits = order_base_2(2 * max(vcpus, 1U));
 
 	vmlat_task_mask = (1U << bits) - 1;
 	vmlat_task_shift = 64 - bits;
 	vmlat_tasks_max_keys = vmlat_task_slots() / 4 * 3;
-	vmlat_tasks = vzalloc(vmlat_tasks_bytes());
+	/* Fails the load rather than wake the OOM killer. */
+	vmlat_tasks = kvzalloc(vmlat_tasks_bytes(), GFP_KERNEL |
+			       __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	vmlat_tasks_keys = 0;
 	vmlat_keyfilter_init(&vmlat_task_filter);
 	return vmlat_tasks ? 0 : -ENOMEM;
@@ -174,6 +178,6 @@ int vmlat_tasks_init(unsigned int vcpus)
 /* Context: process context, after no probe can run. */
 void vmlat_tasks_exit(void)
 {
-	vfree(vmlat_tasks);
+	kvfree(vmlat_tasks);
 	vmlat_tasks = NULL;
 }

@@ -17,11 +17,14 @@
 #include "exit_codes.h"
 
 /*
- * The record tables' sizes: module parameters max_vms and max_vcpus,
- * fixed at load (records.c). The defaults fit a large host.
+ * The most records: module parameters max_vms and max_vcpus, fixed at
+ * load (records.c); records are made as VMs come, only the tables of
+ * slots are as large. The defaults fit a large host. And how many exited
+ * VMs stay shown: keep_exited.
  */
 #define VMLAT_MAX_VMS_DEFAULT	1024
 #define VMLAT_MAX_VCPUS_DEFAULT	8192
+#define VMLAT_KEEP_EXITED_DEFAULT	16
 #define VMLAT_MAX_VMS_LIMIT	4096
 #define VMLAT_MAX_VCPUS_LIMIT	65536
 

@@ -35,7 +35,10 @@ const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES] = {
  * vmlat_view_list_get() - the VMs known now, and their vCPUs
  * @l:		filled in; vmlat_view_list_put() frees it
  *
- * One pass over each table: O(max_vms + max_vcpus).
+ * One pass over each table: O(max_vms + max_vcpus). Until
+ * vmlat_view_list_put(), no record is freed (the caller holds
+ * vmlat_records_mutex): every view function may be called then.
+ *
  * Context: process context, may sleep.
  * Return: 0 or -ENOMEM.
  */
@@ -43,10 +46,12 @@ int vmlat_view_list_get(struct vmlat_view_list *l)
 {
 	unsigned int nvms = vmlat_max_vms, nvcpus = vmlat_max_vcpus;
 	unsigned int i, n = 0, *pos, *at, *idx;
+	const struct vmlat_vcpu *vc;
 	const struct vmlat_vm *vm;
 	int ret = -ENOMEM;
 
 	memset(l, 0, sizeof(*l));
+	mutex_lock(&vmlat_records_mutex);
 	l->vms = kvmalloc_array(nvms, sizeof(*l->vms), GFP_KERNEL);
 	l->first = kvcalloc(nvms + 1, sizeof(*l->first), GFP_KERNEL);
 	l->vcpus = kvmalloc_array(nvcpus, sizeof(*l->vcpus), GFP_KERNEL);
@@ -59,19 +64,23 @@ int vmlat_view_list_get(struct vmlat_view_list *l)
 	}
 	for (i = 0; i < nvms; i++) {
 		pos[i] = UINT_MAX;
-		if (vmlat_vm_in_use(&vmlat_vms[i])) {
+		vm = vmlat_vm_at(i);
+		if (vm) {
 			pos[i] = l->nr_vms;
-			l->vms[l->nr_vms++] = &vmlat_vms[i];
+			l->vms[l->nr_vms++] = vm;
 		}
 	}
 	/* Each vCPU's VM read once; counted, then placed (counting sort). */
 	for (i = 0; i < nvcpus; i++) {
-		if (!vmlat_vcpu_in_use(&vmlat_vcpus[i]))
+		vc = vmlat_vcpu_at(i);
+		if (!vc)
 			continue;
-		vm = READ_ONCE(vmlat_vcpus[i].vm);
-		if (!vm || pos[vm - vmlat_vms] == UINT_MAX)
+		vm = READ_ONCE(vc->vm);
+		/* A VM gone from its slot, not freed while we hold the lock. */
+		if (!vm || pos[vm->slot] == UINT_MAX ||
+		    l->vms[pos[vm->slot]] != vm)
 			continue;
-		at[n] = pos[vm - vmlat_vms];
+		at[n] = pos[vm->slot];
 		idx[n++] = i;
 		l->first[at[n - 1] + 1]++;
 	}
@@ -91,13 +100,14 @@ out:
 	return ret;
 }
 
-/* Free what vmlat_view_list_get() allocated. */
+/* Free what vmlat_view_list_get() allocated; records may go again. */
 void vmlat_view_list_put(struct vmlat_view_list *l)
 {
 	kvfree(l->vcpus);
 	kvfree(l->first);
 	kvfree(l->vms);
 	memset(l, 0, sizeof(*l));
+	mutex_unlock(&vmlat_records_mutex);
 }
 
 /* How many vCPU records there are: vmlat_view_vcpu() takes 0 .. this - 1. */
@@ -148,12 +158,13 @@ static void vmlat_vcpu_read_acct(struct vmlat_vcpu *vc,
  */
 bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
 {
-	struct vmlat_vcpu *vc = &vmlat_vcpus[i];
+	struct vmlat_vcpu *vc = vmlat_vcpu_at(i);
 	struct vmlat_vcpu_acct a;
 	struct vmlat_as_times t;
 	unsigned long flags;
 
-	if (!vmlat_vcpu_in_use(vc))
+	lockdep_assert_held(&vmlat_records_mutex);
+	if (!vc)
 		return false;
 	raw_spin_lock_irqsave(&vc->lock, flags);
 	v->vm = vc->vm;
@@ -222,6 +233,7 @@ u64 vmlat_view_exits_undecoded(const struct vmlat_vm *vm)
 void vmlat_view_hist(const struct vmlat_vm *vm, enum vmlat_hist_kind kind,
 		     struct vmlat_hist_snap *h)
 {
+	/* Pairs with the cmpxchg of vmlat_ahist_first(): made on use. */
 	vmlat_ahist_read(smp_load_acquire(&vm->hist[kind]), h);
 	if (kind != VMLAT_HIST_EXIT)
 		return;
@@ -233,6 +245,7 @@ void vmlat_view_nested_hist(const struct vmlat_vm *vm,
 			    enum vmlat_nested_hist kind,
 			    struct vmlat_hist_snap *h)
 {
+	/* Pairs with the cmpxchg of vmlat_ahist_first(): made on use. */
 	vmlat_ahist_read(smp_load_acquire(&vm->nested_hist[kind]), h);
 }
 
@@ -260,6 +273,7 @@ u64 vmlat_view_nested_exits(const struct vmlat_vm *vm, enum vmlat_nested_by by,
 {
 	const struct vmlat_vm_nested_exits *n;
 
+	/* Pairs with the cmpxchg of vmlat_vm_nested_exits(). */
 	n = smp_load_acquire(&vm->nested_exits);
 	if (!n)
 		return 0;
@@ -403,20 +417,24 @@ void vmlat_view_as_name(pid_t vm_pid, struct vmlat_view_as *a)
 	unsigned long flags;
 	unsigned int i;
 
+	struct vmlat_vm *v;
+
 	if (!a->key)
 		return;
+	mutex_lock(&vmlat_records_mutex);
 	for (i = 0; i < vmlat_max_vms; i++) {
-		if (!vmlat_vm_in_use(&vmlat_vms[i]) ||
-		    READ_ONCE(vmlat_vms[i].pid) != vm_pid)
+		v = vmlat_vm_at(i);
+		if (!v || READ_ONCE(v->pid) != vm_pid)
 			continue;
-		if (!vm || (s32)(READ_ONCE(vmlat_vms[i].id) - vm->id) > 0)
-			vm = &vmlat_vms[i];
+		if (!vm || (s32)(READ_ONCE(v->id) - vm->id) > 0)
+			vm = v;
 	}
-	if (!vm)
-		return;
-	raw_spin_lock_irqsave(&vm->lock, flags);
-	vmlat_view_as_named(&vm->names, a);
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	if (vm) {
+		raw_spin_lock_irqsave(&vm->lock, flags);
+		vmlat_view_as_named(&vm->names, a);
+		raw_spin_unlock_irqrestore(&vm->lock, flags);
+	}
+	mutex_unlock(&vmlat_records_mutex);
 }
 
 /**
@@ -514,12 +532,17 @@ void vmlat_view_tables(struct vmlat_view_tables *t)
 	t->probe_max = ts.probe_max;
 	vmlat_records_read_memory(&mem);
 	t->bytes = mem.bytes;
-	t->vm_bytes = mem.vm_bytes;
-	t->vcpu_bytes = mem.vcpu_bytes;
+	t->tables_bytes = mem.tables;
+	t->vm_bytes = mem.vms.size;
+	t->vcpu_bytes = mem.vcpus.size;
 	t->block_bytes = mem.blocks.size;
+	t->vms = mem.vms.used;
+	t->vcpus = mem.vcpus.used;
 	t->blocks = mem.blocks.used;
-	t->blocks_free = mem.blocks.free;
-	t->blocks_missed = mem.blocks.missed;
+	t->pooled_bytes = mem.vms.free * mem.vms.size +
+			  mem.vcpus.free * mem.vcpus.size +
+			  mem.blocks.free * mem.blocks.size;
+	t->missed = mem.vms.missed + mem.vcpus.missed + mem.blocks.missed;
 }
 
 /**
@@ -543,6 +566,7 @@ void vmlat_view_order_sum(struct vmlat_view_order *sum)
 	unsigned int i;
 
 	memset(sum, 0, sizeof(*sum));
+	mutex_lock(&vmlat_records_mutex);
 	for (i = 0; i < vmlat_max_vcpus; i++) {
 		if (!vmlat_view_vcpu(i, now, &v))
 			continue;
@@ -551,6 +575,7 @@ void vmlat_view_order_sum(struct vmlat_view_order *sum)
 		sum->late_switched += v.order.late_switched;
 		sum->late_ns += v.order.late_ns;
 	}
+	mutex_unlock(&vmlat_records_mutex);
 }
 
 /* The width of SVM's exit code vmlat was built for (status: "# kernel:"). */

@@ -194,15 +194,20 @@ struct vmlat_view_dropped {
  * @tasks_untracked: of which vmlat had no room for
  * @tasks_max:	the most it takes
  * @probe_max:	the most slots a lookup in it reads now
- * @bytes:	memory the tables take, all of them: the records (allocated
- *		at load) and the blocks in use or in their pool
- * @vm_bytes:	of which per VM record (the same whatever vms_max)
- * @vcpu_bytes:	of which per vCPU record (with its task table share)
+ * @bytes:	memory vmlat's records take, all of it: @tables_bytes, the
+ *		records and blocks in use, and @pooled_bytes
+ * @tables_bytes: the tables of slots and of tasks (allocated at load)
+ * @vm_bytes:	per VM record
+ * @vcpu_bytes:	per vCPU record
  * @block_bytes: per block a VM takes on first use (a histogram, its L2
  *		exit counters)
+ * @vms:	VM records in use
+ * @vcpus:	vCPU records in use
  * @blocks:	blocks VMs took
- * @blocks_free: blocks in the pool
- * @blocks_missed: blocks a probe found none of (its sample lost)
+ * @pooled_bytes: records and blocks free in their pools
+ * @missed:	records and blocks a probe found none of (a thread
+ *		without a record tries again at its next event; a sample
+ *		without a histogram is lost)
  */
 struct vmlat_view_tables {
 	unsigned int vms_live;
@@ -216,12 +221,15 @@ struct vmlat_view_tables {
 	unsigned int tasks_max;
 	unsigned int probe_max;
 	size_t bytes;
+	size_t tables_bytes;
 	size_t vm_bytes;
 	size_t vcpu_bytes;
 	size_t block_bytes;
+	unsigned long vms;
+	unsigned long vcpus;
 	unsigned long blocks;
-	unsigned long blocks_free;
-	u64 blocks_missed;
+	size_t pooled_bytes;
+	u64 missed;
 };
 
 /* Quantiles shown of every histogram, in parts per million. */

@@ -316,13 +316,14 @@ static const struct vmlat_ahist_src lazy_src = {
 
 static void vmlat_ahist_made_on_first_sample(struct kunit *test)
 {
+	struct ahist_ctx *c = test->priv;
+	struct vmlat_hist_snap *s = &c->got;
 	struct vmlat_ahist *p = NULL;
-	struct vmlat_hist_snap s;
 
 	memset(&lazy, 0, sizeof(lazy));
-	vmlat_ahist_read(p, &s);
-	KUNIT_EXPECT_EQ(test, s.count, 0ULL);
-	KUNIT_EXPECT_EQ(test, s.min_ns, 0ULL);
+	vmlat_ahist_read(p, s);
+	KUNIT_EXPECT_EQ(test, s->count, 0ULL);
+	KUNIT_EXPECT_EQ(test, s->min_ns, 0ULL);
 
 	/* none to be had: the sample is lost, nothing is stored */
 	lazy.none = true;
@@ -335,9 +336,9 @@ static void vmlat_ahist_made_on_first_sample(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, vmlat_ahist_add_lazy(&p, &lazy_src, 9));
 	KUNIT_EXPECT_PTR_EQ(test, p, &lazy.h[0]);
 	KUNIT_EXPECT_EQ(test, lazy.taken, 1U);
-	vmlat_ahist_read(p, &s);
-	KUNIT_EXPECT_EQ(test, s.count, 2ULL);
-	KUNIT_EXPECT_EQ(test, s.sum_ns, 14ULL);
+	vmlat_ahist_read(p, s);
+	KUNIT_EXPECT_EQ(test, s->count, 2ULL);
+	KUNIT_EXPECT_EQ(test, s->sum_ns, 14ULL);
 
 	/* another CPU stored one first: its is used, ours given back */
 	p = NULL;
@@ -346,9 +347,9 @@ static void vmlat_ahist_made_on_first_sample(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, p, &lazy.h[1]);
 	KUNIT_EXPECT_EQ(test, lazy.put, 1U);
 	KUNIT_EXPECT_PTR_EQ(test, lazy.put_back, &lazy.h[0]);
-	vmlat_ahist_read(p, &s);
-	KUNIT_EXPECT_EQ(test, s.count, 1ULL);
-	KUNIT_EXPECT_EQ(test, s.max_ns, 7ULL);
+	vmlat_ahist_read(p, s);
+	KUNIT_EXPECT_EQ(test, s->count, 1ULL);
+	KUNIT_EXPECT_EQ(test, s->max_ns, 7ULL);
 }
 
 static struct kunit_case vmlat_ahist_cases[] = {
