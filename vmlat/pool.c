@@ -18,42 +18,31 @@
 #include "records.h"
 #include "pool.h"
 
+#define VMLAT_POOL(var, nm, lo, hi, type, al, zeroed)			\
+	struct vmlat_pool var = {					\
+		.lock = __RAW_SPIN_LOCK_UNLOCKED(var.lock),		\
+		.low = lo,						\
+		.high = hi,						\
+		.size = sizeof(type),					\
+		.align = al,						\
+		.zero = zeroed,						\
+		.name = nm,						\
+	}
+
 /*
  * VM records: a few, for VMs starting together; the work refills the
  * pool within a scheduling delay, and a thread without a record tries
  * again at its next event.
  */
-struct vmlat_pool vmlat_vm_pool = {
-	.lock = __RAW_SPIN_LOCK_UNLOCKED(vmlat_vm_pool.lock),
-	.low = 2,
-	.high = 4,
-	.size = sizeof(struct vmlat_vm),
-	.zero = true,
-	.name = "vmlat_vm",
-};
-
+VMLAT_POOL(vmlat_vm_pool, "vmlat_vm", 2, 4, struct vmlat_vm, 0, true);
 /* vCPU records, each on cache lines of its own. */
-struct vmlat_pool vmlat_vcpu_pool = {
-	.lock = __RAW_SPIN_LOCK_UNLOCKED(vmlat_vcpu_pool.lock),
-	.low = 8,
-	.high = 16,
-	.size = sizeof(struct vmlat_vcpu),
-	.align = SMP_CACHE_BYTES,
-	.zero = true,
-	.name = "vmlat_vcpu",
-};
-
+VMLAT_POOL(vmlat_vcpu_pool, "vmlat_vcpu", 8, 16, struct vmlat_vcpu,
+	   SMP_CACHE_BYTES, true);
 /*
  * The blocks a VM takes on first use: any of its histograms, or its L2
  * exit counters (struct vmlat_vm_nested_exits), whichever is larger.
  */
-struct vmlat_pool vmlat_blocks = {
-	.lock = __RAW_SPIN_LOCK_UNLOCKED(vmlat_blocks.lock),
-	.low = 12,
-	.high = 32,
-	.size = sizeof(union vmlat_block),
-	.name = "vmlat_block",
-};
+VMLAT_POOL(vmlat_blocks, "vmlat_block", 12, 32, union vmlat_block, 0, false);
 
 static struct vmlat_pool *const vmlat_pools[] = {
 	&vmlat_vm_pool, &vmlat_vcpu_pool, &vmlat_blocks

@@ -890,19 +890,30 @@ void vmlat_records_read_memory(struct vmlat_records_memory *mem)
 }
 
 /*
- * max_vms, max_vcpus: set at load only (0444 once loaded), in
- * [1, VMLAT_MAX_*_LIMIT]; a value out of range fails the load with
- * -EINVAL and a message.
+ * max_vms, max_vcpus, keep_exited: set at load only (0444 once loaded),
+ * each in its range; a value out of range fails the load with -EINVAL
+ * and a message.
  */
+static const struct {
+	const unsigned int *var;
+	unsigned int min, max;
+} vmlat_record_params[] = {
+	{ &vmlat_max_vms, 1, VMLAT_MAX_VMS_LIMIT },
+	{ &vmlat_max_vcpus, 1, VMLAT_MAX_VCPUS_LIMIT },
+	{ &vmlat_keep_exited, 0, VMLAT_MAX_VMS_LIMIT },
+};
+
 static int param_size_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int limit = kp->arg == &vmlat_max_vms ?
-			     VMLAT_MAX_VMS_LIMIT : VMLAT_MAX_VCPUS_LIMIT;
-	unsigned int n;
+	unsigned int i, n;
 
-	if (kstrtouint(val, 0, &n) || n < 1 || n > limit) {
-		pr_err("%s: write a number from 1 to %u, at load (not '%s')\n",
-		       kp->name, limit, val);
+	for (i = 0; vmlat_record_params[i].var != kp->arg; i++)
+		;
+	if (kstrtouint(val, 0, &n) || n < vmlat_record_params[i].min ||
+	    n > vmlat_record_params[i].max) {
+		pr_err("%s: write a number from %u to %u, at load (not '%s')\n",
+		       kp->name, vmlat_record_params[i].min,
+		       vmlat_record_params[i].max, val);
 		return -EINVAL;
 	}
 	*(unsigned int *)kp->arg = n;
@@ -918,30 +929,7 @@ module_param_cb(max_vms, &size_ops, &vmlat_max_vms, 0444);
 MODULE_PARM_DESC(max_vms, "VM records (1.." __stringify(VMLAT_MAX_VMS_LIMIT) ", default " __stringify(VMLAT_MAX_VMS_DEFAULT) "); set at load");
 module_param_cb(max_vcpus, &size_ops, &vmlat_max_vcpus, 0444);
 MODULE_PARM_DESC(max_vcpus, "vCPU records (1.." __stringify(VMLAT_MAX_VCPUS_LIMIT) ", default " __stringify(VMLAT_MAX_VCPUS_DEFAULT) "); set at load");
-
-/*
- * keep_exited: how many exited VMs stay shown, the last ones, at load
- * only; 0 to VMLAT_MAX_VMS_LIMIT.
- */
-static int param_keep_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int n;
-
-	if (kstrtouint(val, 0, &n) || n > VMLAT_MAX_VMS_LIMIT) {
-		pr_err("%s: write a number from 0 to %u, at load (not '%s')\n",
-		       kp->name, VMLAT_MAX_VMS_LIMIT, val);
-		return -EINVAL;
-	}
-	*(unsigned int *)kp->arg = n;
-	return 0;
-}
-
-static const struct kernel_param_ops keep_ops = {
-	.set = param_keep_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(keep_exited, &keep_ops, &vmlat_keep_exited, 0444);
+module_param_cb(keep_exited, &size_ops, &vmlat_keep_exited, 0444);
 MODULE_PARM_DESC(keep_exited, "exited VMs kept for display, the last ones (0.." __stringify(VMLAT_MAX_VMS_LIMIT) ", default " __stringify(VMLAT_KEEP_EXITED_DEFAULT) "); set at load");
 
 /**
