@@ -193,8 +193,8 @@ static void vmlat_pool_free_extra(struct vmlat_pool *p)
 		kmem_cache_free(p->cache, n);
 }
 
-/* Free what was given back to @p full, and fill it up to its size. */
-static void vmlat_pool_fill(struct vmlat_pool *p, gfp_t gfp)
+/* Free what was given back to @p full, and fill it up to @n objects. */
+static void vmlat_pool_fill(struct vmlat_pool *p, unsigned int n, gfp_t gfp)
 {
 	unsigned long flags;
 	bool full;
@@ -203,7 +203,7 @@ static void vmlat_pool_fill(struct vmlat_pool *p, gfp_t gfp)
 	vmlat_pool_free_extra(p);
 	for (;;) {
 		raw_spin_lock_irqsave(&p->lock, flags);
-		full = p->nr >= p->high;
+		full = p->nr >= n;
 		raw_spin_unlock_irqrestore(&p->lock, flags);
 		if (full)
 			return;
@@ -212,7 +212,7 @@ static void vmlat_pool_fill(struct vmlat_pool *p, gfp_t gfp)
 		if (!obj)
 			return;
 		raw_spin_lock_irqsave(&p->lock, flags);
-		full = p->nr >= p->high;
+		full = p->nr >= n;
 		if (!full)
 			p->obj[p->nr++] = obj;
 		raw_spin_unlock_irqrestore(&p->lock, flags);
@@ -228,7 +228,8 @@ static void vmlat_pool_workfn(struct work_struct *work)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(vmlat_pools); i++)
-		vmlat_pool_fill(vmlat_pools[i], GFP_KERNEL | __GFP_NOWARN);
+		vmlat_pool_fill(vmlat_pools[i], vmlat_pools[i]->high,
+				GFP_KERNEL | __GFP_NOWARN);
 }
 
 /**
@@ -252,9 +253,9 @@ void vmlat_pool_read_stats(struct vmlat_pool *p, struct vmlat_pool_stats *st)
  *
  * The objects given back to a pool lie in the slabs where they were, one
  * here, one there: while the pool holds them, those slabs stay. Once no VM
- * is left, the pool is freed and made anew (in slabs of their own), and
- * the allocator's empty slabs of it freed: vmlat's memory goes back to
- * what it took at load.
+ * is left, the pool is freed and made anew (in slabs of their own, @low
+ * objects as at load), and the allocator's empty slabs of it freed:
+ * vmlat's memory goes back to what it took at load.
  *
  * Context: process context.
  */
@@ -273,7 +274,7 @@ void vmlat_pool_renew(struct vmlat_pool *p)
 		kmem_cache_free(p->cache, obj[i]);
 	vmlat_pool_free_extra(p);
 	kmem_cache_shrink(p->cache);
-	vmlat_pool_fill(p, GFP_KERNEL | __GFP_NOWARN);
+	vmlat_pool_fill(p, p->low, GFP_KERNEL | __GFP_NOWARN);
 }
 
 /* Forget @p's misses (a reset). Context: any. */
@@ -300,9 +301,9 @@ int vmlat_pool_init(void)
 		if (!p->cache)
 			goto fail;
 		/* Fails the load rather than wake the OOM killer. */
-		vmlat_pool_fill(p, GFP_KERNEL | __GFP_RETRY_MAYFAIL |
+		vmlat_pool_fill(p, p->low, GFP_KERNEL | __GFP_RETRY_MAYFAIL |
 				   __GFP_NOWARN);
-		if (p->nr < p->high)
+		if (p->nr < p->low)
 			goto fail;
 	}
 	WRITE_ONCE(vmlat_pool_live, true);

@@ -25,7 +25,8 @@
  * @lock:	protects @nr and @obj
  * @nr:		free objects in @obj
  * @obj:	the free objects
- * @low:	fewer free: the work refills the pool
+ * @low:	fewer free: the work refills the pool; what it holds at load
+ *		and once no VM is left
  * @high:	what the work refills it to; more free: it frees the rest
  * @extra:	objects given back to a full pool, freed by the work
  * @used:	objects taken and not given back
