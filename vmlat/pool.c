@@ -134,6 +134,20 @@ void vmlat_pool_free(struct vmlat_pool *p, void *obj)
 	kmem_cache_free(p->cache, obj);
 }
 
+/* Keep @obj in @p if it holds fewer than @n: false if it has no room. */
+static bool vmlat_pool_keep(struct vmlat_pool *p, void *obj, unsigned int n)
+{
+	unsigned long flags;
+	bool room;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	room = p->nr < n;
+	if (room)
+		p->obj[p->nr++] = obj;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	return room;
+}
+
 /**
  * vmlat_pool_put() - give back an object vmlat_pool_take() gave
  * @p:		the pool
@@ -144,20 +158,12 @@ void vmlat_pool_free(struct vmlat_pool *p, void *obj)
  */
 void vmlat_pool_put(struct vmlat_pool *p, void *obj)
 {
-	unsigned long flags;
-	bool full;
-
 	atomic_long_dec(&p->used);
-	raw_spin_lock_irqsave(&p->lock, flags);
-	full = p->nr >= p->high;
-	if (!full)
-		p->obj[p->nr++] = obj;
-	raw_spin_unlock_irqrestore(&p->lock, flags);
-	if (full) {
-		/* Free memory is all it is now: its first bytes link it. */
-		llist_add(obj, &p->extra);
-		vmlat_pool_kick();
-	}
+	if (vmlat_pool_keep(p, obj, p->high))
+		return;
+	/* Free memory is all it is now: its first bytes link it. */
+	llist_add(obj, &p->extra);
+	vmlat_pool_kick();
 }
 
 /**
@@ -171,16 +177,8 @@ void vmlat_pool_put(struct vmlat_pool *p, void *obj)
  */
 void vmlat_pool_give_back(struct vmlat_pool *p, void *obj)
 {
-	unsigned long flags;
-	bool full;
-
 	atomic_long_dec(&p->used);
-	raw_spin_lock_irqsave(&p->lock, flags);
-	full = p->nr >= p->high;
-	if (!full)
-		p->obj[p->nr++] = obj;
-	raw_spin_unlock_irqrestore(&p->lock, flags);
-	if (full)
+	if (!vmlat_pool_keep(p, obj, p->high))
 		kmem_cache_free(p->cache, obj);
 }
 
@@ -211,12 +209,7 @@ static void vmlat_pool_fill(struct vmlat_pool *p, unsigned int n, gfp_t gfp)
 				       (p->zero ? __GFP_ZERO : 0));
 		if (!obj)
 			return;
-		raw_spin_lock_irqsave(&p->lock, flags);
-		full = p->nr >= n;
-		if (!full)
-			p->obj[p->nr++] = obj;
-		raw_spin_unlock_irqrestore(&p->lock, flags);
-		if (full) {
+		if (!vmlat_pool_keep(p, obj, n)) {
 			kmem_cache_free(p->cache, obj);
 			return;
 		}

@@ -220,16 +220,6 @@ static void vmlat_vm_release(struct vmlat_vm *vm)
 	vm->nested_exits = NULL;
 }
 
-bool vmlat_vm_in_use(const struct vmlat_vm *vm)
-{
-	return vmlat_vm_at(vm->slot) == vm;
-}
-
-bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc)
-{
-	return vmlat_vcpu_at(vc->slot) == vc;
-}
-
 /* Empty the histogram at @p, if it was made. */
 static void vmlat_vm_hist_clear(struct vmlat_ahist **p)
 {

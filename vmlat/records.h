@@ -295,8 +295,6 @@ static __always_inline void vmlat_vm_hist_add(struct vmlat_ahist **p, u64 ns)
 
 struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm);
 
-bool vmlat_vm_in_use(const struct vmlat_vm *vm);
-bool vmlat_vcpu_in_use(const struct vmlat_vcpu *vc);
 
 struct kvm_vcpu;
 

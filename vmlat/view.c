@@ -415,9 +415,8 @@ void vmlat_view_as_name(pid_t vm_pid, struct vmlat_view_as *a)
 {
 	struct vmlat_vm *vm = NULL;
 	unsigned long flags;
-	unsigned int i;
-
 	struct vmlat_vm *v;
+	unsigned int i;
 
 	if (!a->key)
 		return;
