@@ -44,10 +44,10 @@ static int status_show(struct seq_file *m, void *unused)
 			   st.detail);
 	}
 	vmlat_view_tables(&t);
-	seq_printf(m, "# tables: vms_live %u vms_exited %u vms_max %u vcpus_live %u vcpus_exited %u vcpus_max %u tasks %u tasks_untracked %u tasks_max %u probe_max %u\n",
+	seq_printf(m, "# tables: vms_live %u vms_exited %u vms_max %u vcpus_live %u vcpus_exited %u vcpus_max %u tasks %u tasks_untracked %u tasks_max %u probe_max %u task_slots %u\n",
 		   t.vms_live, t.vms_exited, t.vms_max, t.vcpus_live,
 		   t.vcpus_exited, t.vcpus_max, t.tasks, t.tasks_untracked,
-		   t.tasks_max, t.probe_max);
+		   t.tasks_max, t.probe_max, t.task_slots);
 	seq_printf(m, "# memory: bytes %zu tables %zu vms %lu vm_bytes %zu vcpus %lu vcpu_bytes %zu blocks %lu block_bytes %zu pooled %zu missed %llu\n",
 		   t.bytes, t.tables_bytes, t.vms, t.vm_bytes, t.vcpus,
 		   t.vcpu_bytes, t.blocks, t.block_bytes, t.pooled_bytes,

@@ -540,7 +540,7 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	struct vmlat_vm *vm, *nvm = NULL;
 	bool tried_vm = false;
 	unsigned long flags;
-	int idx;
+	int idx, ret;
 
 	/*
 	 * Not tracked: a lookup, no lock, until a vCPU that never ran after
@@ -607,8 +607,11 @@ again:
 		}
 	}
 	vc = cpl.reuse;
-	if (!vmlat_task_set(current, vc ? vc->slot : cpl.slot)) {
-		vmlat_vcpu_drop(vcpu, !vm);
+	ret = vmlat_task_set(current, vc ? vc->slot : cpl.slot);
+	if (ret) {
+		/* A full table is a cap; a growing one, next time. */
+		if (ret != -EAGAIN)
+			vmlat_vcpu_drop(vcpu, !vm);
 		goto out;
 	}
 	/* Taken before a VM reused in place frees its vCPUs' slots. */

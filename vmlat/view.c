@@ -529,6 +529,7 @@ void vmlat_view_tables(struct vmlat_view_tables *t)
 	t->tasks_untracked = ts.untracked;
 	t->tasks_max = ts.max_keys;
 	t->probe_max = ts.probe_max;
+	t->task_slots = ts.slots;
 	vmlat_records_read_memory(&mem);
 	t->bytes = mem.bytes;
 	t->tables_bytes = mem.tables;
@@ -541,7 +542,8 @@ void vmlat_view_tables(struct vmlat_view_tables *t)
 	t->pooled_bytes = mem.vms.free * mem.vms.size +
 			  mem.vcpus.free * mem.vcpus.size +
 			  mem.blocks.free * mem.blocks.size;
-	t->missed = mem.vms.missed + mem.vcpus.missed + mem.blocks.missed;
+	t->missed = mem.vms.missed + mem.vcpus.missed + mem.blocks.missed +
+		    vmlat_tasks_missed();
 }
 
 /**

@@ -194,6 +194,7 @@ struct vmlat_view_dropped {
  * @tasks_untracked: of which vmlat had no room for
  * @tasks_max:	the most it takes
  * @probe_max:	the most slots a lookup in it reads now
+ * @task_slots:	its slots now: it grows and shrinks with the vCPU threads
  * @bytes:	memory vmlat's records take, all of it: @tables_bytes, the
  *		records and blocks in use, and @pooled_bytes
  * @tables_bytes: the tables of slots and of tasks (allocated at load)
@@ -205,9 +206,9 @@ struct vmlat_view_dropped {
  * @vcpus:	vCPU records in use
  * @blocks:	blocks VMs took
  * @pooled_bytes: records and blocks free in their pools
- * @missed:	records and blocks a probe found none of (a thread
- *		without a record tries again at its next event; a sample
- *		without a histogram is lost)
+ * @missed:	records, blocks and task table entries a probe found
+ *		none of (a thread without a record or an entry tries again
+ *		at its next event; a sample without a histogram is lost)
  */
 struct vmlat_view_tables {
 	unsigned int vms_live;
@@ -220,6 +221,7 @@ struct vmlat_view_tables {
 	unsigned int tasks_untracked;
 	unsigned int tasks_max;
 	unsigned int probe_max;
+	unsigned int task_slots;
 	size_t bytes;
 	size_t tables_bytes;
 	size_t vm_bytes;

@@ -37,7 +37,10 @@
  *  - many_vms: 200 VMs held live at once (VMLAT_MANY_VMS, at most 200:
  *    fewer where KASAN makes each slow): every one tracked, none
  *    dropped, and every one's IOIO count exact (kept once exited:
- *    keep_exited=256).
+ *    keep_exited=256). The task table grows to at least twice the
+ *    threads while they live (then the VMs run on in the grown map: a
+ *    thread lost in the copy would get a second record and split its
+ *    VM's counts), and is back to its size at load once they are gone.
  *  - creation_bounded: the cost of making a record does not grow with
  *    the VMs the host has or had: the median time of vmlat_vcpu_new()
  *    (the kernel's function_graph tracer) over 30 VMs that start after
@@ -96,6 +99,8 @@
 #define CAP_PARAMS		"max_vms=32 max_vcpus=128 keep_exited=32"
 /* VMs held live at once at the defaults (many_vms). */
 #define MANY_VMS		200
+/* The most a resize of the task table may take: a work item's delay. */
+#define TASK_RESIZE_MS		10000
 #define JDOC_VMS		256
 #define PARAMS_DIR		"/sys/module/vmlat/parameters"
 #define CHURN_CYCLES		10000
@@ -191,7 +196,7 @@ static int vm_cycle(uint64_t n, char *err, size_t len)
 /* The "# tables:" and "# memory:" lines of status. */
 struct tables {
 	long vms_live, vms_exited, vcpus_live, vcpus_exited;
-	long tasks, tasks_untracked, probe_max;
+	long tasks, tasks_untracked, probe_max, task_slots;
 	long vms_max, vcpus_max;
 	long bytes, tables, vms, vm_bytes, vcpus, vcpu_bytes;
 	long blocks, block_bytes, pooled, missed;
@@ -271,8 +276,28 @@ static int read_tables(struct tables *t)
 	t->tasks = tables_field(line, "tasks");
 	t->tasks_untracked = tables_field(line, "tasks_untracked");
 	t->probe_max = tables_field(line, "probe_max");
+	t->task_slots = tables_field(line, "task_slots");
 	free(s);
 	return 0;
+}
+
+/*
+ * Wait (up to TASK_RESIZE_MS) for the task table's map to have between
+ * @lo and @hi slots: it is resized by a work item. Return: 0, or -ETIME
+ * with the last read in @t.
+ */
+static int wait_task_slots(struct tables *t, long lo, long hi)
+{
+	int ms;
+
+	for (ms = 0; ms < TASK_RESIZE_MS; ms += 50) {
+		if (read_tables(t))
+			return -EIO;
+		if (t->task_slots >= lo && t->task_slots <= hi)
+			return 0;
+		usleep(50 * 1000);
+	}
+	return -ETIME;
 }
 
 /* One VM of the JSON document. */
@@ -1090,6 +1115,7 @@ TEST_F_TIMEOUT(sized, many_vms, 1800)
 	struct tables t;
 	sem_t ready, go;
 	struct jdoc d;
+	long slots;
 	int vms;
 
 	RETURN_IF_SETUP_SKIPPED();
@@ -1109,12 +1135,26 @@ TEST_F_TIMEOUT(sized, many_vms, 1800)
 
 	sem_init(&ready, 0, 0);
 	sem_init(&go, 0, 0);
-	h = hold(_metadata, vms, 1, &ready, &go, th);
 	ASSERT_EQ(0, read_tables(&t));
+	slots = t.task_slots;
+	ASSERT_LT(0, slots);
+	h = hold(_metadata, vms, 1, &ready, &go, th);
+	/*
+	 * The task table grows to stay at most half full, in a work item:
+	 * the VMs' threads go on (release) in the map it built.
+	 */
+	ASSERT_EQ(0, wait_task_slots(&t, 2L * vms, LONG_MAX));
 	EXPECT_EQ(vms, t.vms_live);
 	EXPECT_EQ(vms, t.vcpus_live);
 	EXPECT_EQ(vms, t.tasks);
 	EXPECT_EQ(0, t.tasks_untracked);
+	EXPECT_LE(2L * vms, t.task_slots)
+		TH_LOG("%ld vCPU threads in %ld slots (%ld at load)", t.tasks,
+		       t.task_slots, slots);
+	if (2L * vms <= slots)
+		EXPECT_EQ(slots, t.task_slots);
+	TH_LOG("task table: %ld slots at load, %ld with %d VMs", slots,
+	       t.task_slots, vms);
 
 	release(_metadata, h, vms, &go, th);
 	ASSERT_EQ(0, read_json(&d));
@@ -1123,6 +1163,10 @@ TEST_F_TIMEOUT(sized, many_vms, 1800)
 	expect_my_vms(_metadata, &d, vms, 1, HOLDER_IO);
 	EXPECT_EQ(1, d.stolen_keys_ok) TH_LOG("%s", d.why);
 	expect_nothing_live(_metadata, "after the VMs ended");
+	/* And shrinks back once they are gone. */
+	EXPECT_EQ(0, wait_task_slots(&t, 0, slots))
+		TH_LOG("task table: %ld slots after the VMs, %ld at load",
+		       t.task_slots, slots);
 }
 
 /*
