@@ -430,9 +430,9 @@ static noinline void vmlat_vcpu_as_moved(struct vmlat_vcpu *vc, u64 key,
 	vmlat_owner_write_end(vc, locked, flags);
 	if (!ended)
 		return;
-	raw_spin_lock_irqsave(&vm->lock, flags);
+	raw_spin_lock_irqsave(&vm->as_lock, flags);
 	vmlat_as_table_add(&vm->as, &s);
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 }
 
 /* @vc's address space was seen at CPL 3: it runs guest user code. */
@@ -680,7 +680,7 @@ void vmlat_on_nested_vmexit_inject(void)
  * A name hypercall (version 3): the guest says which process owns a
  * page-table root (aspace.h). Checked and rate-limited under the sync
  * lock; only the calls let through (VMLAT_HC_NAME_RATE a second at most)
- * take the VM's lock, which the scheduler's probes take too.
+ * take the VM's as_lock, which its vCPUs' exits take too.
  */
 static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
 			      u64 root, u64 tgid, u64 comm0, int cpl)
@@ -696,9 +696,9 @@ static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
 	reply = vmlat_vm_name_gate(&vm->sync, &a, ktime_get_mono_fast_ns());
 	if (reply != VMLAT_HC_REPLY(VMLAT_HC_CALL_TAKEN, 0))
 		return reply;
-	raw_spin_lock_irqsave(&vm->lock, flags);
+	raw_spin_lock_irqsave(&vm->as_lock, flags);
 	vmlat_as_name_set(&vm->names, &vm->as, &a);
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 	return reply;
 }
 

@@ -256,9 +256,11 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 	memset(vm->preemptors, 0, sizeof(vm->preemptors));
 	vm->stolen_by_host = 0;
 	vmlat_topk_init(&vm->by_vm);
+	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	raw_spin_lock_irqsave(&vm->as_lock, flags);
 	vmlat_as_table_init(&vm->as);
 	vmlat_as_names_clear_stats(&vm->names);
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 }
 
 static struct hlist_head *vmlat_vm_bucket(const void *kvm)
@@ -270,6 +272,7 @@ static struct hlist_head *vmlat_vm_bucket(const void *kvm)
 static void vmlat_vm_construct(struct vmlat_vm *vm)
 {
 	raw_spin_lock_init(&vm->lock);
+	raw_spin_lock_init(&vm->as_lock);
 	raw_spin_lock_init(&vm->sync.lock);
 	vmlat_exit_stats_init(&vm->exits);
 	INIT_HLIST_NODE(&vm->hnode);
@@ -348,9 +351,9 @@ static void vmlat_vm_init(struct vmlat_vm *vm, const void *kvm,
 			vmlat_vcpu_kill(vc);
 	vmlat_vm_clear_stats(vm);
 	vmlat_vm_sync_init(&vm->sync);
-	raw_spin_lock_irqsave(&vm->lock, flags);
+	raw_spin_lock_irqsave(&vm->as_lock, flags);
 	vmlat_as_names_init(&vm->names);
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 	vm->kvm = kvm;
 	hlist_add_head(&vm->hnode, vmlat_vm_bucket(kvm));
 	vm->id = ++vmlat_vm_last_id ?: ++vmlat_vm_last_id;
@@ -444,9 +447,9 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 	raw_write_seqcount_end(&vc->seq);
 	raw_spin_unlock(&vc->lock);
 	if (had) {
-		raw_spin_lock(&vm->lock);
+		raw_spin_lock(&vm->as_lock);
 		vmlat_as_table_add(&vm->as, &s);
-		raw_spin_unlock(&vm->lock);
+		raw_spin_unlock(&vm->as_lock);
 	}
 	/* Shown as it was until its slot is needed: the oldest first. */
 	list_add_tail(&vc->free_node, &vmlat_vcpus_retired);

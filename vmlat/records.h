@@ -64,8 +64,11 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
 
 /**
  * struct vmlat_vm - one VM, named by its VMM process and its id
- * @lock:	protects @top, @preemptors, @stolen_by_host, @by_vm, @as and
- *		@names
+ * @lock:	protects @top, @preemptors, @stolen_by_host and @by_vm: the
+ *		scheduler's probes take it, under the runqueue lock
+ * @as_lock:	protects @as and @names: an exit that finds its vCPU in
+ *		another guest address space takes it, as many times as the
+ *		guest changes CR3, and never the scheduler's probes
  * @kvm:	the struct kvm, as a key only: never dereferenced; NULL once
  *		the VM is known to be destroyed (its threads may live on)
  * @id:		unique per VM lifetime since load: 1, 2, 3...
@@ -106,6 +109,7 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  */
 struct vmlat_vm {
 	raw_spinlock_t lock;
+	raw_spinlock_t as_lock;
 	const void *kvm;
 	u32 id;
 	pid_t pid;

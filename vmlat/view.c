@@ -311,7 +311,7 @@ bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v)
 	return true;
 }
 
-/* @a's name, if its guest gave one. Context: its VM's lock held. */
+/* @a's name, if its guest gave one. Context: its VM's as_lock held. */
 static void vmlat_view_as_named(const struct vmlat_as_names *names,
 				struct vmlat_view_as *a)
 {
@@ -330,14 +330,14 @@ static void vmlat_view_as_named(const struct vmlat_as_names *names,
  * @now:	the time stretches in progress are counted up to
  * @g:		filled in
  *
- * The VM's table, copied under its lock, plus each of its vCPUs' stretch
+ * The VM's table, copied under its as_lock, plus each of its vCPUs' stretch
  * in progress: to its address space's row, or as a row of its own; and the
  * name its guest gave each one.
  */
 void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 			    u64 now, struct vmlat_view_guest_tasks *g)
 {
-	struct vmlat_vm *vm = (struct vmlat_vm *)l->vms[i];	/* its lock */
+	struct vmlat_vm *vm = (struct vmlat_vm *)l->vms[i];	/* its as_lock */
 	struct vmlat_as_name_gate gate;
 	struct vmlat_view_vcpu v;
 	struct vmlat_view_as tmp;
@@ -347,7 +347,7 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 	u64 total;
 
 	memset(g, 0, sizeof(*g));
-	raw_spin_lock_irqsave(&vm->lock, flags);
+	raw_spin_lock_irqsave(&vm->as_lock, flags);
 	n = vmlat_as_table_rank(&vm->as, idx);
 	for (j = 0; j < n; j++) {
 		g->as[j].key = vm->as.slot[idx[j]].key;
@@ -356,7 +356,7 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 	}
 	g->other = vm->as.other;
 	g->evicted = vm->as.evicted;
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 	g->nr = n;
 
 	vmlat_view_for_each_vcpu(l, i, k) {
@@ -382,13 +382,13 @@ void vmlat_view_guest_tasks(const struct vmlat_view_list *l, unsigned int i,
 	 * stretch in progress is the new process's.)
 	 */
 	vmlat_vm_name_gate_copy(&vm->sync, &gate);
-	raw_spin_lock_irqsave(&vm->lock, flags);
+	raw_spin_lock_irqsave(&vm->as_lock, flags);
 	for (j = n; j < g->nr; j++)
 		vmlat_view_as_named(&vm->names, &g->as[j]);
 	vmlat_as_names_stats(&gate, &vm->names, &g->names);
 	g->names_held = vmlat_as_names_count(&vm->names);
 	g->whole = vmlat_as_names_whole(&vm->names);
-	raw_spin_unlock_irqrestore(&vm->lock, flags);
+	raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 	/* Insertion sort by total time: the stretches changed the order. */
 	for (j = 1; j < g->nr; j++) {
 		tmp = g->as[j];
@@ -429,9 +429,9 @@ void vmlat_view_as_name(pid_t vm_pid, struct vmlat_view_as *a)
 			vm = v;
 	}
 	if (vm) {
-		raw_spin_lock_irqsave(&vm->lock, flags);
+		raw_spin_lock_irqsave(&vm->as_lock, flags);
 		vmlat_view_as_named(&vm->names, a);
-		raw_spin_unlock_irqrestore(&vm->lock, flags);
+		raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 	}
 	mutex_unlock(&vmlat_records_mutex);
 }
