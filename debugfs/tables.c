@@ -380,9 +380,24 @@ static int vcpus_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vcpus);
 
+/*
+ * The rows of VM @vm, from @mark (the length of @m when they began, after
+ * vmlat_view_vm() copied @v, before any of its figures was read): dropped
+ * if the record was reused in place for another VM meanwhile (at a cap),
+ * as they would mix the two. The VM they were of is gone then. (Unless
+ * @m overflowed: seq_file makes the whole read again.)
+ */
+static void vm_rows_end(struct seq_file *m, size_t mark,
+			const struct vmlat_vm *vm, const struct vmlat_view_vm *v)
+{
+	if (!vmlat_view_vm_same(vm, v) && !seq_has_overflowed(m))
+		m->count = mark;
+}
+
 static int vms_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	struct vmlat_view_dropped d;
 	struct vmlat_view_states st;
 	struct vmlat_view_vm v;
@@ -393,16 +408,18 @@ static int vms_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	seq_puts(m, "# vm_pid comm vcpus");
 	vmlat_cols_header(m, COLS(state_cols));
-	seq_puts(m, " vm_id\n");
+	seq_puts(m, " vm_id tracked\n");
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
-		nr = vmlat_view_vm_states(&b->list, i, now, &st);
+		mark = m->count;
 		vmlat_view_vm(b->vms[i], &v);
+		nr = vmlat_view_vm_states(&b->list, i, now, &st);
 		seq_printf(m, "%d ", v.pid);
 		vmlat_seq_comm(m, v.comm);
 		seq_printf(m, " %d", nr);
 		vmlat_cols_text(m, COLS(state_cols), &st);
-		seq_printf(m, " %u\n", v.id);
+		seq_printf(m, " %u %s\n", v.id, v.partly ? "partly" : "fully");
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	vmlat_view_dropped(&d);
 	seq_printf(m, "# dropped: vms %llu vcpus %llu victims %llu\n",
@@ -415,6 +432,7 @@ DEFINE_SHOW_ATTRIBUTE(vms);
 static int steal_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	struct vmlat_view_states st;
 	struct vmlat_view_vm v;
 	u64 now = vmlat_now_ns();
@@ -428,12 +446,14 @@ static int steal_show(struct seq_file *m, void *unused)
 	seq_putc(m, '\n');
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
-		vmlat_view_vm_states(&b->list, i, now, &st);
+		mark = m->count;
 		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm_states(&b->list, i, now, &st);
 		steal_row(&st, &r);
 		seq_printf(m, "%d", v.pid);
 		vmlat_cols_text(m, COLS(steal_cols), &r);
 		seq_putc(m, '\n');
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -464,6 +484,7 @@ static void guest_task_names(struct seq_file *m, pid_t pid,
 static int guest_tasks_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	struct vmlat_view_guest_tasks *g;
 	struct guest_task_row r;
 	struct vmlat_view_vm v;
@@ -478,6 +499,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 	vmlat_cols_header(m, COLS(guest_task_cols));
 	seq_puts(m, " exit_reasons\n");
 	for (i = 0; i < b->nr_vms; i++) {
+		mark = m->count;
 		vmlat_view_vm(b->vms[i], &v);
 		vmlat_view_guest_tasks(&b->list, i, now, g);
 		for (j = 0; j < g->nr; j++) {
@@ -507,6 +529,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 			seq_printf(m, "# vm_pid %d roots %s\n", v.pid,
 				   guest_roots(g));
 		guest_task_names(m, v.pid, g);
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -526,6 +549,7 @@ static void exit_slot_text(struct seq_file *m, int slot)
 static int exits_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	struct vmlat_exit_row row;
 	struct vmlat_view_vm v;
 	int i, n, slot;
@@ -539,6 +563,7 @@ static int exits_show(struct seq_file *m, void *unused)
 	seq_puts(m, " min_ns p50_ns p99_ns max_ns\n");
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
+		mark = m->count;
 		vmlat_view_vm(b->vms[i], &v);
 		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
 			vmlat_view_exit(b->vms[i], slot, &row);
@@ -559,12 +584,13 @@ static int exits_show(struct seq_file *m, void *unused)
 				seq_puts(m, " - - - -\n");
 		}
 		count = vmlat_view_exits_undecoded(b->vms[i]);
-		if (!count)
-			continue;
-		seq_printf(m, "%d - - undecoded %llu", v.pid, count);
-		for (c = 1; c < ARRAY_SIZE(exit_cols); c++)
-			seq_puts(m, " -");
-		seq_puts(m, " - - - -\n");
+		if (count) {
+			seq_printf(m, "%d - - undecoded %llu", v.pid, count);
+			for (c = 1; c < ARRAY_SIZE(exit_cols); c++)
+				seq_puts(m, " -");
+			seq_puts(m, " - - - -\n");
+		}
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -586,6 +612,7 @@ static void hist_text(struct seq_file *m, pid_t pid, const char *kind,
 static int histograms_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	const struct vmlat_vm *vm;
 	struct vmlat_view_vm v;
 	int i, k, n, slot;
@@ -598,6 +625,7 @@ static int histograms_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		vm = b->vms[i];
+		mark = m->count;
 		vmlat_view_vm(vm, &v);
 		for (k = 0; k < VMLAT_NR_HIST_KINDS; k++) {
 			vmlat_view_hist(vm, k, &b->hist);
@@ -616,6 +644,7 @@ static int histograms_show(struct seq_file *m, void *unused)
 				hist_text(m, v.pid, "exit",
 					  vmlat_exit_slot_name(slot), &b->hist);
 		}
+		vm_rows_end(m, mark, vm, &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -648,6 +677,7 @@ static void nested_text(struct seq_file *m, const struct nested_row *r)
 static int nested_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	struct nested_row r, sum;
 	struct vmlat_view_vm v;
 	u64 now = vmlat_now_ns();
@@ -663,6 +693,8 @@ static int nested_show(struct seq_file *m, void *unused)
 	for (i = 0; i < n; i++) {
 		memset(&sum, 0, sizeof(sum));
 		nr = 0;
+		mark = m->count;
+		vmlat_view_vm(b->vms[i], &v);
 		vmlat_view_for_each_vcpu(&b->list, i, j) {
 			if (!vmlat_view_vcpu(b->list.vcpus[j], now, &b->vcpu) ||
 			    b->vcpu.vm != b->vms[i] || !b->vcpu.nested.active)
@@ -678,10 +710,10 @@ static int nested_show(struct seq_file *m, void *unused)
 			nr++;
 		}
 		if (nr) {
-			vmlat_view_vm(b->vms[i], &v);
 			seq_printf(m, "%d all - -", v.pid);
 			nested_text(m, &sum);
 		}
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -691,6 +723,7 @@ DEFINE_SHOW_ATTRIBUTE(nested);
 static int nested_exits_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	struct vmlat_view_vm v;
 	int i, n, slot;
 	u64 l0, l1;
@@ -700,6 +733,7 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 	seq_puts(m, "# vm_pid isa code name handled_by_l0 reflected_to_l1\n");
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
+		mark = m->count;
 		vmlat_view_vm(b->vms[i], &v);
 		/* The reasons, then the undecoded ones. */
 		for (slot = 0; slot <= VMLAT_EXIT_NR_SLOTS; slot++) {
@@ -719,6 +753,7 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 				exit_slot_text(m, s);
 			seq_printf(m, " %llu %llu\n", l0, l1);
 		}
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -742,6 +777,7 @@ static u64 sync_age_ms(const struct vmlat_view_sync *s, u64 mono)
 static int sync_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	struct vmlat_view_sync *s;
 	struct vmlat_view_vm v;
 	/* The exchanges' host times are CLOCK_MONOTONIC's: their age too. */
@@ -759,9 +795,10 @@ static int sync_show(struct seq_file *m, void *unused)
 	seq_putc(m, '\n');
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
+		mark = m->count;
+		vmlat_view_vm(b->vms[i], &v);
 		if (!vmlat_view_sync(b->vms[i], s))
 			continue;
-		vmlat_view_vm(b->vms[i], &v);
 		seq_printf(m, "%d %s %llu", v.pid,
 			   vmlat_sync_state_names[s->state], s->d.taken);
 		if (s->state == VMLAT_SYNC_OK)
@@ -775,6 +812,7 @@ static int sync_show(struct seq_file *m, void *unused)
 			seq_puts(m, " -");
 		vmlat_cols_text(m, COLS(sync_count_cols), s);
 		seq_putc(m, '\n');
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -786,6 +824,7 @@ DEFINE_SHOW_ATTRIBUTE(sync);
 static int preemptors_show(struct seq_file *m, void *unused)
 {
 	struct tables_buf *b = tables_buf();
+	size_t mark;
 	const struct vmlat_view_preemptor *p;
 	struct preemptor_row r;
 	struct vmlat_view_vm v;
@@ -800,6 +839,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 	seq_puts(m, " cpu\n");
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
+		mark = m->count;
 		vmlat_view_vm(b->vms[i], &v);
 		np = vmlat_view_preemptors(b->vms[i], b->pre, &other);
 		for (j = 0; j < np; j++) {
@@ -825,6 +865,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 		if (other)
 			seq_printf(m, "%d - other - - - - %llu - -\n", v.pid,
 				   other);
+		vm_rows_end(m, mark, b->vms[i], &v);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -1034,24 +1075,31 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 		   g->names.dropped, g->names.ended);
 }
 
-/* VM @n of @b's list. */
-static void json_vm(struct seq_file *m, unsigned int n, u64 now,
-		    struct tables_buf *b)
+/*
+ * VM @n of @b's list, after a comma if @comma. Return: whether it was
+ * written (not if its record was reused meanwhile: vm_rows_end()).
+ */
+static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
+		    struct tables_buf *b, bool comma)
 {
 	const struct vmlat_vm *vm = b->vms[n];
 	struct vmlat_view_states st;
 	struct vmlat_exit_row exit;
+	size_t mark = m->count;
 	struct vmlat_view_vm v;
 	struct steal_row sr;
 	unsigned int i, k;
 	bool first;
 	int slot;
 
-	vmlat_view_vm_states(&b->list, n, now, &st);
 	vmlat_view_vm(vm, &v);
+	vmlat_view_vm_states(&b->list, n, now, &st);
+	if (comma)
+		seq_putc(m, ',');
 	seq_printf(m, "{\"id\":%u,\"pid\":%d,\"comm\":", v.id, v.pid);
 	vmlat_seq_json_str(m, v.comm);
 	seq_printf(m, ",\"exited\":%s", v.exited ? "true" : "false");
+	seq_printf(m, ",\"partly_tracked\":%s", v.partly ? "true" : "false");
 	vmlat_cols_json(m, COLS(state_cols), &st);
 
 	seq_puts(m, ",\"vcpus\":[");
@@ -1108,6 +1156,8 @@ static void json_vm(struct seq_file *m, unsigned int n, u64 now,
 	seq_puts(m, ",\"steal\":");
 	json_obj(m, steal_cols + 1, ARRAY_SIZE(steal_cols) - 1, &sr);
 	seq_putc(m, '}');
+	vm_rows_end(m, mark, vm, &v);
+	return m->count != mark;
 }
 
 static int json_show(struct seq_file *m, void *unused)
@@ -1115,17 +1165,15 @@ static int json_show(struct seq_file *m, void *unused)
 	struct tables_buf *b = tables_buf();
 	struct vmlat_view_dropped d;
 	u64 now = vmlat_now_ns();
+	bool comma = false;
 	int i;
 
 	if (!b)
 		return -ENOMEM;
 	seq_printf(m, "{\"schema\":%d,\"version\":\"%s\",\"now_ns\":%llu,\"vms\":[",
 		   VMLAT_JSON_SCHEMA, VMLAT_VERSION, now);
-	for (i = 0; i < b->nr_vms; i++) {
-		if (i)
-			seq_putc(m, ',');
-		json_vm(m, i, now, b);
-	}
+	for (i = 0; i < b->nr_vms; i++)
+		comma |= json_vm(m, i, now, b, comma);
 	vmlat_view_dropped(&d);
 	seq_printf(m, "],\"dropped\":{\"vms\":%llu,\"vcpus\":%llu,\"victims\":%llu}}\n",
 		   d.vms, d.vcpus, d.victims);

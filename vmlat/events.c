@@ -636,10 +636,8 @@ void vmlat_on_userspace_exit(void)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
 
-	if (!vc) {
-		vmlat_untracked_run_ended();
+	if (!vc)
 		return;
-	}
 	/* A KVM_RUN that entered the guest: KVM set last_vmentry_cpu. */
 	if (unlikely(!vc->ran) && vc->exit_ns)
 		vmlat_vcpu_ran(vc);

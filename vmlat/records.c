@@ -58,6 +58,12 @@ u32 vmlat_reset_gen;
 u64 vmlat_reset_ns;
 
 static DEFINE_RAW_SPINLOCK(vmlat_alloc_lock);
+/*
+ * Bumped, under vmlat_alloc_lock, whenever a record may be had again (a
+ * vCPU record retired: its slot, or its VM's, frees or is reused): a
+ * thread turned away tries again at its next event after a change.
+ */
+static unsigned int vmlat_room_gen;
 
 /*
  * What creating and retiring records go by, under vmlat_alloc_lock, so
@@ -273,6 +279,7 @@ static void vmlat_vm_construct(struct vmlat_vm *vm)
 {
 	raw_spin_lock_init(&vm->lock);
 	raw_spin_lock_init(&vm->as_lock);
+	seqcount_init(&vm->ident_seq);
 	raw_spin_lock_init(&vm->sync.lock);
 	vmlat_exit_stats_init(&vm->exits);
 	INIT_HLIST_NODE(&vm->hnode);
@@ -342,6 +349,8 @@ static void vmlat_vm_init(struct vmlat_vm *vm, const void *kvm,
 	struct vmlat_vcpu *vc, *tmp;
 	unsigned long flags;
 
+	/* Readers drop what they read of the VM this record was. */
+	raw_write_seqcount_begin(&vm->ident_seq);
 	if (!list_empty(&vm->exit_node)) {
 		list_del_init(&vm->exit_node);
 		vmlat_vms_exited_nr--;
@@ -366,6 +375,8 @@ static void vmlat_vm_init(struct vmlat_vm *vm, const void *kvm,
 	vmlat_copy_comm(vm->comm, current->group_leader->comm);
 	atomic_set(&vm->live_vcpus, 0);
 	WRITE_ONCE(vm->exited, false);
+	WRITE_ONCE(vm->partly, false);
+	raw_write_seqcount_end(&vm->ident_seq);
 	/*
 	 * What an earlier VM of this record took from others stays theirs,
 	 * under its own id: the new one starts in nobody's by_vm table.
@@ -453,6 +464,7 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 	}
 	/* Shown as it was until its slot is needed: the oldest first. */
 	list_add_tail(&vc->free_node, &vmlat_vcpus_retired);
+	WRITE_ONCE(vmlat_room_gen, vmlat_room_gen + 1);
 	atomic_dec(&vmlat_live_vcpus);
 	if (atomic_dec_and_test(&vm->live_vcpus)) {
 		WRITE_ONCE(vm->exited, true);
@@ -500,17 +512,24 @@ static struct vmlat_vcpu *vmlat_vcpu_take(const struct vmlat_place *pl,
 
 /*
  * The current thread runs @vcpu, for which it has no record and gets none:
- * count it once and remember it, so that its events cost a lookup, not
- * vmlat_alloc_lock, until it runs a new vCPU (vmlat_untracked_run_ended()).
+ * count it, unless it was turned away before (@again), and mark it with
+ * the room generation, so that its events cost a lookup, not
+ * vmlat_alloc_lock, until a record may be had (vmlat_room_gen). @vm: its
+ * VM's record, if that VM has one: only partly tracked now.
  * Context: vmlat_alloc_lock held.
  */
-static void vmlat_vcpu_drop(struct kvm_vcpu *vcpu, bool no_vm)
+static void vmlat_vcpu_drop(struct kvm_vcpu *vcpu, struct vmlat_vm *vm,
+			    bool again)
 {
-	if (no_vm && vcpu->vcpu_idx == 0)
-		atomic64_inc(&vmlat_stats.dropped_vms);
-	atomic64_inc(&vmlat_stats.dropped_vcpus);
+	if (!again) {
+		if (!vm && vcpu->vcpu_idx == 0)
+			atomic64_inc(&vmlat_stats.dropped_vms);
+		atomic64_inc(&vmlat_stats.dropped_vcpus);
+	}
+	if (vm)
+		WRITE_ONCE(vm->partly, true);
 	/* No room for the mark: then the next event tries again. */
-	vmlat_task_set(current, VMLAT_TASK_UNTRACKED);
+	vmlat_task_set(current, vmlat_task_untracked_in(vmlat_room_gen));
 }
 
 /**
@@ -525,9 +544,12 @@ static void vmlat_vcpu_drop(struct kvm_vcpu *vcpu, bool no_vm)
  * A VM record and a vCPU record are made together or not at all: a VM is
  * not tracked without a vCPU. A VM record is found by the struct kvm's
  * address and kept only if its vCPUs are still that VM's
- * (vmlat_vm_stale()). A thread that gets no record is marked untracked in
- * the task table and counted once, and tries again only for a new vCPU,
- * after the KVM_RUN it was turned away in.
+ * (vmlat_vm_stale()). A thread that gets no record for want of room (a
+ * cap) is counted once and marked untracked in the task table; it tries
+ * again once room may have freed (vmlat_room_gen), or for a vCPU that
+ * never ran. Its VM is then only partly tracked (@vm->partly). One that
+ * got no memory (an empty pool) is not marked: it tries at its next
+ * event.
  *
  * Context: the thread's kvm_entry/kvm_exit probe, preemption off.
  * Return: NULL: the creating event needs no more accounting (or the
@@ -541,20 +563,19 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	struct vmlat_vcpu *vc, *nvc = NULL;
 	struct vmlat_place vpl, cpl;
 	struct vmlat_vm *vm, *nvm = NULL;
-	bool tried_vm = false;
+	bool tried_vm = false, again = false;
 	unsigned long flags;
 	int idx, ret;
 
-	/*
-	 * Not tracked: a lookup, no lock, until a vCPU that never ran after
-	 * the KVM_RUN it was turned away in (which may see the vCPU's first
-	 * entry more than once, and its first exit before KVM notes the run).
-	 */
+	/* Turned away: a lookup, no lock, until there may be room. */
 	if (!old) {
 		idx = vmlat_task_find(current);
-		if (idx == VMLAT_TASK_UNTRACKED ||
-		    (idx == VMLAT_TASK_UNTRACKED_NEXT && !never_ran))
-			return NULL;
+		if (vmlat_task_untracked(idx)) {
+			if (!never_ran && idx == vmlat_task_untracked_in(
+					READ_ONCE(vmlat_room_gen)))
+				return NULL;
+			again = true;
+		}
 	}
 
 	nvc = vmlat_pool_take_or_alloc(&vmlat_vcpu_pool);
@@ -584,7 +605,7 @@ again:
 			if (!vpl.reuse) {
 				/* No room is a cap; no memory, next time. */
 				if (vpl.slot < 0)
-					vmlat_vcpu_drop(vcpu, true);
+					vmlat_vcpu_drop(vcpu, NULL, again);
 				goto out;
 			}
 		}
@@ -605,7 +626,7 @@ again:
 		if (!cpl.reuse) {
 			/* A VM not seen yet stays untracked with it. */
 			if (cpl.slot < 0)
-				vmlat_vcpu_drop(vcpu, !vm);
+				vmlat_vcpu_drop(vcpu, vm, again);
 			goto out;
 		}
 	}
@@ -614,7 +635,7 @@ again:
 	if (ret) {
 		/* A full table is a cap; a growing one, next time. */
 		if (ret != -EAGAIN)
-			vmlat_vcpu_drop(vcpu, !vm);
+			vmlat_vcpu_drop(vcpu, vm, again);
 		goto out;
 	}
 	/* Taken before a VM reused in place frees its vCPUs' slots. */
@@ -637,6 +658,9 @@ again:
 	}
 
 	vc = vmlat_vcpu_take(&cpl, vm, &nvc);
+	/* Turned away before: its VM's figures miss its time until now. */
+	if (again)
+		WRITE_ONCE(vm->partly, true);
 	raw_spin_lock(&vc->lock);
 	vc->kvm_vcpu = vcpu;
 	vc->ran = !never_ran;
@@ -686,23 +710,6 @@ void vmlat_vcpu_exited(struct vmlat_vcpu *vc, const struct task_struct *p)
 	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
 	vmlat_task_remove(p);
 	vmlat_vcpu_retire(vc);
-	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
-}
-
-/**
- * vmlat_untracked_run_ended() - a thread turned away returns to its VMM
- *
- * From now on a vCPU that never ran is a new one: it is tried again.
- * Context: kvm_userspace_exit, in a thread without a record.
- */
-void vmlat_untracked_run_ended(void)
-{
-	unsigned long flags;
-
-	if (vmlat_task_find(current) != VMLAT_TASK_UNTRACKED)
-		return;
-	raw_spin_lock_irqsave(&vmlat_alloc_lock, flags);
-	vmlat_task_set(current, VMLAT_TASK_UNTRACKED_NEXT);
 	raw_spin_unlock_irqrestore(&vmlat_alloc_lock, flags);
 }
 

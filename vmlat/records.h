@@ -75,7 +75,11 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  * @pid:	tgid of the VMM process
  * @comm:	its name
  * @live_vcpus:	vCPU threads not exited; 0 and @exited: the VM is gone
+ * @ident_seq:	written around the record's (re)use for a VM
+ *		(vmlat_vm_init()): readers check they read one VM
  * @exited:	all its vCPU threads exited (kept for display until reused)
+ * @partly:	one of its vCPU threads was turned away at a cap (and may
+ *		have a record since): its figures miss that thread's time
  * @exits:	exit counts and handling times per reason slot
  *		(exit_codes.h), with a histogram of the first reasons seen
  *		(exit_stats.h)
@@ -110,12 +114,14 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
 struct vmlat_vm {
 	raw_spinlock_t lock;
 	raw_spinlock_t as_lock;
+	seqcount_t ident_seq;
 	const void *kvm;
 	u32 id;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 	atomic_t live_vcpus;
 	bool exited;
+	bool partly;
 	struct vmlat_exit_stats exits;
 	struct vmlat_ahist *hist[VMLAT_NR_HIST_KINDS];
 	struct vmlat_vm_nested_exits *nested_exits;
@@ -254,8 +260,8 @@ vmlat_vcpu_of(const struct task_struct *p)
 	int idx = vmlat_task_find(p);
 	struct vmlat_vcpu *vc;
 
-	/* -1 (not a vCPU) and VMLAT_TASK_UNTRACKED(_NEXT) alike */
-	if ((unsigned int)idx >= VMLAT_TASK_UNTRACKED_NEXT)
+	/* -1 (not a vCPU) and untracked marks alike */
+	if ((unsigned int)idx >= VMLAT_TASK_UNTRACKED)
 		return NULL;
 	vc = vmlat_vcpu_at(idx);
 	return vc && READ_ONCE(vc->task) == p ? vc : NULL;
@@ -306,7 +312,6 @@ struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 				  struct kvm_vcpu *vcpu, enum vmlat_event ev,
 				  u64 now);
 void vmlat_vcpu_exited(struct vmlat_vcpu *vc, const struct task_struct *p);
-void vmlat_untracked_run_ended(void);
 void vmlat_untracked_exited(const struct task_struct *p);
 
 /*

@@ -128,7 +128,7 @@ static int vmlat_task_insert(struct vmlat_task_map *m,
 /**
  * vmlat_task_set() - record that @p runs the vCPU record @idx
  * @p:		a vCPU thread
- * @idx:	its record's index, or VMLAT_TASK_UNTRACKED(_NEXT)
+ * @idx:	its record's index, or an untracked mark
  *
  * Replaces @p's entry if it has one.
  *

@@ -27,16 +27,18 @@
 #include "types.h"
 
 /*
- * A vCPU thread that has no record (records.c: it did not fit), in the
- * KVM_RUN it was turned away in; then, once that returned, until it runs
- * a new vCPU (_NEXT).
+ * A vCPU thread that has no record (records.c: it did not fit) is kept
+ * with a value from VMLAT_TASK_UNTRACKED on: that, plus the room
+ * generation it was turned away in (records.c: bumped whenever a record
+ * may be had again), so that its events cost a lookup until then.
+ * Records' indexes are below VMLAT_MAX_VCPUS_LIMIT, far under it.
  */
-#define VMLAT_TASK_UNTRACKED		INT_MAX
-#define VMLAT_TASK_UNTRACKED_NEXT	(INT_MAX - 1)
+#define VMLAT_TASK_UNTRACKED		0x40000000
+static_assert(VMLAT_MAX_VCPUS_LIMIT < VMLAT_TASK_UNTRACKED);
 
 static __always_inline bool vmlat_task_untracked(int idx)
 {
-	return idx >= VMLAT_TASK_UNTRACKED_NEXT;
+	return idx >= VMLAT_TASK_UNTRACKED;
 }
 
 static __always_inline int vmlat_task_untracked_in(unsigned int gen)

@@ -116,12 +116,27 @@ unsigned int vmlat_view_nr_vcpus(void)
 	return vmlat_max_vcpus;
 }
 
+/* Who @vm is: a copy its reuse in place (records.c) cannot tear. */
 void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v)
 {
-	v->id = vm->id;
-	v->pid = vm->pid;
-	memcpy(v->comm, vm->comm, sizeof(v->comm));
+	do {
+		v->seq = raw_read_seqcount_begin(&vm->ident_seq);
+		v->id = READ_ONCE(vm->id);
+		v->pid = READ_ONCE(vm->pid);
+		memcpy(v->comm, vm->comm, sizeof(v->comm));
+	} while (read_seqcount_retry(&vm->ident_seq, v->seq));
 	v->exited = READ_ONCE(vm->exited);
+	v->partly = READ_ONCE(vm->partly);
+}
+
+/*
+ * Whether @vm is still the VM @v copied: what was read of it since is
+ * that VM's, not a mix with the VM its record was reused for.
+ */
+bool vmlat_view_vm_same(const struct vmlat_vm *vm,
+			const struct vmlat_view_vm *v)
+{
+	return !read_seqcount_retry(&vm->ident_seq, v->seq);
 }
 
 /**

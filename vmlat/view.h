@@ -32,12 +32,21 @@ struct vmlat_vm;
  * @pid:	tgid of its VMM process
  * @comm:	its name
  * @exited:	all its vCPU threads exited
+ * @partly:	one of its vCPU threads was turned away at a cap: its
+ *		figures miss that thread's time (records.h)
+ * @seq:	the record's identity count when copied (vmlat_view_vm_same())
+ *
+ * A record at a cap can be reused in place for another VM while it is
+ * read: read this first, then the VM's figures, then ask
+ * vmlat_view_vm_same() whether they were still this VM's.
  */
 struct vmlat_view_vm {
 	u32 id;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
 	bool exited;
+	bool partly;
+	unsigned int seq;
 };
 
 /**
@@ -269,6 +278,8 @@ struct vmlat_view_list {
 int vmlat_view_list_get(struct vmlat_view_list *l);
 void vmlat_view_list_put(struct vmlat_view_list *l);
 void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v);
+bool vmlat_view_vm_same(const struct vmlat_vm *vm,
+			const struct vmlat_view_vm *v);
 bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v);
 unsigned int vmlat_view_nr_vcpus(void);
 int vmlat_view_vm_states(const struct vmlat_view_list *l, unsigned int i,

@@ -26,10 +26,16 @@
  *    counts are exact.
  *  - vm_cap: 32 VMs (max_vms=32) held live, then 4 more: those are
  *    dropped, counted once each however many exits they make, and nothing
- *    is left of them when their threads end.
+ *    is left of them when their threads end. Those that got a record as
+ *    the first VMs ended are shown partly tracked; every other VM has all
+ *    its exits.
  *  - vcpu_cap: 8 VMs of 16 vCPUs held live (max_vcpus=128), then one
  *    more VM: it gets no VM record (not one without a vCPU), its vCPU is
  *    counted once, and no VM record stays live when every thread ended.
+ *  - room_frees: the same, then the 8 VMs end: the thread turned away
+ *    gets a record at its next exit, counts every exit from then on (the
+ *    guest's own count less the 2 it made before), is shown partly
+ *    tracked (no other VM is), and is counted as dropped once only.
  *
  * The tests above load vmlat with max_vms=32 max_vcpus=128 keep_exited=32;
  * those of the "sized" fixture with its defaults, sized for a large host:
@@ -308,6 +314,7 @@ struct jvm {
 	int tid;		/* its first vCPU's */
 	long ioio, hlt;
 	int exited;
+	int partly;		/* partly_tracked */
 };
 
 struct jdoc {
@@ -388,6 +395,8 @@ static int read_json(struct jdoc *d)
 		sscanf(p, "{\"id\":%u,\"pid\":%d", &j->id, &j->pid);
 		q = strstr(p, "\"exited\":");
 		j->exited = q && !strncmp(q + 9, "true", 4);
+		q = strstr(p, "\"partly_tracked\":");
+		j->partly = !q ? -1 : !strncmp(q + 17, "true", 4);
 		v = strstr(p, "\"vcpus\":[");
 		e = strstr(p, "],\"exits\":[");
 		for (q = v; q && (q = strstr(q + 1, "{\"vcpu\":")) && q < e;)
@@ -757,6 +766,7 @@ struct holder {
 	unsigned int vcpu;
 	bool just_exit;
 	uint64_t n, io, hlt;
+	pid_t tid;
 	sem_t *ready, *go;
 	int ret;
 	char err[200];
@@ -771,6 +781,7 @@ static void *holder_thread(void *arg)
 	int fd = ksft_vm_vcpu_fd_n(h->vm, h->vcpu);
 	struct kvm_run *run = ksft_vm_kvm_run_n(h->vm, h->vcpu);
 
+	h->tid = gettid_();
 	h->ret = run_vcpu(fd, run, HOLD_IO, &h->io, &h->hlt, h->err,
 			  sizeof(h->err));
 	sem_post(h->ready);
@@ -874,6 +885,8 @@ TEST_F_TIMEOUT(records, vm_cap, 900)
 {
 	const int nr = MAX_VMS + EXTRA_VMS;
 	pthread_t th[MAX_VMS + EXTRA_VMS];
+	const struct jvm *mine[JDOC_VMS];
+	int i, n, partly = 0;
 	struct holder *h;
 	struct tables t;
 	sem_t ready, go;
@@ -894,7 +907,12 @@ TEST_F_TIMEOUT(records, vm_cap, 900)
 	EXPECT_EQ(EXTRA_VMS, d.dropped_vms);
 	EXPECT_EQ(EXTRA_VMS, d.dropped_vcpus);
 
-	/* The dropped ones make their other exits: counted once still. */
+	/*
+	 * The dropped ones make their other exits: counted once still. As
+	 * the first VMs end, the dropped ones may get records (room_frees):
+	 * then shown partly tracked, with fewer exits. Every other VM shown
+	 * has all its exits.
+	 */
 	release(_metadata, h, nr, &go, th);
 	ASSERT_EQ(0, read_json(&d));
 	EXPECT_EQ(EXTRA_VMS, d.dropped_vms)
@@ -903,7 +921,22 @@ TEST_F_TIMEOUT(records, vm_cap, 900)
 	EXPECT_EQ(EXTRA_VMS, d.dropped_vcpus)
 		TH_LOG("%d vCPUs dropped, counted %ld times", EXTRA_VMS,
 		       d.dropped_vcpus);
-	expect_my_vms(_metadata, &d, MAX_VMS, 1, HOLDER_IO);
+	n = my_vms(&d, mine);
+	EXPECT_EQ(MAX_VMS, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(1, mine[i]->nr_vcpus);
+		partly += mine[i]->partly == 1;
+		if (mine[i]->partly == 1) {
+			EXPECT_GE(HOLDER_IO - HOLD_IO, mine[i]->ioio)
+				TH_LOG("VM id %u: %ld IOIO exits", mine[i]->id,
+				       mine[i]->ioio);
+		} else {
+			EXPECT_EQ(HOLDER_IO, mine[i]->ioio)
+				TH_LOG("VM id %u: %ld IOIO exits of %d",
+				       mine[i]->id, mine[i]->ioio, HOLDER_IO);
+		}
+	}
+	EXPECT_GE(EXTRA_VMS, partly);
 	expect_nothing_live(_metadata, "after the VMs ended");
 }
 
@@ -956,6 +989,64 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 	ASSERT_EQ(0, read_json(&d));
 	EXPECT_EQ(1, d.dropped_vms);
 	EXPECT_EQ(1, d.dropped_vcpus);
+	expect_nothing_live(_metadata, "after the VMs ended");
+	free(th);
+}
+
+/*
+ * A thread turned away at a cap tries again once room frees: the VM past
+ * max_vcpus gets its record at its first exit after the other VMs' threads
+ * are gone, and counts every exit from then on (the guest's own count of
+ * them), shown as partly tracked, and counted as dropped once only.
+ */
+TEST_F_TIMEOUT(records, room_frees, 1200)
+{
+	const int nr = CAP_VMS * CAP_VCPUS;
+	pthread_t *th = calloc(nr + 1, sizeof(*th));
+	const struct jvm *mine[JDOC_VMS], *x = NULL;
+	struct holder *h, *extra;
+	sem_t ready, go, go_extra;
+	struct tables t;
+	struct jdoc d;
+	pid_t extra_tid;
+	int i, n;
+
+	RETURN_IF_SETUP_SKIPPED();
+	ASSERT_NE(NULL, th);
+	sem_init(&ready, 0, 0);
+	sem_init(&go, 0, 0);
+	sem_init(&go_extra, 0, 0);
+	h = hold(_metadata, CAP_VMS, CAP_VCPUS, &ready, &go, th);
+	extra = hold(_metadata, 1, 1, &ready, &go_extra, th + nr);
+	extra_tid = extra->tid;	/* release() frees it */
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_EQ(1, t.tasks_untracked);
+	/* Room: every other vCPU thread gone. */
+	release(_metadata, h, nr, &go, th);
+	ASSERT_EQ(0, read_tables(&t));
+	EXPECT_EQ(0, t.vcpus_live);
+	release(_metadata, extra, 1, &go_extra, th + nr);
+
+	ASSERT_EQ(0, read_json(&d));
+	EXPECT_EQ(1, d.dropped_vms);
+	EXPECT_EQ(1, d.dropped_vcpus)
+		TH_LOG("a thread that tried again was counted again");
+	n = my_vms(&d, mine);
+	for (i = 0; i < n; i++) {
+		EXPECT_NE(-1, mine[i]->partly) TH_LOG("no partly_tracked");
+		if (mine[i]->tid == extra_tid) {
+			x = mine[i];
+		} else {
+			EXPECT_EQ(0, mine[i]->partly)
+				TH_LOG("VM id %u: partly tracked", mine[i]->id);
+		}
+	}
+	ASSERT_NE(NULL, x) TH_LOG("the VM turned away never got a record");
+	EXPECT_EQ(1, x->partly);
+	EXPECT_EQ(1, x->nr_vcpus);
+	EXPECT_EQ(HOLDER_IO - HOLD_IO, x->ioio)
+		TH_LOG("its IOIO exits after it got a record");
+	EXPECT_EQ(1, x->hlt);
 	expect_nothing_live(_metadata, "after the VMs ended");
 	free(th);
 }
