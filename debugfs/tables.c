@@ -381,16 +381,16 @@ static int vcpus_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(vcpus);
 
 /*
- * The rows of VM @vm, from @mark (the length of @m when they began, after
- * vmlat_view_vm() copied @v, before any of its figures was read): dropped
- * if the record was reused in place for another VM meanwhile (at a cap),
- * as they would mix the two. The VM they were of is gone then. (Unless
- * @m overflowed: seq_file makes the whole read again.)
+ * The rows of VM @i of list @l, from @mark (the length of @m when they
+ * began): dropped if its record was reused in place for another VM (at a
+ * cap) since the list was made, as they would mix the two VMs or show
+ * the new one without the vCPUs the list has. The VM they were of is
+ * gone then. (Unless @m overflowed: seq_file makes the whole read again.)
  */
 static void vm_rows_end(struct seq_file *m, size_t mark,
-			const struct vmlat_vm *vm, const struct vmlat_view_vm *v)
+			const struct vmlat_view_list *l, unsigned int i)
 {
-	if (!vmlat_view_vm_same(vm, v) && !seq_has_overflowed(m))
+	if (!vmlat_view_vm_same(l, i) && !seq_has_overflowed(m))
 		m->count = mark;
 }
 
@@ -412,14 +412,14 @@ static int vms_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		nr = vmlat_view_vm_states(&b->list, i, now, &st);
 		seq_printf(m, "%d ", v.pid);
 		vmlat_seq_comm(m, v.comm);
 		seq_printf(m, " %d", nr);
 		vmlat_cols_text(m, COLS(state_cols), &st);
 		seq_printf(m, " %u %s\n", v.id, v.partly ? "partly" : "fully");
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	vmlat_view_dropped(&d);
 	seq_printf(m, "# dropped: vms %llu vcpus %llu victims %llu\n",
@@ -447,13 +447,13 @@ static int steal_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		vmlat_view_vm_states(&b->list, i, now, &st);
 		steal_row(&st, &r);
 		seq_printf(m, "%d", v.pid);
 		vmlat_cols_text(m, COLS(steal_cols), &r);
 		seq_putc(m, '\n');
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -500,7 +500,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 	seq_puts(m, " exit_reasons\n");
 	for (i = 0; i < b->nr_vms; i++) {
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		vmlat_view_guest_tasks(&b->list, i, now, g);
 		for (j = 0; j < g->nr; j++) {
 			seq_printf(m, "%d 0x%llx ", v.pid, g->as[j].key);
@@ -529,7 +529,7 @@ static int guest_tasks_show(struct seq_file *m, void *unused)
 			seq_printf(m, "# vm_pid %d roots %s\n", v.pid,
 				   guest_roots(g));
 		guest_task_names(m, v.pid, g);
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -564,7 +564,7 @@ static int exits_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
 			vmlat_view_exit(b->vms[i], slot, &row);
 			if (!row.count)
@@ -590,7 +590,7 @@ static int exits_show(struct seq_file *m, void *unused)
 				seq_puts(m, " -");
 			seq_puts(m, " - - - -\n");
 		}
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -626,7 +626,7 @@ static int histograms_show(struct seq_file *m, void *unused)
 	for (i = 0; i < n; i++) {
 		vm = b->vms[i];
 		mark = m->count;
-		vmlat_view_vm(vm, &v);
+		vmlat_view_vm(&b->list, i, &v);
 		for (k = 0; k < VMLAT_NR_HIST_KINDS; k++) {
 			vmlat_view_hist(vm, k, &b->hist);
 			hist_text(m, v.pid, vmlat_hist_kind_names[k], NULL,
@@ -644,7 +644,7 @@ static int histograms_show(struct seq_file *m, void *unused)
 				hist_text(m, v.pid, "exit",
 					  vmlat_exit_slot_name(slot), &b->hist);
 		}
-		vm_rows_end(m, mark, vm, &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -694,7 +694,7 @@ static int nested_show(struct seq_file *m, void *unused)
 		memset(&sum, 0, sizeof(sum));
 		nr = 0;
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		vmlat_view_for_each_vcpu(&b->list, i, j) {
 			if (!vmlat_view_vcpu(b->list.vcpus[j], now, &b->vcpu) ||
 			    b->vcpu.vm != b->vms[i] || !b->vcpu.nested.active)
@@ -713,7 +713,7 @@ static int nested_show(struct seq_file *m, void *unused)
 			seq_printf(m, "%d all - -", v.pid);
 			nested_text(m, &sum);
 		}
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -734,7 +734,7 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		/* The reasons, then the undecoded ones. */
 		for (slot = 0; slot <= VMLAT_EXIT_NR_SLOTS; slot++) {
 			int s = slot < VMLAT_EXIT_NR_SLOTS ? slot :
@@ -753,7 +753,7 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 				exit_slot_text(m, s);
 			seq_printf(m, " %llu %llu\n", l0, l1);
 		}
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -796,7 +796,7 @@ static int sync_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		if (!vmlat_view_sync(b->vms[i], s))
 			continue;
 		seq_printf(m, "%d %s %llu", v.pid,
@@ -812,7 +812,7 @@ static int sync_show(struct seq_file *m, void *unused)
 			seq_puts(m, " -");
 		vmlat_cols_text(m, COLS(sync_count_cols), s);
 		seq_putc(m, '\n');
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -840,7 +840,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
 		mark = m->count;
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		np = vmlat_view_preemptors(b->vms[i], b->pre, &other);
 		for (j = 0; j < np; j++) {
 			p = &b->pre[j];
@@ -865,7 +865,7 @@ static int preemptors_show(struct seq_file *m, void *unused)
 		if (other)
 			seq_printf(m, "%d - other - - - - %llu - -\n", v.pid,
 				   other);
-		vm_rows_end(m, mark, b->vms[i], &v);
+		vm_rows_end(m, mark, &b->list, i);
 	}
 	tables_buf_free(b);
 	return 0;
@@ -884,7 +884,7 @@ static int matrix_show(struct seq_file *m, void *unused)
 	n = b->nr_vms;
 	seq_puts(m, "# preemptor");
 	for (j = 0; j < n; j++) {
-		vmlat_view_vm(b->vms[j], &v);
+		vmlat_view_vm(&b->list, j, &v);
 		seq_printf(m, " %u", v.id);
 	}
 	seq_puts(m, "\nhost");
@@ -892,7 +892,7 @@ static int matrix_show(struct seq_file *m, void *unused)
 		seq_printf(m, " %llu", vmlat_view_stolen_by(b->vms[j], NULL));
 	seq_putc(m, '\n');
 	for (i = 0; i < n; i++) {
-		vmlat_view_vm(b->vms[i], &v);
+		vmlat_view_vm(&b->list, i, &v);
 		seq_printf(m, "vm:%u", v.id);
 		for (j = 0; j < n; j++)
 			seq_printf(m, " %llu",
@@ -1033,7 +1033,7 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 		   other, vmlat_view_stolen_by(vm, NULL));
 	/* The document's list of VMs: a key, its id, for each VM it shows. */
 	for (j = 0; j < b->nr_vms; j++) {
-		vmlat_view_vm(b->vms[j], &v);
+		vmlat_view_vm(&b->list, j, &v);
 		seq_printf(m, ",\"%u\":%llu", v.id,
 			   vmlat_view_stolen_by(vm, b->vms[j]));
 	}
@@ -1092,7 +1092,7 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 	bool first;
 	int slot;
 
-	vmlat_view_vm(vm, &v);
+	vmlat_view_vm(&b->list, n, &v);
 	vmlat_view_vm_states(&b->list, n, now, &st);
 	if (comma)
 		seq_putc(m, ',');
@@ -1156,7 +1156,7 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 	seq_puts(m, ",\"steal\":");
 	json_obj(m, steal_cols + 1, ARRAY_SIZE(steal_cols) - 1, &sr);
 	seq_putc(m, '}');
-	vm_rows_end(m, mark, vm, &v);
+	vm_rows_end(m, mark, &b->list, n);
 	return m->count != mark;
 }
 

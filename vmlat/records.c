@@ -349,8 +349,6 @@ static void vmlat_vm_init(struct vmlat_vm *vm, const void *kvm,
 	struct vmlat_vcpu *vc, *tmp;
 	unsigned long flags;
 
-	/* Readers drop what they read of the VM this record was. */
-	raw_write_seqcount_begin(&vm->ident_seq);
 	if (!list_empty(&vm->exit_node)) {
 		list_del_init(&vm->exit_node);
 		vmlat_vms_exited_nr--;
@@ -376,7 +374,6 @@ static void vmlat_vm_init(struct vmlat_vm *vm, const void *kvm,
 	atomic_set(&vm->live_vcpus, 0);
 	WRITE_ONCE(vm->exited, false);
 	WRITE_ONCE(vm->partly, false);
-	raw_write_seqcount_end(&vm->ident_seq);
 	/*
 	 * What an earlier VM of this record took from others stays theirs,
 	 * under its own id: the new one starts in nobody's by_vm table.
@@ -562,7 +559,7 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	bool never_ran = vmlat_kvm_vcpu_never_ran(vcpu);
 	struct vmlat_vcpu *vc, *nvc = NULL;
 	struct vmlat_place vpl, cpl;
-	struct vmlat_vm *vm, *nvm = NULL;
+	struct vmlat_vm *vm, *nvm = NULL, *inited = NULL;
 	bool tried_vm = false, again = false;
 	unsigned long flags;
 	int idx, ret;
@@ -652,6 +649,12 @@ again:
 			vmlat_vm_construct(vm);
 			vm->slot = vpl.slot;
 		}
+		/*
+		 * Until its first vCPU is in its slot: readers drop what they
+		 * read of the VM this record was, or list it with its vCPU.
+		 */
+		raw_write_seqcount_begin(&vm->ident_seq);
+		inited = vm;
 		vmlat_vm_init(vm, vcpu->kvm, cpl.reuse);
 		if (!vpl.reuse)
 			vmlat_slot_set((void **)vmlat_vms, vpl.slot, vm);
@@ -683,6 +686,8 @@ again:
 	raw_spin_unlock(&vc->lock);
 	if (!cpl.reuse)
 		vmlat_slot_set((void **)vmlat_vcpus, cpl.slot, vc);
+	if (inited)
+		raw_write_seqcount_end(&inited->ident_seq);
 	this_cpu_write(vmlat_cur_vcpu, vc);
 	atomic_inc(&vm->live_vcpus);
 	atomic_inc(&vmlat_live_vcpus);
@@ -781,6 +786,12 @@ void vmlat_records_reset(void)
 	WRITE_ONCE(vmlat_reset_ns, vmlat_now_ns());
 	/* Whoever sees the new generation sees its time. */
 	smp_store_release(&vmlat_reset_gen, vmlat_reset_gen + 1);
+	/*
+	 * A record may be reused in place for a new VM meanwhile, in a
+	 * probe (vmlat_vm_init()): that too only zeroes the figures, each
+	 * part under the lock or atomics that guard it, so in either order
+	 * the new VM starts from zero, its identity untouched by a reset.
+	 */
 	for (i = 0; i < vmlat_max_vms; i++) {
 		vm = vmlat_vm_at(i);
 		if (vm)
@@ -821,7 +832,10 @@ static void vmlat_records_free(struct list_head *vms, struct list_head *vcpus)
 			vmlat_vcpu_unhint(vc);
 	list_for_each_entry(vc, vcpus, free_node)
 		vmlat_vcpu_unhint(vc);
-	/* Probes that found one are done with it (they run in RCU-sched). */
+	/*
+	 * Probes that found one are done with it: they run with preemption
+	 * off (probes.c), on 7.x too, where the tracepoint does not.
+	 */
 	synchronize_rcu();
 	mutex_lock(&vmlat_records_mutex);
 	list_for_each_entry_safe(vm, tmp, vms, exit_node) {

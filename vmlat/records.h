@@ -75,8 +75,9 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  * @pid:	tgid of the VMM process
  * @comm:	its name
  * @live_vcpus:	vCPU threads not exited; 0 and @exited: the VM is gone
- * @ident_seq:	written around the record's (re)use for a VM
- *		(vmlat_vm_init()): readers check they read one VM
+ * @ident_seq:	written around the record's (re)use for a VM, from its
+ *		init to its first vCPU's slot (vmlat_vcpu_new()): readers
+ *		check they read the VM they listed
  * @exited:	all its vCPU threads exited (kept for display until reused)
  * @partly:	one of its vCPU threads was turned away at a cap (and may
  *		have a record since): its figures miss that thread's time

@@ -10,7 +10,7 @@
  * copies VMLAT_TASK_COPY_STEP slots at a time under the lock, IRQs on in
  * between, while writers change both maps (taskmap.h), then publishes it
  * inside the seqcount, and frees the old one after an RCU grace period
- * (lookups run with preemption off). Every section under the lock is
+ * (lookups run with preemption off, probes.c). Every section under the lock is
  * bounded by a constant, whatever the table's size.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -258,6 +258,7 @@ static void vmlat_tasks_resize_workfn(struct work_struct *work)
 	vmlat_task_resizing = false;
 	raw_spin_unlock_irqrestore(&vmlat_tasks_lock, flags);
 	if (old) {
+		/* Probes run with preemption off (probes.c), readers in RCU. */
 		synchronize_rcu();
 		vmlat_task_map_free(old);
 	}
@@ -277,8 +278,8 @@ void vmlat_tasks_read_stats(struct vmlat_tasks_stats *st)
 
 	memset(st, 0, sizeof(*st));
 	st->max_keys = vmlat_task_limit;
-	rcu_read_lock_sched();
-	m = rcu_dereference_sched(vmlat_task_map);
+	rcu_read_lock();
+	m = rcu_dereference(vmlat_task_map);
 	slots = vmlat_task_map_slots(m);
 	t = m->slot;
 	st->slots = slots;
@@ -296,7 +297,7 @@ void vmlat_tasks_read_stats(struct vmlat_tasks_stats *st)
 	for (i = 0; run && run < VMLAT_TASK_PROBES && i < slots &&
 	     READ_ONCE(t[i].key); i++)
 		st->probe_max = max(st->probe_max, ++run);
-	rcu_read_unlock_sched();
+	rcu_read_unlock();
 	st->probe_max = min_t(unsigned int, st->probe_max, VMLAT_TASK_PROBES);
 }
 

@@ -46,7 +46,10 @@ static __always_inline int vmlat_task_untracked_in(unsigned int gen)
 	return VMLAT_TASK_UNTRACKED | (gen & (VMLAT_TASK_UNTRACKED - 1));
 }
 
-/* The map in use; freed an RCU grace period after it was replaced. */
+/*
+ * The map in use; freed an RCU grace period after it was replaced: probes
+ * read it with preemption off (probes.c), status under rcu_read_lock().
+ */
 extern struct vmlat_task_map __rcu *vmlat_task_map;
 extern seqcount_t vmlat_tasks_seq;
 
@@ -61,7 +64,7 @@ extern struct vmlat_keyfilter vmlat_task_filter;
  * vmlat_task_find() - the vCPU record index of @p
  * @p:	any task
  *
- * Context: preemption off (probes); no lock.
+ * Context: a probe, preemption off (probes.c); no lock.
  * Return: the index, an untracked mark, or -1 if @p is not a
  * known vCPU thread. The record may have been retired meanwhile: check its task
  * (records.h).

@@ -55,10 +55,12 @@ int vmlat_view_list_get(struct vmlat_view_list *l)
 	l->vms = kvmalloc_array(nvms, sizeof(*l->vms), GFP_KERNEL);
 	l->first = kvcalloc(nvms + 1, sizeof(*l->first), GFP_KERNEL);
 	l->vcpus = kvmalloc_array(nvcpus, sizeof(*l->vcpus), GFP_KERNEL);
+	l->seq = kvmalloc_array(nvms, sizeof(*l->seq), GFP_KERNEL);
 	pos = kvmalloc_array(nvms, sizeof(*pos), GFP_KERNEL);
 	at = kvmalloc_array(nvcpus, sizeof(*at), GFP_KERNEL);
 	idx = kvmalloc_array(nvcpus, sizeof(*idx), GFP_KERNEL);
-	if (!l->vms || !l->first || !l->vcpus || !pos || !at || !idx) {
+	if (!l->vms || !l->first || !l->vcpus || !l->seq || !pos || !at ||
+	    !idx) {
 		vmlat_view_list_put(l);
 		goto out;
 	}
@@ -67,6 +69,8 @@ int vmlat_view_list_get(struct vmlat_view_list *l)
 		vm = vmlat_vm_at(i);
 		if (vm) {
 			pos[i] = l->nr_vms;
+			/* Before its vCPUs are listed: a reuse after, it tells. */
+			l->seq[l->nr_vms] = raw_read_seqcount_begin(&vm->ident_seq);
 			l->vms[l->nr_vms++] = vm;
 		}
 	}
@@ -103,6 +107,7 @@ out:
 /* Free what vmlat_view_list_get() allocated; records may go again. */
 void vmlat_view_list_put(struct vmlat_view_list *l)
 {
+	kvfree(l->seq);
 	kvfree(l->vcpus);
 	kvfree(l->first);
 	kvfree(l->vms);
@@ -116,27 +121,35 @@ unsigned int vmlat_view_nr_vcpus(void)
 	return vmlat_max_vcpus;
 }
 
-/* Who @vm is: a copy its reuse in place (records.c) cannot tear. */
-void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v)
+/*
+ * Who VM @i of @l is: a copy its reuse in place (records.c) cannot tear.
+ * If the record was reused since @l was made, it is the new VM's:
+ * vmlat_view_vm_same() says so.
+ */
+void vmlat_view_vm(const struct vmlat_view_list *l, unsigned int i,
+		   struct vmlat_view_vm *v)
 {
+	const struct vmlat_vm *vm = l->vms[i];
+	unsigned int seq;
+
 	do {
-		v->seq = raw_read_seqcount_begin(&vm->ident_seq);
+		seq = raw_read_seqcount_begin(&vm->ident_seq);
 		v->id = READ_ONCE(vm->id);
 		v->pid = READ_ONCE(vm->pid);
 		memcpy(v->comm, vm->comm, sizeof(v->comm));
-	} while (read_seqcount_retry(&vm->ident_seq, v->seq));
+	} while (read_seqcount_retry(&vm->ident_seq, seq));
 	v->exited = READ_ONCE(vm->exited);
 	v->partly = READ_ONCE(vm->partly);
 }
 
 /*
- * Whether @vm is still the VM @v copied: what was read of it since is
- * that VM's, not a mix with the VM its record was reused for.
+ * Whether VM @i of @l is still the VM the list named: what was read of it
+ * until now is that VM's, not a mix with the VM its record was reused
+ * for, whose vCPUs the list does not have.
  */
-bool vmlat_view_vm_same(const struct vmlat_vm *vm,
-			const struct vmlat_view_vm *v)
+bool vmlat_view_vm_same(const struct vmlat_view_list *l, unsigned int i)
 {
-	return !read_seqcount_retry(&vm->ident_seq, v->seq);
+	return !read_seqcount_retry(&l->vms[i]->ident_seq, l->seq[i]);
 }
 
 /**

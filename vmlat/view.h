@@ -34,11 +34,10 @@ struct vmlat_vm;
  * @exited:	all its vCPU threads exited
  * @partly:	one of its vCPU threads was turned away at a cap: its
  *		figures miss that thread's time (records.h)
- * @seq:	the record's identity count when copied (vmlat_view_vm_same())
  *
  * A record at a cap can be reused in place for another VM while it is
- * read: read this first, then the VM's figures, then ask
- * vmlat_view_vm_same() whether they were still this VM's.
+ * read: after reading a VM's figures, ask vmlat_view_vm_same() whether
+ * they were still the VM's the list named.
  */
 struct vmlat_view_vm {
 	u32 id;
@@ -46,7 +45,6 @@ struct vmlat_view_vm {
 	char comm[TASK_COMM_LEN];
 	bool exited;
 	bool partly;
-	unsigned int seq;
 };
 
 /**
@@ -259,6 +257,7 @@ extern const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES];
  *		record may have been given to another VM since: check the
  *		copy's @vm
  * @nr_vcpus:	how many of @vcpus
+ * @seq:	each VM's identity count when listed (vmlat_view_vm_same())
  *
  * One list serves a whole read: every part of a table shows the same VMs,
  * and a VM's vCPUs are found without a pass over every vCPU record.
@@ -269,6 +268,7 @@ struct vmlat_view_list {
 	unsigned int *first;
 	unsigned int *vcpus;
 	unsigned int nr_vcpus;
+	unsigned int *seq;
 };
 
 /* @k: each index into @l->vcpus of the vCPUs of @l->vms[@i]. */
@@ -277,9 +277,9 @@ struct vmlat_view_list {
 
 int vmlat_view_list_get(struct vmlat_view_list *l);
 void vmlat_view_list_put(struct vmlat_view_list *l);
-void vmlat_view_vm(const struct vmlat_vm *vm, struct vmlat_view_vm *v);
-bool vmlat_view_vm_same(const struct vmlat_vm *vm,
-			const struct vmlat_view_vm *v);
+void vmlat_view_vm(const struct vmlat_view_list *l, unsigned int i,
+		   struct vmlat_view_vm *v);
+bool vmlat_view_vm_same(const struct vmlat_view_list *l, unsigned int i);
 bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v);
 unsigned int vmlat_view_nr_vcpus(void);
 int vmlat_view_vm_states(const struct vmlat_view_list *l, unsigned int i,

@@ -23,7 +23,12 @@
  *    them: no live record and no task table entry left, a lookup in the
  *    task table reads no slot, no more records are in use than the
  *    exited VMs kept (keep_exited) and theirs, and the last VMs' exit
- *    counts are exact.
+ *    counts are exact. A reader of json beside it, on the churn's CPU at
+ *    SCHED_IDLE with full preemption, is preempted in the middle of its
+ *    reads while records are reused in place (the churn runs at the
+ *    caps): every VM row it saw has its own VM's thread, one vCPU and
+ *    exit counts (a row of the VM a record was reused for, or a mix of
+ *    two, fails).
  *  - vm_cap: 32 VMs (max_vms=32) held live, then 4 more: those are
  *    dropped, counted once each however many exits they make, and nothing
  *    is left of them when their threads end. Those that got a record as
@@ -75,6 +80,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -651,6 +657,82 @@ static uint64_t churn_n(int cycle)
 	return 1 + cycle % 5;
 }
 
+/*
+ * A reader of json beside the churn (Q8): the rows of this process's
+ * VMs it saw, checked once the churn's cycles are known. It runs at
+ * SCHED_IDLE on the churn's CPU, with full preemption where the kernel
+ * can switch to it, so that the churn preempts it in the middle of its
+ * reads, for as long as a VM takes to start, while the record it reads
+ * is reused in place for the next VM (the churn runs at the caps).
+ */
+#define SEEN_ROWS		200000
+#define PREEMPT_PATH		"/sys/kernel/debug/sched/preempt"
+
+struct seen_row {
+	unsigned int id;
+	int tid, exited, nr_vcpus;
+	long ioio, hlt;
+};
+
+struct churn_reader {
+	volatile int stop;
+	int cpu;
+	unsigned int reads;
+	unsigned int nr;
+	struct seen_row *rows;
+};
+
+static void *churn_reader_thread(void *arg)
+{
+	struct churn_reader *r = arg;
+	struct sched_param sp = { 0 };
+	struct jdoc *d = malloc(sizeof(*d));
+	cpu_set_t cpus;
+	int i;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(r->cpu, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	sched_setscheduler(0, SCHED_IDLE, &sp);
+	while (d && !r->stop) {
+		if (read_json(d))
+			continue;
+		r->reads++;
+		for (i = 0; i < d->nr && r->nr < SEEN_ROWS; i++) {
+			struct seen_row *w = &r->rows[r->nr];
+
+			if (d->vms[i].pid != getpid())
+				continue;
+			w->id = d->vms[i].id;
+			w->tid = d->vms[i].tid;
+			w->exited = d->vms[i].exited;
+			w->nr_vcpus = d->vms[i].nr_vcpus;
+			w->ioio = d->vms[i].ioio;
+			w->hlt = d->vms[i].hlt;
+			r->nr++;
+		}
+	}
+	free(d);
+	return NULL;
+}
+
+/* The preemption mode now ("(full)" is marked), into @mode; 0 or -1. */
+static int preempt_mode(char *mode, size_t len)
+{
+	char *s = read_all(PREEMPT_PATH), *p, *e;
+
+	p = s ? strchr(s, '(') : NULL;
+	e = p ? strchr(p, ')') : NULL;
+	if (!e || (size_t)(e - p) >= len) {
+		free(s);
+		return -1;
+	}
+	memcpy(mode, p + 1, e - p - 1);
+	mode[e - p - 1] = '\0';
+	free(s);
+	return 0;
+}
+
 static void *churn_thread(void *arg)
 {
 	struct churn_thread *t = arg;
@@ -675,7 +757,13 @@ TEST_F_TIMEOUT(records, churn, 1800)
 	pthread_t th;
 	struct tables tb;
 	struct jdoc d;
-	int i, c, n, threads = 0;
+	int i, c, n, threads = 0, bad;
+	struct churn_reader reader = { .cpu = 0 };
+	cpu_set_t cpus, old_cpus;
+	char old_mode[32] = "";
+	pthread_t reader_th;
+	bool full = false;
+	long base;
 
 	RETURN_IF_SETUP_SKIPPED();
 	ASSERT_EQ(0, vmlat_env_ull("VMLAT_CHURN_CYCLES", CHURN_CYCLES,
@@ -688,6 +776,18 @@ TEST_F_TIMEOUT(records, churn, 1800)
 	ASSERT_NE(NULL, tid_of);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
+
+	/* The churn on CPU 0 (its threads inherit it), the reader too. */
+	reader.rows = calloc(SEEN_ROWS, sizeof(*reader.rows));
+	ASSERT_NE(NULL, reader.rows);
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(old_cpus), &old_cpus));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	if (!preempt_mode(old_mode, sizeof(old_mode)))
+		full = !vmlat_write_file(PREEMPT_PATH, "full");
+	ASSERT_EQ(0, pthread_create(&reader_th, NULL, churn_reader_thread,
+				    &reader));
 
 	/* Threads one after another, each making 1 to 4 VMs in turn. */
 	t0 = vmlat_now_ms();
@@ -715,6 +815,11 @@ TEST_F_TIMEOUT(records, churn, 1800)
 		}
 	}
 	ms = vmlat_now_ms() - t0;
+	reader.stop = 1;
+	pthread_join(reader_th, NULL);
+	if (full)
+		vmlat_write_file(PREEMPT_PATH, old_mode);
+	sched_setaffinity(0, sizeof(old_cpus), &old_cpus);
 	/* The budget may cut a long churn short, not a short one. */
 	ASSERT_LE(env_cycles < CHURN_MIN_CYCLES ? (int)env_cycles :
 		  CHURN_MIN_CYCLES, cycles);
@@ -754,6 +859,37 @@ TEST_F_TIMEOUT(records, churn, 1800)
 		EXPECT_EQ(1, v->hlt);
 		EXPECT_EQ(1, v->exited);
 	}
+
+	/*
+	 * Every row the reader saw is one VM's: the ids are consecutive,
+	 * one a cycle (the last ones give the first's); an exited VM has
+	 * its cycle's thread and exact counts, a live one its thread and
+	 * no more exits than its guest makes.
+	 */
+	base = (long)mine[n - 1]->id - (cycles - 1);
+	for (i = 2; i <= LAST_CHECKED; i++)
+		ASSERT_EQ(base + cycles - i, (long)mine[n - i]->id);
+	for (i = 0, bad = 0; i < (int)reader.nr; i++) {
+		const struct seen_row *w = &reader.rows[i];
+		long cy = (long)w->id - base;
+
+		if (cy < 0 || cy >= cycles || w->nr_vcpus != 1 ||
+		    w->tid != tid_of[cy] ||
+		    (w->exited ? w->ioio != (long)churn_n(cy) || w->hlt != 1 :
+				 w->ioio > (long)churn_n(cy))) {
+			if (bad++ < 5)
+				TH_LOG("a row mixes VMs: id %u (cycle %ld, thread %d, %llu IOIO) shows thread %d, %d vCPUs, %ld IOIO, %ld HLT, %s",
+				       w->id, cy, cy >= 0 && cy < cycles ?
+				       tid_of[cy] : -1,
+				       (unsigned long long)churn_n(cy), w->tid,
+				       w->nr_vcpus, w->ioio, w->hlt,
+				       w->exited ? "exited" : "live");
+		}
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d of %u rows", bad, reader.nr);
+	TH_LOG("a reader beside the churn%s: %u reads, %u rows of VMs",
+	       full ? " (full preemption)" : "", reader.reads, reader.nr);
+	free(reader.rows);
 	free(tid_of);
 }
 
