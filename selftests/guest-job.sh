@@ -49,7 +49,8 @@ wanted() {	# wanted PART: is PART in VMLAT_ONLY (or is it unset), not in VMLAT_S
 	return 1
 }
 
-# cases_of PART [LIST]: the cases of a Python test that LIST (default
+# cases_of PART [LIST]: the cases of a test (Python, or C through
+# ksft_util.h's vmlat_case_wanted()) that LIST (default
 # VMLAT_ONLY) names as "PART:case,case", space-separated (run_suite's
 # $VMLAT_TESTS, or with VMLAT_SKIP its $VMLAT_SKIP_TESTS); empty: none.
 cases_of() {

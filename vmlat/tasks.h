@@ -12,7 +12,7 @@
  *
  * The map follows the number of vCPU threads: it starts at
  * VMLAT_TASK_MIN_BITS, and a work item builds one of another size when it
- * is over half full or under a sixteenth, a bounded step at a time, then
+ * is over a quarter full or under a 32nd, a bounded step at a time, then
  * publishes it. tasks_max is a limit on keys, not an allocation.
  */
 #ifndef _VMLAT_TASKS_H

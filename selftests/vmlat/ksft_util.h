@@ -18,6 +18,7 @@ int vmlat_read_line(const char *path, char *buf, size_t len);
 void vmlat_trim_right(char *s);
 int vmlat_env_ull(const char *name, unsigned long long dflt,
 		  unsigned long long *val);
+bool vmlat_case_wanted(const char *name);
 int vmlat_errorf(char *buf, size_t size, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
