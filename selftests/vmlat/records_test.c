@@ -1081,23 +1081,45 @@ TEST_F_TIMEOUT(records, vm_cap, 900)
 #define CAP_VMS		8
 #define CAP_VCPUS	(MAX_VCPUS / CAP_VMS)
 
-TEST_F_TIMEOUT(records, vcpu_cap, 1200)
-{
-	const int nr = CAP_VMS * CAP_VCPUS;
-	pthread_t *th = calloc(nr + 1, sizeof(*th));
-	const struct jvm *mine[JDOC_VMS];
+/* max_vcpus held full, then one VM more (vcpu_cap, room_frees). */
+struct cap_run {
+	pthread_t *th;		/* CAP_NR + 1 */
 	struct holder *h, *extra;
 	sem_t ready, go, go_extra;
+};
+
+#define CAP_NR		(CAP_VMS * CAP_VCPUS)
+
+/* CAP_VMS VMs of CAP_VCPUS vCPUs, each thread waiting. */
+static bool cap_fill(struct __test_metadata *_metadata, struct cap_run *c)
+{
+	c->th = calloc(CAP_NR + 1, sizeof(*c->th));
+	if (!c->th)
+		return false;
+	sem_init(&c->ready, 0, 0);
+	sem_init(&c->go, 0, 0);
+	sem_init(&c->go_extra, 0, 0);
+	c->h = hold(_metadata, CAP_VMS, CAP_VCPUS, &c->ready, &c->go, c->th);
+	return true;
+}
+
+/* The VM past max_vcpus: one vCPU, its thread waiting too. */
+static void cap_extra(struct __test_metadata *_metadata, struct cap_run *c)
+{
+	c->extra = hold(_metadata, 1, 1, &c->ready, &c->go_extra,
+			c->th + CAP_NR);
+}
+
+TEST_F_TIMEOUT(records, vcpu_cap, 1200)
+{
+	const struct jvm *mine[JDOC_VMS];
+	struct cap_run c;
 	struct tables t;
 	struct jdoc d;
 	int i, n;
 
 	RETURN_IF_SETUP_SKIPPED();
-	ASSERT_NE(NULL, th);
-	sem_init(&ready, 0, 0);
-	sem_init(&go, 0, 0);
-	sem_init(&go_extra, 0, 0);
-	h = hold(_metadata, CAP_VMS, CAP_VCPUS, &ready, &go, th);
+	ASSERT_TRUE(cap_fill(_metadata, &c));
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(CAP_VMS, t.vms_live);
 	EXPECT_EQ(MAX_VCPUS, t.vcpus_live);
@@ -1107,7 +1129,7 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 	 * VM is counted as dropped (not only its vCPU): a host past
 	 * max_vcpus with VM slots left must not say "dropped: vms 0".
 	 */
-	extra = hold(_metadata, 1, 1, &ready, &go_extra, th + nr);
+	cap_extra(_metadata, &c);
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(CAP_VMS, t.vms_live)
 		TH_LOG("a VM whose vCPU was dropped has a VM record");
@@ -1122,13 +1144,13 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
 			       mine[i]->nr_vcpus);
 
-	release(_metadata, extra, 1, &go_extra, th + nr);
-	release(_metadata, h, nr, &go, th);
+	release(_metadata, c.extra, 1, &c.go_extra, c.th + CAP_NR);
+	release(_metadata, c.h, CAP_NR, &c.go, c.th);
 	ASSERT_EQ(0, read_json(&d));
 	EXPECT_EQ(1, d.dropped_vms);
 	EXPECT_EQ(1, d.dropped_vcpus);
 	expect_nothing_live(_metadata, "after the VMs ended");
-	free(th);
+	free(c.th);
 }
 
 /*
@@ -1139,31 +1161,24 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
  */
 TEST_F_TIMEOUT(records, room_frees, 1200)
 {
-	const int nr = CAP_VMS * CAP_VCPUS;
-	pthread_t *th = calloc(nr + 1, sizeof(*th));
 	const struct jvm *mine[JDOC_VMS], *x = NULL;
-	struct holder *h, *extra;
-	sem_t ready, go, go_extra;
+	struct cap_run c;
 	struct tables t;
 	struct jdoc d;
 	pid_t extra_tid;
 	int i, n;
 
 	RETURN_IF_SETUP_SKIPPED();
-	ASSERT_NE(NULL, th);
-	sem_init(&ready, 0, 0);
-	sem_init(&go, 0, 0);
-	sem_init(&go_extra, 0, 0);
-	h = hold(_metadata, CAP_VMS, CAP_VCPUS, &ready, &go, th);
-	extra = hold(_metadata, 1, 1, &ready, &go_extra, th + nr);
-	extra_tid = extra->tid;	/* release() frees it */
+	ASSERT_TRUE(cap_fill(_metadata, &c));
+	cap_extra(_metadata, &c);
+	extra_tid = c.extra->tid;	/* release() frees it */
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(1, t.tasks_untracked);
 	/* Room: every other vCPU thread gone. */
-	release(_metadata, h, nr, &go, th);
+	release(_metadata, c.h, CAP_NR, &c.go, c.th);
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(0, t.vcpus_live);
-	release(_metadata, extra, 1, &go_extra, th + nr);
+	release(_metadata, c.extra, 1, &c.go_extra, c.th + CAP_NR);
 
 	ASSERT_EQ(0, read_json(&d));
 	EXPECT_EQ(1, d.dropped_vms);
@@ -1186,7 +1201,7 @@ TEST_F_TIMEOUT(records, room_frees, 1200)
 		TH_LOG("its IOIO exits after it got a record");
 	EXPECT_EQ(1, x->hlt);
 	expect_nothing_live(_metadata, "after the VMs ended");
-	free(th);
+	free(c.th);
 }
 
 /* ---- sized at load ---------------------------------------------------- */
