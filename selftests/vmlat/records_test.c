@@ -37,8 +37,8 @@
  *  - vcpu_cap: 8 VMs of 16 vCPUs held live (max_vcpus=128), then one
  *    more VM: it gets no VM record (not one without a vCPU), its vCPU is
  *    counted once, and no VM record stays live when every thread ended.
- *  - room_frees: the same, then the 8 VMs end: the thread turned away
- *    gets a record at its next exit, counts every exit from then on (the
+ *  - room_frees: 32 VMs fill max_vms, one more is turned away, then the
+ *    32 end: the thread turned away gets a record at its next exit, counts every exit from then on (the
  *    guest's own count less the 2 it made before), is shown partly
  *    tracked (no other VM is), and is counted as dropped once only.
  *
@@ -1081,33 +1081,41 @@ TEST_F_TIMEOUT(records, vm_cap, 900)
 #define CAP_VMS		8
 #define CAP_VCPUS	(MAX_VCPUS / CAP_VMS)
 
-/* max_vcpus held full, then one VM more (vcpu_cap, room_frees). */
+/* A cap held full, then one VM more (vcpu_cap, room_frees). */
 struct cap_run {
-	pthread_t *th;		/* CAP_NR + 1 */
+	int nr;			/* threads holding the cap */
+	pthread_t *th;		/* nr + 1 */
 	struct holder *h, *extra;
 	sem_t ready, go, go_extra;
 };
 
-#define CAP_NR		(CAP_VMS * CAP_VCPUS)
-
-/* CAP_VMS VMs of CAP_VCPUS vCPUs, each thread waiting. */
-static bool cap_fill(struct __test_metadata *_metadata, struct cap_run *c)
+/* @vms VMs of @vcpus vCPUs, each thread waiting. */
+static bool cap_fill(struct __test_metadata *_metadata, struct cap_run *c,
+		     int vms, int vcpus)
 {
-	c->th = calloc(CAP_NR + 1, sizeof(*c->th));
+	c->nr = vms * vcpus;
+	c->th = calloc(c->nr + 1, sizeof(*c->th));
 	if (!c->th)
 		return false;
 	sem_init(&c->ready, 0, 0);
 	sem_init(&c->go, 0, 0);
 	sem_init(&c->go_extra, 0, 0);
-	c->h = hold(_metadata, CAP_VMS, CAP_VCPUS, &c->ready, &c->go, c->th);
+	c->h = hold(_metadata, vms, vcpus, &c->ready, &c->go, c->th);
 	return true;
 }
 
-/* The VM past max_vcpus: one vCPU, its thread waiting too. */
+/* The VM past the cap: one vCPU, its thread waiting too. */
 static void cap_extra(struct __test_metadata *_metadata, struct cap_run *c)
 {
 	c->extra = hold(_metadata, 1, 1, &c->ready, &c->go_extra,
-			c->th + CAP_NR);
+			c->th + c->nr);
+}
+
+/* The extra VM's thread, then the others, go on to their end. */
+static void cap_release(struct __test_metadata *_metadata, struct cap_run *c)
+{
+	release(_metadata, c->extra, 1, &c->go_extra, c->th + c->nr);
+	release(_metadata, c->h, c->nr, &c->go, c->th);
 }
 
 TEST_F_TIMEOUT(records, vcpu_cap, 1200)
@@ -1119,7 +1127,7 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 	int i, n;
 
 	RETURN_IF_SETUP_SKIPPED();
-	ASSERT_TRUE(cap_fill(_metadata, &c));
+	ASSERT_TRUE(cap_fill(_metadata, &c, CAP_VMS, CAP_VCPUS));
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(CAP_VMS, t.vms_live);
 	EXPECT_EQ(MAX_VCPUS, t.vcpus_live);
@@ -1144,8 +1152,7 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 			TH_LOG("VM id %u has %d vCPUs", mine[i]->id,
 			       mine[i]->nr_vcpus);
 
-	release(_metadata, c.extra, 1, &c.go_extra, c.th + CAP_NR);
-	release(_metadata, c.h, CAP_NR, &c.go, c.th);
+	cap_release(_metadata, &c);
 	ASSERT_EQ(0, read_json(&d));
 	EXPECT_EQ(1, d.dropped_vms);
 	EXPECT_EQ(1, d.dropped_vcpus);
@@ -1155,7 +1162,7 @@ TEST_F_TIMEOUT(records, vcpu_cap, 1200)
 
 /*
  * A thread turned away at a cap tries again once room frees: the VM past
- * max_vcpus gets its record at its first exit after the other VMs' threads
+ * max_vms gets its record at its first exit after the other VMs' threads
  * are gone, and counts every exit from then on (the guest's own count of
  * them), shown as partly tracked, and counted as dropped once only.
  */
@@ -1169,16 +1176,17 @@ TEST_F_TIMEOUT(records, room_frees, 1200)
 	int i, n;
 
 	RETURN_IF_SETUP_SKIPPED();
-	ASSERT_TRUE(cap_fill(_metadata, &c));
+	/* max_vms: as well as max_vcpus, with a quarter of the threads. */
+	ASSERT_TRUE(cap_fill(_metadata, &c, MAX_VMS, 1));
 	cap_extra(_metadata, &c);
 	extra_tid = c.extra->tid;	/* release() frees it */
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(1, t.tasks_untracked);
 	/* Room: every other vCPU thread gone. */
-	release(_metadata, c.h, CAP_NR, &c.go, c.th);
+	release(_metadata, c.h, c.nr, &c.go, c.th);
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(0, t.vcpus_live);
-	release(_metadata, c.extra, 1, &c.go_extra, c.th + CAP_NR);
+	release(_metadata, c.extra, 1, &c.go_extra, c.th + c.nr);
 
 	ASSERT_EQ(0, read_json(&d));
 	EXPECT_EQ(1, d.dropped_vms);
