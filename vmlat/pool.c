@@ -10,11 +10,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/irq_work.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
 
-#include "compat.h"
+#include "kick.h"
 #include "records.h"
 #include "pool.h"
 
@@ -49,15 +47,7 @@ static struct vmlat_pool *const vmlat_pools[] = {
 };
 
 static void vmlat_pool_workfn(struct work_struct *work);
-static DECLARE_WORK(vmlat_pool_work, vmlat_pool_workfn);
-
-static void vmlat_pool_irq_workfn(struct irq_work *iw)
-{
-	queue_work(VMLAT_UNBOUND_WQ, &vmlat_pool_work);
-}
-
-static struct irq_work vmlat_pool_irq_work =
-	IRQ_WORK_INIT(vmlat_pool_irq_workfn);
+static VMLAT_KICK(vmlat_pool_kicker, vmlat_pool_workfn);
 
 /* Set while the pools may be refilled: cleared before they are freed. */
 static bool vmlat_pool_live;
@@ -65,7 +55,7 @@ static bool vmlat_pool_live;
 static void vmlat_pool_kick(void)
 {
 	if (READ_ONCE(vmlat_pool_live))
-		irq_work_queue(&vmlat_pool_irq_work);
+		vmlat_kick(&vmlat_pool_kicker);
 }
 
 /**
@@ -320,8 +310,7 @@ void vmlat_pool_exit(void)
 	unsigned int i;
 
 	WRITE_ONCE(vmlat_pool_live, false);
-	irq_work_sync(&vmlat_pool_irq_work);
-	cancel_work_sync(&vmlat_pool_work);
+	vmlat_kick_sync(&vmlat_pool_kicker);
 	for (i = 0; i < ARRAY_SIZE(vmlat_pools); i++) {
 		p = vmlat_pools[i];
 		if (!p->cache)

@@ -16,7 +16,7 @@
  * when its pool is empty; a thread that gets no record is not marked, and
  * tries again at its next event. An exited VM is kept for display until
  * keep_exited VMs exited after it: then its slot and those of its vCPUs
- * are free, and the work vmlat_records_free_work frees the records, once
+ * are free, and the work vmlat_records_free_kick frees the records, once
  * no probe (an RCU grace period) and no reader (vmlat_records_mutex) can
  * hold them.
  *
@@ -27,15 +27,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
-#include <linux/irq_work.h>
 #include <linux/kvm_host.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/vmalloc.h>
-#include <linux/workqueue.h>
 
 #include "compat.h"
+#include "kick.h"
 #include "kvm_x86.h"
 #include "records.h"
 
@@ -89,16 +88,7 @@ static LIST_HEAD(vmlat_vms_dead);
 static LIST_HEAD(vmlat_vcpus_dead);
 
 static void vmlat_records_free_workfn(struct work_struct *work);
-static DECLARE_WORK(vmlat_records_free_work, vmlat_records_free_workfn);
-
-static void vmlat_records_irq_workfn(struct irq_work *iw)
-{
-	queue_work(VMLAT_UNBOUND_WQ, &vmlat_records_free_work);
-}
-
-/* Probes may hold runqueue locks: the work is queued from an irq_work. */
-static struct irq_work vmlat_records_irq_work =
-	IRQ_WORK_INIT(vmlat_records_irq_workfn);
+static VMLAT_KICK(vmlat_records_free_kick, vmlat_records_free_workfn);
 
 /*
  * The slot stacks: a free slot holds the index of the next one plus one
@@ -299,7 +289,7 @@ static void vmlat_vcpu_construct(struct vmlat_vcpu *vc)
 /* For the work to free them: they are in no slot any more. */
 static void vmlat_records_to_free(void)
 {
-	irq_work_queue(&vmlat_records_irq_work);
+	vmlat_kick(&vmlat_records_free_kick);
 }
 
 /*
@@ -509,16 +499,16 @@ static struct vmlat_vcpu *vmlat_vcpu_take(const struct vmlat_place *pl,
 
 /*
  * The current thread runs @vcpu, for which it has no record and gets none:
- * count it, unless it was turned away before (@again), and mark it with
- * the room generation, so that its events cost a lookup, not
+ * count it, unless it was turned away before (@turned_away), and mark it
+ * with the room generation, so that its events cost a lookup, not
  * vmlat_alloc_lock, until a record may be had (vmlat_room_gen). @vm: its
  * VM's record, if that VM has one: only partly tracked now.
  * Context: vmlat_alloc_lock held.
  */
 static void vmlat_vcpu_drop(struct kvm_vcpu *vcpu, struct vmlat_vm *vm,
-			    bool again)
+			    bool turned_away)
 {
-	if (!again) {
+	if (!turned_away) {
 		if (!vm && vcpu->vcpu_idx == 0)
 			atomic64_inc(&vmlat_stats.dropped_vms);
 		atomic64_inc(&vmlat_stats.dropped_vcpus);
@@ -560,7 +550,7 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 	struct vmlat_vcpu *vc, *nvc = NULL;
 	struct vmlat_place vpl, cpl;
 	struct vmlat_vm *vm, *nvm = NULL, *inited = NULL;
-	bool tried_vm = false, again = false;
+	bool tried_vm = false, turned_away = false;
 	unsigned long flags;
 	int idx, ret;
 
@@ -571,7 +561,7 @@ noinline struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,
 			if (!never_ran && idx == vmlat_task_untracked_in(
 					READ_ONCE(vmlat_room_gen)))
 				return NULL;
-			again = true;
+			turned_away = true;
 		}
 	}
 
@@ -602,7 +592,7 @@ again:
 			if (!vpl.reuse) {
 				/* No room is a cap; no memory, next time. */
 				if (vpl.slot < 0)
-					vmlat_vcpu_drop(vcpu, NULL, again);
+					vmlat_vcpu_drop(vcpu, NULL, turned_away);
 				goto out;
 			}
 		}
@@ -623,7 +613,7 @@ again:
 		if (!cpl.reuse) {
 			/* A VM not seen yet stays untracked with it. */
 			if (cpl.slot < 0)
-				vmlat_vcpu_drop(vcpu, vm, again);
+				vmlat_vcpu_drop(vcpu, vm, turned_away);
 			goto out;
 		}
 	}
@@ -632,7 +622,7 @@ again:
 	if (ret) {
 		/* A full table is a cap; a growing one, next time. */
 		if (ret != -EAGAIN)
-			vmlat_vcpu_drop(vcpu, vm, again);
+			vmlat_vcpu_drop(vcpu, vm, turned_away);
 		goto out;
 	}
 	/* Taken before a VM reused in place frees its vCPUs' slots. */
@@ -662,7 +652,7 @@ again:
 
 	vc = vmlat_vcpu_take(&cpl, vm, &nvc);
 	/* Turned away before: its VM's figures miss its time until now. */
-	if (again)
+	if (turned_away)
 		WRITE_ONCE(vm->partly, true);
 	raw_spin_lock(&vc->lock);
 	vc->kvm_vcpu = vcpu;
@@ -997,8 +987,7 @@ void vmlat_records_exit(void)
 	LIST_HEAD(vms);
 	unsigned int i;
 
-	irq_work_sync(&vmlat_records_irq_work);
-	cancel_work_sync(&vmlat_records_free_work);
+	vmlat_kick_sync(&vmlat_records_free_kick);
 	vmlat_records_exiting = true;
 	vmlat_records_free_workfn(NULL);
 	/* What is left is in the slots: every VM with its vCPUs. */

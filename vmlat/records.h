@@ -306,7 +306,6 @@ static __always_inline void vmlat_vm_hist_add(struct vmlat_ahist **p, u64 ns)
 
 struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm);
 
-
 struct kvm_vcpu;
 
 struct vmlat_vcpu *vmlat_vcpu_new(struct vmlat_vcpu *old,

@@ -15,13 +15,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
 
-#include "compat.h"
+#include "kick.h"
 #include "tasks.h"
 
 /* The smallest map: 256 slots, 4 KiB. */
@@ -45,16 +43,7 @@ static u32 vmlat_task_limit;
 static atomic64_t vmlat_task_missed;
 
 static void vmlat_tasks_resize_workfn(struct work_struct *work);
-static DECLARE_WORK(vmlat_tasks_resize_work, vmlat_tasks_resize_workfn);
-
-static void vmlat_tasks_irq_workfn(struct irq_work *iw)
-{
-	queue_work(VMLAT_UNBOUND_WQ, &vmlat_tasks_resize_work);
-}
-
-/* Writers may run under a runqueue lock: the work is queued from here. */
-static struct irq_work vmlat_tasks_irq_work =
-	IRQ_WORK_INIT(vmlat_tasks_irq_workfn);
+static VMLAT_KICK(vmlat_tasks_resize_kick, vmlat_tasks_resize_workfn);
 
 /* The map in use. Context: vmlat_tasks_lock held, or nothing can write. */
 static struct vmlat_task_map *vmlat_task_cur(void)
@@ -92,7 +81,7 @@ static void vmlat_tasks_check_size(const struct vmlat_task_map *m)
 	    (m->keys < slots / 32 &&
 	     vmlat_task_bits(m) > VMLAT_TASK_MIN_BITS)) {
 		vmlat_task_resizing = true;
-		irq_work_queue(&vmlat_tasks_irq_work);
+		vmlat_kick(&vmlat_tasks_resize_kick);
 	}
 }
 
@@ -358,8 +347,7 @@ int vmlat_tasks_init(unsigned int vcpus)
 /* Context: process context, after no probe can run. */
 void vmlat_tasks_exit(void)
 {
-	irq_work_sync(&vmlat_tasks_irq_work);
-	cancel_work_sync(&vmlat_tasks_resize_work);
+	vmlat_kick_sync(&vmlat_tasks_resize_kick);
 	vmlat_task_map_free(rcu_dereference_protected(vmlat_task_map, 1));
 	RCU_INIT_POINTER(vmlat_task_map, NULL);
 }
