@@ -347,11 +347,13 @@ class Vcpu:
         self.wait_ivls = []
         self.intervals = []         # with --intervals
         self.handled_exits = []     # with --intervals
-        self.own_ns = None          # its last event, then (--intervals):
-        self.exit_ns = None         # its last kvm_exit, the event after it
-        self.after_exit_ns = None
+        self.own_ns = None          # its last event (--intervals)
         self.floor_ns = None        # its last event before the kvm_entry
         self.cur_exit_floor = 0     # kvm_exit - floor_ns
+        self.cur_exit_in = 0        # its switch-ins - CPU's event before
+        self.cur_exit_lower = 0     # lower_ns of its segments ended
+        self.seg_wait = False       # a segment began: its next own event
+        self.seg_next_ns = None     # is that
         self.preemptors = {}        # pid -> {stolen, preempted, wait, ivls}
         self.anomalies = {}
         self.open_ns = 0            # open preempted/wait time at window end
@@ -374,6 +376,8 @@ class Oracle:
         self.ended = False
         self.after_end = 0
         self.cpu_curr = {}                  # cpu -> pid
+        self.cpu_last_ns = {}               # cpu -> its last event
+        self.cpu_before_ns = None           # the event's CPU's one before
         self.comms = {}                     # pid -> latest comm seen
         self.events = {}
         self.lines = 0
@@ -487,21 +491,28 @@ class Oracle:
 
     def handled_exit(self, v, t):
         """--intervals: the exit whose kvm_entry is at t. Another probe at
-        the same two tracepoints reads its own times: a stall of the CPU
-        between the two probes puts its time of a kvm_entry anywhere from
-        the thread's last event before it, and of a kvm_exit up to the
-        thread's next event after it. So the handling time it reads is at
-        least lower_ns (ns less those two stretches) and, if it starts it
-        at the exit itself (where kvm_exit is traced late), at most
-        upper_ns: ns plus the time from the thread's last event before the
-        kvm_entry that began the guest time to the kvm_exit."""
-        start = v.exit_ns if v.exit_ns is not None else t
-        after = v.after_exit_ns if v.after_exit_ns is not None else t
-        last = v.own_ns if v.own_ns is not None else start
+        the same tracepoints reads its own times: a stall of the CPU
+        between the two probes (or a slow probe) puts its time of each
+        event anywhere between the CPU's events around it. The handling
+        time runs in segments, from a kvm_exit or a switch-in to a
+        switch-out or the kvm_entry; the other probe's is at least
+        lower_ns, the sum over segments of the time from the thread's
+        event after the segment's start to the CPU's event before its end.
+        If it starts it at the exit itself (where kvm_exit is traced late),
+        or reads a switch-in early, it is at most upper_ns: ns plus the
+        time from the thread's last event before the kvm_entry that began
+        the guest time to the kvm_exit, and from the CPU's event before
+        each switch-in to it."""
         return {"reason": v.cur_exit, "entry_ns": t, "ns": v.cur_exit_ns,
-                "upper_ns": v.cur_exit_ns + v.cur_exit_floor,
-                "lower_ns": max(0, v.cur_exit_ns - (after - start) -
-                                (t - max(last, start)))}
+                "upper_ns": v.cur_exit_ns + v.cur_exit_floor + v.cur_exit_in,
+                "lower_ns": v.cur_exit_lower + self.segment_lower(v, t)}
+
+    def segment_lower(self, v, t):
+        """--intervals: the least handling time of v's current segment,
+        which an event of its thread at t ends."""
+        before = self.cpu_before_ns if self.cpu_before_ns is not None else t
+        after = v.seg_next_ns if v.seg_next_ns is not None else t
+        return max(0, before - after)
 
     # -- events --------------------------------------------------------------
 
@@ -544,6 +555,7 @@ class Oracle:
             v.cur_exit_before = 0 if v.entry_ns is None else t - v.entry_ns
             v.cur_exit_floor = 0 if v.entry_ns is None or \
                 v.floor_ns is None else t - v.floor_ns
+            v.cur_exit_in = v.cur_exit_lower = 0
             v.entry_ns = None
             v.resume = "kernel"
             self.enter(v, "kernel", t)
@@ -576,6 +588,8 @@ class Oracle:
             if v.state in QUEUED and v.qcpu == cpu and not v.dead:
                 self.charge(v, t)
         v = self.touch(prev, t)
+        if v is not None and v.cur_exit is not None and self.keep_intervals:
+            v.cur_exit_lower += self.segment_lower(v, t)
         if v is not None:
             v.comm = m.group("pcomm")
             if v.state == "guest":
@@ -603,6 +617,10 @@ class Oracle:
             v.pending_wake = None
         self.cpu_curr[cpu] = nxt
         v = self.touch(nxt, t)
+        if v is not None and v.cur_exit is not None and self.keep_intervals:
+            if self.cpu_before_ns is not None:
+                v.cur_exit_in += t - self.cpu_before_ns
+            v.seg_wait, v.seg_next_ns = True, None
         if v is not None:
             v.comm = m.group("ncomm")
             if v.state in QUEUED:
@@ -755,11 +773,12 @@ class Oracle:
         # them (not vmlat's: those are what handled_exit() bounds).
         own = self.vcpus.get(pid) if self.keep_intervals and \
             not event.startswith("vmlat_") else None
-        if own is not None and own.exit_ns is not None and \
-                own.after_exit_ns is None:
-            own.after_exit_ns = t
-        if own is not None and event == "kvm_exit":
-            own.exit_ns, own.after_exit_ns = t, None
+        if own is not None and own.seg_wait:
+            own.seg_wait, own.seg_next_ns = False, t
+        # vmlat's own events come after its probes read the clock.
+        self.cpu_before_ns = self.cpu_last_ns.get(cpu)
+        if not event.startswith("vmlat_"):
+            self.cpu_last_ns[cpu] = t
         if event == "sched_switch":
             ok = self.sched_switch(t, cpu, body)
         elif event in ("sched_waking", "sched_wakeup"):
@@ -795,6 +814,8 @@ class Oracle:
             ok = True
         if own is not None:
             own.own_ns = t
+            if event == "kvm_exit":
+                own.seg_wait, own.seg_next_ns = True, None
         if not ok:
             self.unparsed += 1
             if len(self.unparsed_sample) < 5:
@@ -1301,6 +1322,49 @@ _EXPECT_NF = {
 }
 
 
+def _other(us, cpu=1, comm="vcpu0", pid=100):
+    """An event of @comm on @cpu that names no vCPU (it wakes a kworker)."""
+    return _ev(comm, pid, cpu, us, "sched_waking",
+               "comm=kworker/u8:0 pid=29 prio=120 target_cpu=000")
+
+
+# An exit preempted in its handling, with the thread's and the CPU's
+# events around each end: vmlat's probe may read each sched_switch, as
+# each kvm_exit and kvm_entry, anywhere between the CPU's events around
+# it. Interrupt exit at 10 (the thread's next event at 12, its last
+# before the switch-out at 20), preempted 30-50 (the CPU's last event
+# before the switch-in at 40), its next event at 55, the last before the
+# kvm_entry at 60 (vmlat's own event at 69 is written after its read).
+_CASE_D = [
+    _entry(0), _exit(10, "interrupt"), _other(12), _other(20),
+    _sw(1, 30, "vcpu0", 100, "R+", "kworker/1:0", 22),
+    _other(40, comm="kworker/1:0", pid=22),
+    _sw(1, 50, "kworker/1:0", 22, "I", "vcpu0", 100),
+    _other(55), _other(60),
+    _ev("vcpu0", 100, 1, 69, "vmlat_exit", "duration_ns=40000"),
+    _entry(70),
+]
+# ns: 10-30 and 50-70; lower_ns: 12-20 and 55-60; upper_ns: ns, the
+# guest time before the exit (no event before the first kvm_entry), and
+# 40-50.
+_EXPECT_D = [{"reason": "interrupt", "entry_ns": 1000070000, "ns": 40000,
+              "lower_ns": 13000, "upper_ns": 60000}]
+
+
+def bounds_self_test(i):
+    """The bounds of a preempted exit's handling time; print the TAP line;
+    return whether it failed."""
+    o = Oracle({100: Vcpu(100, 99)}, keep_intervals=True)
+    for line in _CASE_D:
+        o.feed(line + "\n")
+    got = o.result({}, [], False)["vcpus"][0]["handled_exits"]
+    print("%sok %d preempted_exit_bounds" % ("" if got == _EXPECT_D
+                                              else "not ", i))
+    if got != _EXPECT_D:
+        print("# got %s, expected %s" % (got, _EXPECT_D))
+    return got != _EXPECT_D
+
+
 def nested_self_test(i):
     """The nested cases; print their TAP lines; return how many failed."""
     failed = 0
@@ -1326,7 +1390,7 @@ def self_test():
              ("window_markers", _CASE_C, _EXPECT_C,
               {"start_marker": "vmlat_start", "end_marker": "vmlat_end"})]
     print("TAP version 13")
-    print("1..%d" % (len(cases) + 2))
+    print("1..%d" % (len(cases) + 3))
     failed = 0
     for i, (name, lines, exp, kw) in enumerate(cases, 1):
         o = Oracle({100: Vcpu(100, 99)}, keep_intervals=True, **kw)
@@ -1368,6 +1432,7 @@ def self_test():
         else:
             print("ok %d %s" % (i, name))
     failed += nested_self_test(len(cases) + 1)
+    failed += bounds_self_test(len(cases) + 3)
     return 1 if failed else 0
 
 

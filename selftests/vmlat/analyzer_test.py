@@ -23,10 +23,15 @@ Tolerances (why: selftests/oracle/README):
     rank (RANK_TOL);
   - exit handling time of each exit (vmlat's vmlat_exit events next to the
     oracle's exits, in order): within 2 x SLACK plus the gap between the
-    two kvm_entry probes (in the trace), all but 1 + 1% of them (a stall of
-    the CPU between the two kvm_exit probes does not show), those never
-    above the time from the kvm_entry before; vmlat's total per reason is
-    the sum of its events;
+    two kvm_entry probes (in the trace) plus the run's jitter (the spread
+    of the oracle's CPUID handling times, 10th to 90th percentile), all
+    but a 20th of them (a stall of the CPU between the two kvm_exit probes
+    does not show), those never
+    above the time from the kvm_entry before; every one within the
+    oracle's bounds (a stall between vmlat's probe and ftrace's, at any of
+    the exit's kvm_exit, sched_switch and kvm_entry, puts vmlat's reading
+    anywhere between the CPU's events around it); vmlat's total per reason
+    is the sum of its events;
   - vmlat's own invariant is exact: a vCPU's state times sum to its observed
     time;
   - where kvm_exit is traced late (6.1 SVM, "exit_trace late" in vmlat's
@@ -293,18 +298,28 @@ def check_exit_pairs(o, events, late):
     the gap between vmlat_exit (written by vmlat's kvm_entry probe) and
     ftrace's kvm_entry, for all but a few exits (RANK_TOL). A stall of the
     CPU between the two probes (TCG: the emulator's thread interrupted or
-    switched out by the machine running it) moves vmlat's times further,
-    but never beyond the thread's own events around them: every exit lies
-    within the oracle's lower_ns and upper_ns (less and plus 2 x SLACK and
-    that gap). Where kvm_exit is traced late (6.1 SVM), vmlat's time starts
-    at the exit itself, before the kvm_exit: any exit may be longer, up to
-    upper_ns."""
+    switched out by the machine running it, or running the other vCPU:
+    single-threaded TCG runs them in turns) moves vmlat's times further, but
+    never beyond the CPU's events around them, at each kvm_exit,
+    sched_switch and kvm_entry of the exit: every exit lies within the
+    oracle's lower_ns and upper_ns (less and plus 2 x SLACK and that gap).
+    Smaller stalls come and go too (TCG under load: tens of us), and one
+    may fall between two probes as well as into an exit: "equal" allows
+    the machine's jitter in this run besides, as the oracle measures it on
+    the same work repeated, the spread of its CPUID handling times (from
+    the 10th to the 90th percentile). Where kvm_exit is traced late (6.1
+    SVM), vmlat's time starts at the exit itself, before the kvm_exit: any
+    exit may be longer, up to upper_ns."""
     mine = o.get("handled_exits")
     if mine is None or len(mine) != len(events):
         tap(False, "exits.events_pair_with_oracle",
             "vmlat_exit events %d, oracle's handled exits %s" %
             (len(events), None if mine is None else len(mine)))
         return
+    cpuid = sorted(h["ns"] for h in mine
+                   if h["reason"].split(" ")[0].lower() == "cpuid")
+    jitter = cpuid[len(cpuid) * 9 // 10] - cpuid[len(cpuid) // 10] \
+        if len(cpuid) >= 20 else 0
     wrong, apart, far = [], [], []
     for h, (ts, reason, d) in zip(mine, events):
         if reason != h["reason"].split(" ")[0]:
@@ -317,7 +332,8 @@ def check_exit_pairs(o, events, late):
         if not h["lower_ns"] - 2 * SLACK_NS - gap <= d <= \
                 h["upper_ns"] + 2 * SLACK_NS + gap:
             far.append(row)
-        elif not h["ns"] - 2 * SLACK_NS - gap <= d <= top + 2 * SLACK_NS + gap:
+        elif not h["ns"] - 2 * SLACK_NS - gap - jitter <= d <= \
+                top + 2 * SLACK_NS + gap + jitter:
             apart.append(row)
     tap(not wrong, "exits.events_pair_with_oracle",
         "%d pairs, reasons differ at %s" % (len(mine), wrong[:3]))
@@ -326,8 +342,9 @@ def check_exit_pairs(o, events, late):
         "upper): %s" % (len(far), len(mine), far[:3]))
     most = math.floor(RANK_TOL * len(mine))
     tap(len(apart) <= most, "exits.handling_times_equal",
-        "%d of %d (at most %d) differ by more than 2 x %d ns%s: %s" %
-        (len(apart), len(mine), most, SLACK_NS,
+        "%d of %d (at most %d) differ by more than 2 x %d ns + %d ns of "
+        "jitter%s: %s" %
+        (len(apart), len(mine), most, SLACK_NS, jitter,
          " (kvm_exit traced late)" if late else "", apart[:3]))
 
 
