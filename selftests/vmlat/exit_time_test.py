@@ -32,7 +32,12 @@ late_on_cpu (and SLACK per round trip: the text trace's resolution and the
 two probes' skew; and the time by which vmlat's kvm_entry probe read its
 clock before ftrace's kvm_entry, as the record measures it from
 vmlat:vmlat_exit, which that probe writes: a loaded test host can stall
-between the two): it moved at least half of the host's time out of the
+between the two; and the part over one tick period of the silence of the
+vCPU's CPU before a kvm_entry, or before the vmlat_exit ahead of it: a CPU
+with a task to run takes its tick, so a longer silence is a stall, and
+vmlat's probe may have read its clock anywhere in it; the tick period is
+the median interval between the trace's local timer interrupts): it
+moved at least half of the host's time out of the
 guest (without the correction it is guest_bound + late_on_cpu, further
 out than that where the host's time before kvm_exit is over twice SLACK a
 trip, as on 6.1 under TCG: about 130 us); vmlat counted
@@ -88,19 +93,29 @@ def measure(trace, tid):
     order); return the numbers of the module docstring."""
     m = dict(trips=0, trips_irq=0, trips_switch=0, guest_trace=0,
              guest_bound=0, late_on_cpu=0, late_max=0,
-             entry_in_guest=0, entry_lag=0, entry_lag_max=0)
+             entry_in_guest=0, entry_lag=0, entry_lag_max=0, tick=0,
+             stalled=0)
     in_guest = False
     entry = first = out = None
     pre = 0
     irq = sw = False
     last = {}       # per CPU: the event before, (pid, time, name)
+    prior = {}      # per CPU: the one before that
+    ticks, tick_at = [], {}
+    lags = []       # kvm_entry (or the vmlat_exit before it) - CPU's event
     for line in trace.splitlines():
         f = LINE.match(line)
         if not f:
             continue
         pid, t, ev, body = int(f.group(2)), ts_ns(f.group(4)), \
             f.group(5), f.group(6)
-        before, last[f.group(3)] = last.get(f.group(3)), (pid, t, ev)
+        cpu = f.group(3)
+        before = last.get(cpu)
+        prior[cpu], last[cpu] = before, (pid, t, ev)
+        if ev == "local_timer_entry":
+            if cpu in tick_at:
+                ticks.append(t - tick_at[cpu])
+            tick_at[cpu] = t
         if ev == "kvm_entry" and pid == tid and before and \
                 before[0] == tid and before[2] == "vmlat_exit":
             # vmlat's kvm_entry probe read its clock, then wrote this
@@ -108,6 +123,11 @@ def measure(trace, tid):
             # its guest time begins, as this run measured it
             m["entry_lag"] += t - before[1]
             m["entry_lag_max"] = max(m["entry_lag_max"], t - before[1])
+            p = prior.get(cpu)
+            if p:
+                lags.append(before[1] - p[1])
+        elif ev == "kvm_entry" and pid == tid and before:
+            lags.append(t - before[1])
         if ev == "sched_switch":
             p, n = PREV.search(body), NEXT.search(body)
             if in_guest and p and int(p.group(1)) == tid:
@@ -140,6 +160,13 @@ def measure(trace, tid):
         elif in_guest and is_irq(ev):
             first = first if first is not None else t
             irq = True
+    # A CPU running a task takes its tick every period: one silent for
+    # longer did not run (the emulator stalled) or had interrupts off.
+    # Where that silence precedes a kvm_entry (or the vmlat_exit before
+    # it), vmlat's probe may have read its clock anywhere in it.
+    if ticks:
+        m["tick"] = sorted(ticks)[len(ticks) // 2]
+        m["stalled"] = sum(x - m["tick"] for x in lags if x > m["tick"])
     return m
 
 
@@ -263,14 +290,16 @@ def spin(tag, full=False):
 
     # vmlat's guest time may begin before ftrace's kvm_entry by what the
     # record measured at each entry (entry_lag: a loaded test host can
-    # stall between the two probes for milliseconds)
-    slack = m["late_on_cpu"] // 2 + m["trips"] * SLACK_NS + m["entry_lag"]
+    # stall between the two probes for milliseconds), and by a stall the
+    # CPU's silence shows before vmlat wrote its vmlat_exit (stalled)
+    slack = m["late_on_cpu"] // 2 + m["trips"] * SLACK_NS + \
+        m["entry_lag"] + m["stalled"]
     tap(c["guest_ns"] <= m["guest_bound"] + slack,
         tag + ".guest_time_ends_at_the_exit",
         "vmlat guest %d ns, ftrace bound %d + slack %d (late on CPU %d, "
-        "entry lag %d, at most %d)" %
+        "entry lag %d, at most %d; stalled %d, over a %d ns tick)" %
         (c["guest_ns"], m["guest_bound"], slack, m["late_on_cpu"],
-         m["entry_lag"], m["entry_lag_max"]))
+         m["entry_lag"], m["entry_lag_max"], m["stalled"], m["tick"]))
     # Until vmlat has seen its first kvm_exit it cannot know that exits are
     # traced late: a switch-out in guest mode before that (ftrace counts
     # it, vmlat's late_switched does not) is two events out of order (the
