@@ -514,21 +514,32 @@ static int reload(struct __test_metadata *_metadata, bool *loaded,
 	return ret;
 }
 
-/* A fixture whose tests each run with vmlat loaded with @params. */
+/*
+ * A fixture whose tests each run with vmlat loaded with @params. Each
+ * case says how long it took, for selftests/run's slowest cases.
+ */
 #define LOADED_FIXTURE(fixture, params)					\
 	FIXTURE(fixture) {						\
 		bool loaded;						\
+		uint64_t t0;						\
 	};								\
 	FIXTURE_SETUP(fixture)						\
 	{								\
+		self->t0 = 0;						\
 		if (!vmlat_case_wanted(_metadata->name))		\
 			SKIP(return, "not asked for (VMLAT_TESTS)");	\
+		self->t0 = vmlat_now_ms();				\
 		load(_metadata, params, &self->loaded);			\
 	}								\
 	FIXTURE_TEARDOWN(fixture)					\
 	{								\
 		if (self->loaded)					\
 			EXPECT_EQ(0, vmlat_module_unload("vmlat"));	\
+		if (self->t0)						\
+			printf("# case %s.%s took %llu s\n", #fixture,	\
+			       _metadata->name, (unsigned long long)	\
+			       (vmlat_now_ms() - self->t0) / 1000);	\
+		fflush(stdout);						\
 	}
 
 LOADED_FIXTURE(records, CAP_PARAMS)
