@@ -108,8 +108,10 @@ static char *fmt_s64(char *buf, size_t n, int64_t v)
  * @v as a label value into @buf: backslash, double quote and newline
  * escaped as the format requires, and valid UTF-8 (a name from a
  * process's command line may be anything; one bad byte would make
- * node_exporter drop the whole file). Returns the length, or @n if
- * it does not fit.
+ * node_exporter drop the whole file). Any other control character (C0,
+ * DEL, C1), which the format would carry as it is to whoever reads the
+ * export on a terminal, becomes '?', as fmt_name() shows it. Returns the
+ * length, or @n if it does not fit.
  */
 static size_t escape_value(char *buf, size_t n, const char *v)
 {
@@ -131,6 +133,9 @@ static size_t escape_value(char *buf, size_t n, const char *v)
 			rep = "\\\"";
 		} else if (*s == '\n') {
 			rep = "\\n";
+		} else if ((len == 1 && (*s < 0x20 || *s == 0x7f)) ||
+			   (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)) {
+			rep = "?";
 		} else if (len == 1) {
 			one[0] = (char)*s;
 			rep = one;

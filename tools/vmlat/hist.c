@@ -44,11 +44,12 @@ static void print_hist(const struct vm *v, const char *title,
 		       const char *what, const struct hist *h, bool ns)
 {
 	uint64_t rows[NR_ROWS] = { 0 }, max = 0;
-	char a[16], b[16], c[16], d[16], e[16];
+	char a[16], b[16], c[16], d[16], e[16], name[sizeof(v->name)];
 	int r, first = NR_ROWS, last = -1, w;
 	size_t i;
 
-	printf("# %s (pid %d, vm_id %u): %s%s%s\n", v->name, v->pid, v->id,
+	printf("# %s (pid %d, vm_id %u): %s%s%s\n",
+	       fmt_name(name, sizeof(name), v->name), v->pid, v->id,
 	       title, what ? " - " : "", what ? what : "");
 	if (!h->count) {
 		printf("# no samples\n\n");

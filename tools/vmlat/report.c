@@ -54,7 +54,7 @@ static int by_total(const void *pa, const void *pb)
 
 static void table(const struct vm *vms, size_t n)
 {
-	char obs[16], p99[16];
+	char obs[16], p99[16], name[sizeof(vms->name)];
 	size_t i;
 
 	printf("%-16s %7s %5s %10s %6s %9s %8s %6s %8s %6s %6s %11s\n",
@@ -70,7 +70,8 @@ static void table(const struct vm *vms, size_t n)
 		else
 			snprintf(p99, sizeof(p99), "-");
 		printf("%-16.16s %7d %5zu %10s %6.1f %9.1f %8.1f %6.1f %8.1f %6.1f %6.1f %11s%s\n",
-		       v->name, v->pid, v->nr_vcpus,
+		       fmt_name(name, sizeof(name), v->name), v->pid,
+		       v->nr_vcpus,
 		       fmt_ns(obs, sizeof(obs), s->observed_ns),
 		       pct(s->ns[VMLAT_GUEST], s->observed_ns),
 		       pct(s->ns[VMLAT_PREEMPTED], s->observed_ns),
@@ -256,7 +257,7 @@ static void summary(const struct vm *vms, size_t n, const struct snap *s)
 {
 	struct taker *t;
 	size_t i, j, k, nt = 0, cap = 0;
-	char who[128], a[16];
+	char who[128], a[16], name[sizeof(vms->name)];
 
 	for (i = 0; i < n; i++)
 		cap += vms[i].nr_pre;
@@ -288,7 +289,7 @@ static void summary(const struct vm *vms, size_t n, const struct snap *s)
 	printf("\nSummary: ");
 	if (vms[0].steal.ready_ns + vms[0].steal.handling_ns)
 		printf("%s lost the most, %.1f%% of its time (%.1f%% runnable but not running, %.1f%% in exit handling).",
-		       vms[0].name,
+		       fmt_name(name, sizeof(name), vms[0].name),
 		       pct(vms[0].steal.ready_ns + vms[0].steal.handling_ns,
 			   vms[0].st.observed_ns),
 		       pct(vms[0].steal.ready_ns, vms[0].st.observed_ns),
@@ -393,6 +394,7 @@ static int report_collect(struct report *r, const struct common_params *p)
 static void diagnosis(const struct report *r)
 {
 	const struct snap *s = &r->win.cur;
+	char name[sizeof(r->vms->name)];
 	size_t i, quiet = 0;
 
 	printf("\nDiagnosis (VMs that lost the most first):\n");
@@ -406,7 +408,8 @@ static void diagnosis(const struct report *r)
 			quiet++;
 			continue;
 		}
-		printf("\n%s (pid %d, vm_id %u)%s:\n", v->name, v->pid, v->id,
+		printf("\n%s (pid %d, vm_id %u)%s:\n",
+		       fmt_name(name, sizeof(name), v->name), v->pid, v->id,
 		       v->exited ? ", exited" : "");
 		if (t1 >= TYPE1_NOTE_PCT)
 			type1(v, s);

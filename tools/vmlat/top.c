@@ -218,7 +218,7 @@ static void header_line(char *buf, size_t n)
 
 static void row_line(char *buf, size_t n, const struct row *r)
 {
-	char p99[16], worst[128], rate[24];
+	char p99[16], worst[128], rate[24], name[sizeof(r->v->name)];
 
 	if (r->p99_ns)
 		fmt_ns(p99, sizeof(p99), r->p99_ns);
@@ -232,7 +232,8 @@ static void row_line(char *buf, size_t n, const struct row *r)
 	snprintf(rate, sizeof(rate), "%.0f", r->exits_per_s);
 	snprintf(buf, n,
 		 "%-16.16s %7d %5zu %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %6.1f %9s %11s  %s%s",
-		 r->v->name, r->v->pid, r->v->nr_vcpus, r->share[VMLAT_GUEST],
+		 fmt_name(name, sizeof(name), r->v->name), r->v->pid,
+		 r->v->nr_vcpus, r->share[VMLAT_GUEST],
 		 r->share[VMLAT_KERNEL], r->share[VMLAT_USER],
 		 r->share[VMLAT_PREEMPTED], r->share[VMLAT_WAIT], r->share[VMLAT_IDLE],
 		 r->share[VMLAT_BLOCKED], rate, p99, worst,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "names.h"
 #include "vmlat.h"
 
@@ -115,6 +116,32 @@ int parse_duration_ms(const char *s, uint64_t *ms)
 	return 0;
 }
 
+char *fmt_name(char *buf, size_t n, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t left = strlen(s), o = 0, l;
+	unsigned int bad;
+
+	while (left) {
+		l = *u < 0x80 ? 1 : vmlat_utf8_seq(u, left, &bad);
+		if (o + (l ?: 1) >= n)
+			break;
+		/* C0, DEL, and C1 (U+0080-U+009F: 0xc2 0x80-0x9f) */
+		if (!l || (l == 1 && (*u < 0x20 || *u == 0x7f)) ||
+		    (l == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
+			buf[o++] = '?';
+			l = l ?: bad;
+		} else {
+			memcpy(buf + o, u, l);
+			o += l;
+		}
+		u += l;
+		left -= l;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 char *fmt_ns(char *buf, size_t n, uint64_t ns)
 {
 	static const struct { double div; const char *unit; } u[] = {
@@ -167,10 +194,8 @@ static const char *vcpu_name(const struct snap *s, int pid, int tid, int idx,
 			const struct vcpu *c = &s->vms[i].vcpus[j];
 
 			if (c->tid == tid && c->thread[0] &&
-			    strncmp(c->thread, "CPU ", 4) == 0) {
-				snprintf(buf, n, "%s", c->thread);
-				return buf;
-			}
+			    strncmp(c->thread, "CPU ", 4) == 0)
+				return fmt_name(buf, n, c->thread);
 		}
 	}
 	snprintf(buf, n, "vCPU %d", idx);
@@ -181,15 +206,17 @@ char *preemptor_label(char *buf, size_t n, const struct preemptor *p,
 		      const struct snap *s)
 {
 	const char *vm;
-	char c[64];
+	char c[64], name[128];
 
 	switch (p->kind) {
 	case VMLAT_BY_HOST:
-		snprintf(buf, n, "host task %s[%d]", p->comm, p->pid);
+		snprintf(buf, n, "host task %s[%d]",
+			 fmt_name(name, sizeof(name), p->comm), p->pid);
 		break;
 	case VMLAT_BY_VM:
 		vm = vm_name_by_pid(s, p->vm_pid);
-		snprintf(buf, n, "VM %s (%s)", vm ? vm : p->comm,
+		snprintf(buf, n, "VM %s (%s)",
+			 fmt_name(name, sizeof(name), vm ? vm : p->comm),
 			 vcpu_name(s, p->vm_pid, p->pid, p->vcpu, c, sizeof(c)));
 		break;
 	case VMLAT_BY_SAME_VM:

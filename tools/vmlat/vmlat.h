@@ -120,6 +120,13 @@ int parse_duration_ms(const char *s, uint64_t *ms);
 char *fmt_ns(char *buf, size_t n, uint64_t ns);
 /* @part of @whole in per cent, "-" for none of none, into @buf. */
 char *fmt_pct(char *buf, size_t n, uint64_t part, uint64_t whole);
+/*
+ * fmt_name() - a name from the host (a task's, a VM's) as a terminal may
+ * show it, into @buf (@n > 0): a control character (C0, DEL, C1) or a
+ * maximal subpart of ill-formed UTF-8 becomes '?', as ps(1) shows such a
+ * name; cut where @buf ends, never inside a character.
+ */
+char *fmt_name(char *buf, size_t n, const char *s);
 
 /*
  * preemptor_label() - who @p is, for people: "host task stress[123]",
