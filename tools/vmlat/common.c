@@ -129,12 +129,6 @@ int common_parse_options(int argc, char **argv, const struct cmd_options *c,
 		case 'h':
 			c->usage(stdout);
 			return 0;
-		case 'd':
-			if (parse_duration_ms(optarg, &common->duration_ms) ||
-			    !common->duration_ms)
-				return common_refuse(c->name, "-d %s: a duration such as 10s or 1m",
-						     optarg);
-			break;
 		case ':':
 			what = refused_option(bad, sizeof(bad), argv, longs);
 			return common_refuse(c->name, "%s needs a value", what);
@@ -146,6 +140,17 @@ int common_parse_options(int argc, char **argv, const struct cmd_options *c,
 						     what);
 			return common_refuse(c->name, "unknown option '%s'",
 					     what);
+		case 'd':
+			if (c->duration) {
+				if (parse_duration_ms(optarg,
+						      &common->duration_ms) ||
+				    !common->duration_ms)
+					return common_refuse(c->name, "-d %s: a duration such as 10s or 1m",
+							     optarg);
+				break;
+			}
+			/* A command without a window may take -d itself. */
+			/* fall through */
 		default:
 			ret = c->parse_opt ? c->parse_opt(opt, optarg, common) :
 			      EXIT_USAGE;

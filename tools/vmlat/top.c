@@ -315,14 +315,15 @@ static bool key(struct top *t, int ch)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vmlat top [-b] [-i INTERVAL] [-n COUNT] [-p PID[,PID...]] [-s KEY] [-r] [-a] [VM]\n"
+		"usage: vmlat top [-b] [-d|-i INTERVAL] [-n COUNT] [-p PID[,PID...]] [-s KEY] [-r] [-a] [VM]\n"
 		"  per VM, over each interval: the share of its vCPUs' time in guest, exit\n"
 		"  handling in the host kernel and in the VMM (user), preempted, waiting for\n"
 		"  a CPU, idle (halted) and blocked; exits per second; p99 preemption; the\n"
 		"  worst preemptor\n"
 		"  -b           batch mode: print each refresh (the default when stdout is\n"
 		"               not a terminal)\n"
-		"  -i INTERVAL  between refreshes: 2s (also 500ms, 1m)\n"
+		"  -d, -i INTERVAL  between refreshes: 2s (also 0.5, seconds as top -d\n"
+		"               takes them, 500ms, 1m)\n"
 		"  -n COUNT     stop after COUNT refreshes (default: never; q quits)\n"
 		"  -p PID,...   only the VMs of these VMM processes\n"
 		"  -s KEY       sort by steal (preempted + wait, the default), name, pid,\n"
@@ -368,11 +369,12 @@ static int parse_opt(int opt, const char *arg, struct common_params *common)
 	case 'b':
 		p->batch = true;
 		break;
+	case 'd':	/* procps top's and kvm_stat's delay */
 	case 'i':
 		if (parse_duration_ms(arg, &p->interval_ms) ||
 		    p->interval_ms < 100)
-			return common_refuse("top", "-i %s: an interval of 100ms or more, such as 2s",
-					     arg);
+			return common_refuse("top", "-%c %s: an interval of 100ms or more, such as 2s",
+					     opt, arg);
 		break;
 	case 'n':
 		p->count = strtol(arg, &end, 10);
@@ -406,7 +408,7 @@ static int parse_opt(int opt, const char *arg, struct common_params *common)
 
 static const struct cmd_options top_cmd = {
 	.name = "top",
-	.optstring = "bi:n:p:s:ra",
+	.optstring = "bd:i:n:p:s:ra",
 	.usage = usage,
 	.parse_opt = parse_opt,
 };

@@ -269,6 +269,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
 	fprintf(f, "\n  -f FILE  read a saved %s (\"-\": stdin) instead of the module;\n"
 		"           given again, the next read takes the next file\n"
+		"  -V, --version  the command's version\n"
 		"\n'vmlat COMMAND -h' tells a command's options.\n",
 		VMLAT_JSON);
 }
@@ -295,6 +296,12 @@ int main(int argc, char **argv)
 	if (!strcmp(args[0], "-h") || !strcmp(args[0], "--help") ||
 	    !strcmp(args[0], "help")) {
 		usage(stdout);
+		free(args);
+		return 0;
+	}
+	if (!strcmp(args[0], "-V") || !strcmp(args[0], "--version")) {
+		printf("vmlat %s (reads the module's JSON schema %d)\n",
+		       VMLAT_CMD_VERSION, VMLAT_SCHEMA);
 		free(args);
 		return 0;
 	}

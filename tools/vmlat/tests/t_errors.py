@@ -3,9 +3,10 @@
 do, exit status 1. Wrong options: one line, exit status 2."""
 import json
 import os
+import re
 import tempfile
 
-from cmdtest import fixture
+from cmdtest import HERE, fixture, load
 
 
 def run(ctx):
@@ -49,3 +50,15 @@ def run(ctx):
             cmd, cmd)
         ctx.check(rc == 2 and err == want and not out,
                   "errors.bad_option.%s" % cmd, (rc, err[:300]))
+    # The command's version is the module's (vmlat/vmlat.h), and it says
+    # which schema of the module's JSON it reads (the fixtures').
+    with open(os.path.join(HERE, "..", "..", "..", "vmlat", "vmlat.h"),
+              encoding="utf-8") as f:
+        version = re.search(r'#define VMLAT_VERSION\s+"([^"]+)"',
+                            f.read()).group(1)
+    want = "vmlat %s (reads the module's JSON schema %d)\n" % (
+        version, load("contention-2")["schema"])
+    for opt in ("--version", "-V"):
+        rc, out, err = ctx.run([opt])
+        ctx.check(rc == 0 and out == want and not err,
+                  "errors.version%s" % opt, (rc, out, err))

@@ -126,8 +126,14 @@ def run(ctx):
               "top.two_refreshes_and_exited_vms", "%d blocks, marked %s, "
               "json %s" % (len(blocks), marked, ex_pids))
 
+    # -d, as procps top and kvm_stat take it, is -i
+    outs = [ctx.run(["-f", fixture("contention-1"), "top", "-b", "-n", "1",
+                     opt, "0.5"]) for opt in ("-i", "-d")]
+    ctx.check(outs[0][0] == 0 and outs[0] == outs[1], "top.d_is_i",
+              [o[2] for o in outs])
     for bad_args, name in ((["-s", "bogus"], "sort_key"),
                            (["-i", "fast"], "interval"),
+                           (["-d", "0.05"], "delay"),
                            (["-n", "0"], "count"),
                            (["-p", "x"], "pid")):
         rc, out, err = ctx.run(["-f", fixture("contention-1"), "top", "-b"]
