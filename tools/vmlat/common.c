@@ -28,6 +28,11 @@ bool vmlat_offline(void)
 	return nr_inputs > 0;
 }
 
+int common_nr_inputs(void)
+{
+	return nr_inputs;
+}
+
 const char *common_next_input(void)
 {
 	const char *path;

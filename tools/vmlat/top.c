@@ -523,6 +523,13 @@ int cmd_top(int argc, char **argv)
 	int ret;
 
 	ret = common_parse_options(argc, argv, &top_cmd, &t.p.common);
+	/*
+	 * Saved documents without -n: one refresh per interval between two
+	 * of them (one file: one, of nothing), then the end, not the last
+	 * file again and again.
+	 */
+	if (t.p.count < 0 && vmlat_offline())
+		t.p.count = common_nr_inputs() > 1 ? common_nr_inputs() - 1 : 1;
 	if (ret < 0)
 		ret = top_run(&t);
 	free(t.p.pids);

@@ -71,6 +71,8 @@ int common_refuse(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The next file of -f to read, the last one again; NULL: none given. */
 const char *common_next_input(void);
+/* How many files -f gave (0: the module is read). */
+int common_nr_inputs(void);
 
 /*
  * vmlat_read() - the next document: from the files given with -f, one per

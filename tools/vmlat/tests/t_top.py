@@ -2,6 +2,8 @@
 """vmlat top -b on two recorded reads: each VM's shares, exits per second
 and vCPU count are those of the difference of the two documents as
 Python reads them; sort orders, -p, -n, names."""
+import subprocess
+
 from cmdtest import doc_names, fixture, load
 
 STATES = doc_names("VMLAT_STATES")
@@ -126,6 +128,19 @@ def run(ctx):
               "top.two_refreshes_and_exited_vms", "%d blocks, marked %s, "
               "json %s" % (len(blocks), marked, ex_pids))
 
+    # Saved documents without -n: a refresh per pair, then the end (the
+    # last file is not read again and again).
+    files = ["contention-1", "contention-2", "contention-exited"]
+    for n in (1, 2, 3):
+        args = [a for f in files[:n] for a in ("-f", fixture(f))]
+        try:
+            rc, out, err = ctx.run(args + ["top", "-b"], timeout=20)
+        except subprocess.TimeoutExpired:
+            rc, out, err = -1, "", "still running after 20 s"
+        blocks = parse(out)[0]
+        ctx.check(rc == 0 and len(blocks) == max(1, n - 1),
+                  "top.ends_after_%d_files" % n,
+                  "exit %d, %d refreshes: %s" % (rc, len(blocks), err[:200]))
     # -d, as procps top and kvm_stat take it, is -i
     outs = [ctx.run(["-f", fixture("contention-1"), "top", "-b", "-n", "1",
                      opt, "0.5"]) for opt in ("-i", "-d")]
