@@ -5,6 +5,7 @@
  * totals), refreshed like top(1) and kvm_stat(1); -b (or output that is
  * not a terminal) prints each refresh as plain text for scripts.
  */
+#include <json-c/json.h>
 #include <ncurses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +48,13 @@ struct row {
 	double worst_pct;
 };
 
+/* What -b prints (-o). */
+enum top_out { OUT_TEXT, OUT_JSON, OUT_CSV };
+
 struct top_params {
 	struct common_params common;	/* the VM */
 	bool batch;			/* -b, or stdout not a terminal */
+	enum top_out out;
 	uint64_t interval_ms;
 	long count;			/* refreshes; -1: until q */
 	enum sort_key sort;
@@ -61,6 +66,7 @@ struct top_params {
 struct top {
 	struct top_params p;
 	bool live;		/* no q yet */
+	long refresh;		/* refreshes printed */
 	struct snap prev;	/* the read the interval starts from */
 	struct row *rows;	/* of the last interval, pointing into prev */
 	size_t nr_rows;
@@ -254,10 +260,124 @@ static void title_line(char *buf, size_t n, const struct top *t)
 		 sort_keys[t->p.sort].name, t->p.reverse ? " (reversed)" : "");
 }
 
+/*
+ * -o json: one JSON object per refresh and line (JSON Lines), the text
+ * table's numbers unrounded; a name as fmt_name() shows it, so that the
+ * document is valid UTF-8 and carries no control character.
+ */
+static void print_json(const struct top *t)
+{
+	json_object *o = json_object_new_object(), *vms, *vm;
+	char name[sizeof(t->rows->v->name)];
+	size_t i;
+	int s;
+
+	json_object_object_add(o, "interval_s",
+			       json_object_new_double(t->interval_s));
+	json_object_object_add(o, "sorted_by",
+			       json_object_new_string(sort_keys[t->p.sort].name));
+	vms = json_object_new_array();
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct row *r = &t->rows[i];
+
+		vm = json_object_new_object();
+		json_object_object_add(vm, "vm", json_object_new_string(
+			fmt_name(name, sizeof(name), r->v->name)));
+		json_object_object_add(vm, "pid", json_object_new_int(r->v->pid));
+		json_object_object_add(vm, "vm_id",
+				       json_object_new_int64(r->v->id));
+		json_object_object_add(vm, "vcpus",
+				       json_object_new_int64((int64_t)r->v->nr_vcpus));
+		json_object_object_add(vm, "exited",
+				       json_object_new_boolean(r->v->exited));
+		for (s = 0; s < VMLAT_NR_STATES; s++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%s_pct", state_names[s]);
+			json_object_object_add(vm, key,
+					       json_object_new_double(r->share[s]));
+		}
+		json_object_object_add(vm, "exits_per_s",
+				       json_object_new_double(r->exits_per_s));
+		json_object_object_add(vm, "p99_preempt_ns", r->p99_ns ?
+				       json_object_new_int64((int64_t)r->p99_ns) :
+				       NULL);
+		json_object_object_add(vm, "top_preemptor", r->worst[0] != '-' ?
+				       json_object_new_string(r->worst) : NULL);
+		json_object_object_add(vm, "top_preemptor_pct",
+				       r->worst[0] != '-' ?
+				       json_object_new_double(r->worst_pct) : NULL);
+		json_object_array_add(vms, vm);
+	}
+	json_object_object_add(o, "vms", vms);
+	printf("%s\n", json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	fflush(stdout);
+}
+
+/* A CSV field (RFC 4180): quoted, a quote doubled. */
+static void csv_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* -o csv: a header line once, then a line per VM and refresh. */
+static void print_csv(const struct top *t)
+{
+	char name[sizeof(t->rows->v->name)];
+	size_t i;
+	int s;
+
+	if (!t->refresh) {
+		printf("refresh,interval_s,vm,pid,vm_id,vcpus,exited");
+		for (s = 0; s < VMLAT_NR_STATES; s++)
+			printf(",%s_pct", state_names[s]);
+		printf(",exits_per_s,p99_preempt_ns,top_preemptor,top_preemptor_pct\n");
+	}
+	for (i = 0; i < t->nr_rows; i++) {
+		const struct row *r = &t->rows[i];
+
+		printf("%ld,%.3f,", t->refresh + 1, t->interval_s);
+		csv_str(fmt_name(name, sizeof(name), r->v->name));
+		printf(",%d,%u,%zu,%d", r->v->pid, r->v->id, r->v->nr_vcpus,
+		       r->v->exited);
+		for (s = 0; s < VMLAT_NR_STATES; s++)
+			printf(",%.3f", r->share[s]);
+		printf(",%.3f,", r->exits_per_s);
+		if (r->p99_ns)
+			printf("%llu", (unsigned long long)r->p99_ns);
+		putchar(',');
+		if (r->worst[0] != '-') {
+			csv_str(r->worst);
+			printf(",%.3f", r->worst_pct);
+		} else {
+			putchar(',');
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
 static void print_batch(const struct top *t)
 {
 	char line[512];
 	size_t i;
+
+	if (t->p.out == OUT_JSON) {
+		print_json(t);
+		return;
+	}
+	if (t->p.out == OUT_CSV) {
+		print_csv(t);
+		return;
+	}
 
 	title_line(line, sizeof(line), t);
 	printf("%s\n", line);
@@ -315,13 +435,15 @@ static bool key(struct top *t, int ch)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vmlat top [-b] [-d|-i INTERVAL] [-n COUNT] [-p PID[,PID...]] [-s KEY] [-r] [-a] [VM]\n"
+		"usage: vmlat top [-b] [-o text|json|csv] [-d|-i INTERVAL] [-n COUNT] [-p PID[,PID...]] [-s KEY] [-r] [-a] [VM]\n"
 		"  per VM, over each interval: the share of its vCPUs' time in guest, exit\n"
 		"  handling in the host kernel and in the VMM (user), preempted, waiting for\n"
 		"  a CPU, idle (halted) and blocked; exits per second; p99 preemption; the\n"
 		"  worst preemptor\n"
 		"  -b           batch mode: print each refresh (the default when stdout is\n"
 		"               not a terminal)\n"
+		"  -o FORMAT    batch mode's output: text (the default), json (an object\n"
+		"               per refresh and line) or csv (a header, a line per VM)\n"
 		"  -d, -i INTERVAL  between refreshes: 2s (also 0.5, seconds as top -d\n"
 		"               takes them, 500ms, 1m)\n"
 		"  -n COUNT     stop after COUNT refreshes (default: never; q quits)\n"
@@ -399,6 +521,19 @@ static int parse_opt(int opt, const char *arg, struct common_params *common)
 	case 'r':
 		p->reverse = true;
 		break;
+	case 'o':
+		if (!strcmp(arg, "json"))
+			p->out = OUT_JSON;
+		else if (!strcmp(arg, "csv"))
+			p->out = OUT_CSV;
+		else if (!strcmp(arg, "text"))
+			p->out = OUT_TEXT;
+		else
+			return common_refuse("top", "-o %s: text, json or csv",
+					     arg);
+		/* for scripts: batch mode */
+		p->batch = p->batch || p->out != OUT_TEXT;
+		break;
 	case 'a':
 		p->all = true;
 		break;
@@ -408,7 +543,7 @@ static int parse_opt(int opt, const char *arg, struct common_params *common)
 
 static const struct cmd_options top_cmd = {
 	.name = "top",
-	.optstring = "bd:i:n:p:s:ra",
+	.optstring = "bd:i:n:o:p:s:ra",
 	.usage = usage,
 	.parse_opt = parse_opt,
 };
@@ -472,12 +607,13 @@ static int top_collect(struct top *t)
 	return 0;
 }
 
-static void top_print(const struct top *t)
+static void top_print(struct top *t)
 {
 	if (t->p.batch)
 		print_batch(t);
 	else
 		draw(t);
+	t->refresh++;
 }
 
 static int top_run(struct top *t)

@@ -2,6 +2,9 @@
 """vmlat top -b on two recorded reads: each VM's shares, exits per second
 and vCPU count are those of the difference of the two documents as
 Python reads them; sort orders, -p, -n, names."""
+import csv
+import io
+import json
 import subprocess
 
 from cmdtest import doc_names, fixture, load
@@ -127,6 +130,42 @@ def run(ctx):
     ctx.check(len(blocks) == 2 and marked == ex_pids,
               "top.two_refreshes_and_exited_vms", "%d blocks, marked %s, "
               "json %s" % (len(blocks), marked, ex_pids))
+
+    # -o json and -o csv: the same numbers unrounded, for scripts
+    two = ["-f", fixture("contention-1"), "-f", fixture("contention-2")]
+    rc, out, err = ctx.run(two + ["top", "-o", "json"])
+    try:
+        docs = [json.loads(line) for line in out.splitlines()]
+    except ValueError as e:
+        docs, err = [], "%s: %s" % (e, out[:200])
+    rc2, out2, err2 = ctx.run(two + ["top", "-o", "csv"])
+    lines = list(csv.DictReader(io.StringIO(out2))) if rc2 == 0 else []
+    bad = []
+    for src, vms in (("json", docs[0]["vms"] if len(docs) == 1 else []),
+                     ("csv", lines)):
+        if len(vms) != len(exp):
+            bad.append("%s: %d VMs, %d in the JSON" % (src, len(vms),
+                                                       len(exp)))
+        for v in vms:
+            e = by_pid.get(int(v["pid"]))
+            if e is None:
+                bad.append("%s: pid %s unknown" % (src, v["pid"]))
+                continue
+            for s, c in zip(STATES, COLS):
+                if abs(float(v[s + "_pct"]) - e[c]) > 0.001:
+                    bad.append("%s: %s %s %s != %.4f" % (src, v["vm"], s,
+                                                         v[s + "_pct"], e[c]))
+            if int(v["vcpus"]) != e["VCPUS"] or \
+                    abs(float(v["exits_per_s"]) - e["EXITS/s"]) > 0.001:
+                bad.append("%s: %s vcpus %s exits/s %s" % (
+                    src, v["vm"], v["vcpus"], v["exits_per_s"]))
+    ctx.check(rc == 0 and rc2 == 0 and not bad,
+              "top.json_and_csv_equal_the_json_delta",
+              "; ".join(bad[:5]) + err + err2)
+    rc, out, err = ctx.run(two + ["top", "-o", "xml"])
+    ctx.check(rc == 2 and err == "vmlat: top: -o xml: text, json or csv "
+              "(see vmlat top -h)\n" and not out, "top.bad_output_refused",
+              (rc, err))
 
     # Saved documents without -n: a refresh per pair, then the end (the
     # last file is not read again and again).
