@@ -53,6 +53,7 @@ class Ctx:
         self.n = 0
         self.passed = 0
         self.failed = 0
+        self.skipped = 0
 
     def check(self, ok, name, why=""):
         self.n += 1
@@ -63,6 +64,13 @@ class Ctx:
             self.failed += 1
             print("not ok %d %s # %s" % (self.n, name,
                                          str(why).replace("\n", " | ")[:500]))
+
+    def skip(self, name, why):
+        """Test @name cannot run here, for @why (a tool not installed)."""
+        self.n += 1
+        self.skipped += 1
+        print("ok %d %s # SKIP %s" % (self.n, name,
+                                      str(why).replace("\n", " | ")[:500]))
 
     def run(self, args, env=None, timeout=60, stdin=None):
         """Run vmlat ARGS; (exit status, stdout, stderr)."""

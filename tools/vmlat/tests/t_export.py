@@ -4,8 +4,10 @@ each fixture (cmdtest.load()), read by prometheus_client's parser of the
 text exposition format (Debian's python3-prometheus-client), with the
 checks of the format that lax parser leaves out; then the real tools,
 Debian's promtool (check metrics, lint included) and node_exporter's
-textfile collector (served over HTTP), got by tools/testhost/debtools.sh;
-then the error cases."""
+textfile collector (served over HTTP): from $VMLAT_DEBTOOLS (the
+directory tools/testhost/debtools.sh unpacks them into, as make check
+passes it), else from PATH, else those checks are skipped (a unit test
+downloads nothing); then the error cases."""
 import json
 import math
 import os
@@ -30,7 +32,6 @@ except ImportError as x:
         % x
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEBTOOLS = os.path.join(HERE, "..", "..", "testhost", "debtools.sh")
 
 STATES = cmdtest.doc_names("VMLAT_STATES")
 NESTED_HKINDS = cmdtest.doc_names("VMLAT_NESTED_HISTS")
@@ -488,23 +489,37 @@ def check_doc(ctx, tag, e, d, names=None):
 # ---- the tools ---------------------------------------------------------
 
 def get_debtools():
-    """(promtool, node_exporter) of debtools.sh, or (None, why)."""
-    try:
-        p = subprocess.run(["bash", DEBTOOLS], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=900)
-    except (OSError, subprocess.TimeoutExpired) as x:
-        return None, "debtools.sh: %r" % x
-    err = p.stderr.decode("utf-8", "replace").strip().splitlines()
-    if p.returncode:
-        return None, "debtools.sh failed (%d): %s" % (
-            p.returncode, " | ".join(err[-5:]))
-    out = p.stdout.decode().strip().splitlines()
-    d = out[-1] if out else ""
-    pt = os.path.join(d, "usr/bin/promtool")
-    ne = os.path.join(d, "usr/bin/prometheus-node-exporter")
-    if not (os.access(pt, os.X_OK) and os.access(ne, os.X_OK)):
-        return None, "debtools.sh printed %r, without the binaries" % d
-    return (pt, ne), ""
+    """(promtool, node_exporter), or (None, why): from $VMLAT_DEBTOOLS,
+    a directory that must hold both (a wrong one is an error), else from
+    PATH (Debian installs node_exporter as prometheus-node-exporter)."""
+    d = os.environ.get("VMLAT_DEBTOOLS")
+    if d:
+        pt = os.path.join(d, "usr/bin/promtool")
+        ne = os.path.join(d, "usr/bin/prometheus-node-exporter")
+        if not (os.access(pt, os.X_OK) and os.access(ne, os.X_OK)):
+            return False, "VMLAT_DEBTOOLS=%s holds no usr/bin/promtool " \
+                "and usr/bin/prometheus-node-exporter" % d
+        return (pt, ne), ""
+    pt = shutil.which("promtool")
+    ne = shutil.which("prometheus-node-exporter") or \
+        shutil.which("node_exporter")
+    if pt and ne:
+        return (pt, ne), ""
+    return None, "no promtool and node_exporter in PATH (packages " \
+        "prometheus and prometheus-node-exporter; or VMLAT_DEBTOOLS=DIR, " \
+        "where tools/testhost/debtools.sh unpacks them)"
+
+
+def tool_check(ctx, name, tools, why, check):
+    """@check(tools) -> (ok, why) as test @name; skipped without the
+    tools, failed where $VMLAT_DEBTOOLS named none (tools False)."""
+    if tools:
+        ok, why = check(tools)
+        ctx.check(ok, name, why)
+    elif tools is None:
+        ctx.skip(name, why)
+    else:
+        ctx.check(False, name, why)
 
 
 def promtool_check(promtool, text):
@@ -831,7 +846,6 @@ def run(ctx):
         return
     parser_selftest(ctx)
     tools, tools_why = get_debtools()
-    ctx.check(tools is not None, "export.debtools", tools_why)
     tmp = tempfile.mkdtemp(prefix="vmlat-export-")
     try:
         served_docs = []
@@ -844,11 +858,8 @@ def run(ctx):
             ctx.check(not e.errors, "export.%s.format" % name,
                       "; ".join(e.errors[:5]))
             check_doc(ctx, name, e, cmdtest.load(name))
-            if tools:
-                ok, why = promtool_check(tools[0], out)
-            else:
-                ok, why = False, tools_why
-            ctx.check(ok, "export.%s.promtool" % name, why)
+            tool_check(ctx, "export.%s.promtool" % name, tools, tools_why,
+                       lambda t, out=out: promtool_check(t[0], out))
             served_docs.append((name, args, None, e))
 
         # Names: QEMU's -name (pid 190), libvirt's over it (pid 191).
@@ -882,11 +893,8 @@ def run(ctx):
                   "export.synthetic.runs", "%d %r %s %s" %
                   (rc, err, why, e.errors[:3]))
         check_doc(ctx, "synthetic", e, d, names)
-        if tools:
-            ok, why = promtool_check(tools[0], text)
-        else:
-            ok, why = False, tools_why
-        ctx.check(ok, "export.synthetic.promtool", why)
+        tool_check(ctx, "export.synthetic.promtool", tools, tools_why,
+                   lambda t: promtool_check(t[0], text))
         served_docs.append(("synthetic", args, env, e))
 
         output_file_checks(ctx, tmp)
@@ -896,6 +904,6 @@ def run(ctx):
         if tools:
             node_exporter_checks(ctx, tools, served_docs)
         else:
-            ctx.check(False, "export.node_exporter", tools_why)
+            tool_check(ctx, "export.node_exporter", tools, tools_why, None)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -32,7 +32,9 @@ def main():
         except Exception as e:  # one module's crash is its failure
             ctx.check(False, "%s.runs" % f[2:-3], repr(e))
     print("1..%d" % ctx.n)
-    print("%d passed, %d failed" % (ctx.passed, ctx.failed))
+    print("%d passed, %d failed%s" % (
+        ctx.passed, ctx.failed,
+        ", %d skipped" % ctx.skipped if ctx.skipped else ""))
     return 1 if ctx.failed else 0
 
 
