@@ -133,8 +133,7 @@ static size_t escape_value(char *buf, size_t n, const char *v)
 			rep = "\\\"";
 		} else if (*s == '\n') {
 			rep = "\\n";
-		} else if ((len == 1 && (*s < 0x20 || *s == 0x7f)) ||
-			   (len == 2 && s[0] == 0xc2 && s[1] < 0xa0)) {
+		} else if (name_control(s, len)) {
 			rep = "?";
 		} else if (len == 1) {
 			one[0] = (char)*s;

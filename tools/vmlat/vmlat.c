@@ -126,9 +126,7 @@ char *fmt_name(char *buf, size_t n, const char *s)
 		l = *u < 0x80 ? 1 : vmlat_utf8_seq(u, left, &bad);
 		if (o + (l ?: 1) >= n)
 			break;
-		/* C0, DEL, and C1 (U+0080-U+009F: 0xc2 0x80-0x9f) */
-		if (!l || (l == 1 && (*u < 0x20 || *u == 0x7f)) ||
-		    (l == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
+		if (!l || name_control(u, l)) {
 			buf[o++] = '?';
 			l = l ?: bad;
 		} else {

@@ -129,6 +129,16 @@ char *fmt_pct(char *buf, size_t n, uint64_t part, uint64_t whole);
  * name; cut where @buf ends, never inside a character.
  */
 char *fmt_name(char *buf, size_t n, const char *s);
+/*
+ * name_control() - whether the character of @l bytes at @u (a length
+ * vmlat_utf8_seq() gave, 1 for ASCII) is a control character: C0, DEL,
+ * or C1 (U+0080-U+009F, as UTF-8 0xc2 0x80-0x9f).
+ */
+static inline bool name_control(const unsigned char *u, size_t l)
+{
+	return (l == 1 && (*u < 0x20 || *u == 0x7f)) ||
+	       (l == 2 && u[0] == 0xc2 && u[1] < 0xa0);
+}
 
 /*
  * preemptor_label() - who @p is, for people: "host task stress[123]",
