@@ -58,7 +58,8 @@ sys.path.insert(0, HERE)
 from vmlat_oracle import LINE_RE  # noqa: E402
 from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
                          SkipTest, check_no_lost_events, keep, main, rd,
-                         rd_json, tap, tracing_instance, ts_ns, wr)
+                         rd_json, run_native, tap, tracing_instance, ts_ns,
+                         wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -125,14 +126,14 @@ def record(name, args, extra_events=(), intervals=False):
     wr(tmp + "/scenario.txt", stdout)
     wr(tmp + "/trace.txt", trace)
     wr(tmp + "/vmlat.json", json.dumps(vm, indent=1))
-    o = subprocess.run([sys.executable, os.path.join(HERE, "vmlat_oracle.py"),
-                        "--scenario", tmp + "/scenario.txt",
-                        "--start-marker", "vmlat_start " + name,
-                        "--end-marker", "vmlat_end " + name,
-                        "-o", tmp + "/oracle.json", tmp + "/trace.txt"] +
-                       (["--intervals"] if intervals else []),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
+    # the oracle reads and writes files only: on the build machine when
+    # a runner is there (run_native())
+    o = run_native([sys.executable, os.path.join(HERE, "vmlat_oracle.py"),
+                    "--scenario", tmp + "/scenario.txt",
+                    "--start-marker", "vmlat_start " + name,
+                    "--end-marker", "vmlat_end " + name,
+                    "-o", tmp + "/oracle.json", tmp + "/trace.txt"] +
+                   (["--intervals"] if intervals else []))
     if o.returncode != 0:
         raise RuntimeError("oracle failed (%d): %s" %
                            (o.returncode, o.stderr.strip()[-300:]))

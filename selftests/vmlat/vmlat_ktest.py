@@ -415,6 +415,56 @@ def scenario(*args):
     return recs
 
 
+_native_seq = 0
+# How long a request waits for tools/testhost/native-runner.py to claim
+# it before it runs here (no runner: a test run by hand, a Bochs host).
+NATIVE_CLAIM_S = 5
+
+
+def run_native(argv, timeout=600):
+    """Run @argv (python3 on a script that only reads and writes files in
+    $VMLAT_OUT) on the build machine, through $VMLAT_NATIVE's runner
+    (tools/testhost/native-runner.py: what a QEMU test host's TCG runs
+    several times slower), or here if no runner claims it; return a
+    subprocess.CompletedProcess (text)."""
+    global _native_seq
+    d, out = os.environ.get("VMLAT_NATIVE"), os.environ.get("VMLAT_OUT")
+    if d and out and os.path.isdir(d) and all(
+            os.path.realpath(a).startswith(os.path.realpath(out) + os.sep)
+            for a in argv[2:] if a.startswith("/")):
+        _native_seq += 1
+        rid = "%d-%d" % (os.getpid(), _native_seq)
+        req = os.path.join(d, rid + ".req")
+        with open(req + ".tmp", "w") as f:
+            json.dump(argv, f)
+        os.rename(req + ".tmp", req)
+        res = os.path.join(d, rid + ".res")
+        t0 = time.monotonic()
+        while True:
+            if os.path.exists(res):
+                r = rd_json(res)
+                os.unlink(res)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(d, rid + ".run"))
+                return subprocess.CompletedProcess(
+                    argv, r["rc"], r["stdout"], r["stderr"])
+            waited = time.monotonic() - t0
+            if waited > NATIVE_CLAIM_S and os.path.exists(req):
+                try:    # unclaimed: take it back, unless claimed now
+                    os.rename(req, req + ".local")
+                except FileNotFoundError:
+                    continue
+                os.unlink(req + ".local")
+                break
+            if waited > timeout + NATIVE_CLAIM_S:
+                raise RuntimeError("native run of %s: no result in %d s" %
+                                   (os.path.basename(argv[1]), timeout))
+            time.sleep(0.05)
+    return subprocess.run(argv, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True,
+                          timeout=timeout)
+
+
 def reports():
     """The reports file: ((reports, snapshots taken, rate-limited), list
     of rows as dicts)."""
