@@ -105,12 +105,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (SLACK_NS, TRACING, VMLAT,  # noqa: E402
+from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
                          ConsoleGuest, SkipTest,
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
                          linux_guest_initramfs,
-                         main, rd, tap, tracing_instance, ts_ns, wr)
+                         main, rd, run_native, tap, tracing_instance,
+                         ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_steal_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -202,7 +203,7 @@ LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[-\d]+\)\s+)?\[(\d+)\]\s+"
                   r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
 
 
-def components(trace, tid, t0, t1):
+def components(trace, tid, t0, t1, slack=SLACK_NS):
     """The vCPU thread's off-CPU runnable time in the trace between t0 and
     t1 (CLOCK_MONOTONIC ns), by kind:
       preempt_ns    switched out runnable .. switched in
@@ -335,11 +336,11 @@ def components(trace, tid, t0, t1):
                 c["missed"].append((kind, t))
     c["vmlat_first"] = order == {True}
     c["bracket_ns"] = brackets(percpu, ivs, matched, c["vmlat_first"],
-                               t0, t1)
+                               t0, t1, slack)
     return c
 
 
-def brackets(percpu, ivs, matched, vmlat_first, t0, t1):
+def brackets(percpu, ivs, matched, vmlat_first, t0, t1, slack):
     """How far, at most, vmlat's clock points and run_delay's lie from
     ftrace's events at the two ends of the intervals @ivs, summed, as the
     record itself brackets them: in one __schedule(), interrupts off, the
@@ -352,7 +353,7 @@ def brackets(percpu, ivs, matched, vmlat_first, t0, t1):
     second, no later than the CPU's next event). A loaded emulator's
     stall between them, or slower code, widens the bracket with it. An
     interval that began at a wake-up (sched_waking, on the waker's CPU,
-    where little is recorded) gets SLACK_NS for that end: its two probes'
+    where little is recorded) gets @slack (SLACK_NS) for that end: its two probes'
     cost (and the time from sched_waking to the enqueue is measured,
     wake_call_ns)."""
     def near(seq, i, step):
@@ -374,7 +375,7 @@ def brackets(percpu, ivs, matched, vmlat_first, t0, t1):
         total += max(seq[i][1], seq[j][1]) - \
             (before if before is not None else t0)
         if start is None:
-            total += SLACK_NS
+            total += slack
             continue
         seq = percpu[start[0]]
         k = start[1]
@@ -441,22 +442,42 @@ def window(g, tid, alone):
                            " | ".join(g.out[-5:]))
     d = {k: b["vcpu"][k] - a["vcpu"][k] for k in b["vcpu"]
          if k.endswith("_ns")}
-    return {"vmlat_ready_ns": d["preempted_ns"] + d["wait_ns"],
-            "run_delay_ns": b["run_delay"] - a["run_delay"],
-            # /proc/stat counts in USER_HZ, 100 on x86
-            "guest_steal_ns": (int(s1) - int(s0)) * 10**7,
-            "vmlat": d,
-            "ftrace": components(trace, tid, a["t1"], b["t0"]),
+    w = {"vmlat_ready_ns": d["preempted_ns"] + d["wait_ns"],
+         "run_delay_ns": b["run_delay"] - a["run_delay"],
+         # /proc/stat counts in USER_HZ, 100 on x86
+         "guest_steal_ns": (int(s1) - int(s0)) * 10**7,
+         "vmlat": d}
+    name = "steal_%s_trace.txt" % ("vcpu_alone" if alone else "qemu_on_cpu")
+    keep(name, trace)
+    at = (tid, a["t0"], a["t1"], b["t0"], b["t1"], t_s0, t_stop)
+    if KEEP:    # on the build machine if it can (run_native())
+        p = run_native([sys.executable, os.path.abspath(__file__),
+                        "--figures", os.path.join(KEEP, name)] +
+                       [str(x) for x in at + (SLACK_NS,)])
+        if p.returncode:
+            raise RuntimeError("steal_test.py --figures: %s" %
+                               p.stderr.strip()[-300:])
+        w.update(json.loads(p.stdout))
+    else:
+        w.update(figures(trace, *at, SLACK_NS))
+    return w
+
+
+def figures(trace, tid, a_t0, a_t1, b_t0, b_t1, t_s0, t_stop, slack):
+    """What the ftrace record of a window says (window()); the sample
+    before it read the vCPU's figures in [@a_t0, @a_t1], the sample after
+    in [@b_t0, @b_t1], the guest its steal before @t_s0 and after
+    @t_stop; @slack: SLACK_NS."""
+    return {"ftrace": components(trace, tid, a_t1, b_t0, slack),
             # vmlat and run_delay are read somewhere in [t0, t1] of each
             # sample, the record's window is [a.t1, b.t0]: at most the
             # vCPU's runnable time in those two stretches apart
-            "edges_ns": runnable(trace, tid, a["t0"], a["t1"]) +
-            runnable(trace, tid, b["t0"], b["t1"]),
+            "edges_ns": runnable(trace, tid, a_t0, a_t1) +
+            runnable(trace, tid, b_t0, b_t1),
             # the guest's window lies within the host's, short of it by
             # at most the vCPU's runnable time in these two stretches
-            "guest_edges_ns": runnable(trace, tid, a["t0"], t_s0) +
-            runnable(trace, tid, t_stop, b["t1"]),
-            "trace": trace}
+            "guest_edges_ns": runnable(trace, tid, a_t0, t_s0) +
+            runnable(trace, tid, t_stop, b_t1)}
 
 
 SCENARIOS = [("vcpu_alone", True), ("qemu_on_cpu", False)]
@@ -490,8 +511,6 @@ def measure(qemu, kernel, cpio):
 
 
 def check(name, w):
-    trace = w.pop("trace")
-    keep("steal_%s_trace.txt" % name, trace)
     print("# %s: %s" % (name, json.dumps(w)))
     vmlat, rdl, guest = (w["vmlat_ready_ns"], w["run_delay_ns"],
                          w["guest_steal_ns"])
@@ -576,12 +595,17 @@ def t_guest_steal():
         tap(False, "guest_steal.boots", "three boots hung")
         return
     print("# boot %d" % attempt)
-    keep("steal_figures.json", json.dumps(
-        {k: {kk: vv for kk, vv in v.items() if kk != "trace"}
-         for k, v in m.items()}, indent=1))
+    keep("steal_figures.json", json.dumps(m, indent=1))
     for name, _ in SCENARIOS:
         check(name, m[name])
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--figures"]:
+        # steal_test.py --figures TRACE TID A_T0 A_T1 B_T0 B_T1 T_S0
+        # T_STOP SLACK_NS: figures() as JSON (what run_native() runs)
+        with open(sys.argv[2]) as f:
+            print(json.dumps(figures(f.read(),
+                                     *[int(x) for x in sys.argv[3:11]])))
+        sys.exit(0)
     main([t_guest_steal])
