@@ -89,14 +89,16 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import vmlat_oracle  # noqa: E402
-from vmlat_ktest import (SLACK_NS, TRACING, SkipTest, VMLAT,  # noqa: E402
+from vmlat_ktest import (GUEST_HUNG_S, SLACK_NS, TRACING,  # noqa: E402
+                         SkipTest, VMLAT,
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
                          linux_guest_initramfs, main, rd, rd_json, tap,
                          tracing_instance, ts_ns, wr)
 
 BURN_S = 4      # both burners run this long, the first 1 s more
-BOOT_S = 100    # a boot that takes longer hung (a good one: about 35 s)
+# a guest run (boot, burners, poweroff) that takes longer hung
+BOOT_S = GUEST_HUNG_S
 # vmlat's observed time of a burner against the guest's run time of it
 TOL, TOL_NS = 0.08, 40 * 10**6
 
@@ -367,7 +369,7 @@ def t_two_vms():
             g = [Guest(qemu, kernel, cpio, False),
                  Guest(qemu, kernel, cpio, False)]
             t0 = time.time()
-            while time.time() - t0 < 150 and not all(
+            while time.time() - t0 < GUEST_HUNG_S and not all(
                     x.said("=== burning") or x.q.poll() is not None
                     for x in g):
                 time.sleep(0.5)
@@ -524,7 +526,8 @@ def t_compensated():
         t0 = time.time()
         for n in range(5):
             mark = "=== steal1" if n == 0 else "=== job%d" % n
-            while time.time() - t0 < 300 and not g.said(mark) and \
+            while time.time() - t0 < GUEST_HUNG_S and \
+                    not g.said(mark) and \
                     g.q.poll() is None:
                 time.sleep(0.1)
             vm = [v for v in rd_json()["vms"] if v["pid"] == g.q.pid]

@@ -353,9 +353,9 @@ def brackets(percpu, ivs, matched, vmlat_first, t0, t1, slack):
     second, no later than the CPU's next event). A loaded emulator's
     stall between them, or slower code, widens the bracket with it. An
     interval that began at a wake-up (sched_waking, on the waker's CPU,
-    where little is recorded) gets @slack (SLACK_NS) for that end: its two probes'
-    cost (and the time from sched_waking to the enqueue is measured,
-    wake_call_ns)."""
+    where little is recorded) gets @slack (SLACK_NS) for that end: its
+    two probes' cost (and the time from sched_waking to the enqueue is
+    measured, wake_call_ns)."""
     def near(seq, i, step):
         i += step
         while 0 <= i < len(seq):

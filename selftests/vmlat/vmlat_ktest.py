@@ -176,6 +176,14 @@ def guest_modules(kernel, *kos):
     return [os.path.join(os.path.dirname(d[0]), m) for m in order]
 
 
+# A Linux test guest that has not reached its workload in this long hung.
+# Only a hang waits for it, so it is no estimate of a boot: 10 to 40 s
+# under TCG on an idle machine, more than 150 s for two guests booting
+# at once in a cold make check (the test host at nice 5 beside the debug
+# kernel's build). Half of guest-job.sh's timeout of a whole test.
+GUEST_HUNG_S = 300
+
+
 def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
                      disk=None):
     """QEMU's command line for a Linux test guest on the test host's KVM:
