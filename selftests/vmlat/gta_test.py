@@ -97,8 +97,6 @@ from vmlat_ktest import (GUEST_HUNG_S, SLACK_NS, TRACING,  # noqa: E402
                          tracing_instance, ts_ns, wr)
 
 BURN_S = 4      # both burners run this long, the first 1 s more
-# a guest run (boot, burners, poweroff) that takes longer hung
-BOOT_S = GUEST_HUNG_S
 # vmlat's observed time of a burner against the guest's run time of it
 TOL, TOL_NS = 0.08, 40 * 10**6
 
@@ -183,7 +181,8 @@ def boot(qemu, kernel, cpio, params, tag):
                              stdout=log, stderr=subprocess.STDOUT,
                              universal_newlines=True)
         try:
-            q.wait(timeout=BOOT_S)
+            # the whole run (boot, burners, poweroff)
+            q.wait(timeout=GUEST_HUNG_S)
         except subprocess.TimeoutExpired:
             q.kill()
             q.wait()

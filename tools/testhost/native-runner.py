@@ -80,6 +80,9 @@ def serve(d, out, scripts, base):
                 res = {"rc": 124, "stdout": "",
                        "stderr": "native-runner: timed out after %d s" %
                        TIMEOUT_S}
+            except OSError as e:    # answered all the same: never a crash
+                res = {"rc": 126, "stdout": "",
+                       "stderr": "native-runner: %s" % e}
         tmp = os.path.join(d, rid + ".res.tmp")
         with open(tmp, "w") as f:
             json.dump(res, f)
