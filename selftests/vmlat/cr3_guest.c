@@ -7,12 +7,14 @@
  *                                  VCPUS vCPUs (1..4, default 1), each
  *                                  going through every root in turn
  *
- * Prints libkvm's root, then each root with the OUT exits taken in it
- * (all vCPUs'), then each vCPU's, then how many exits KVM_GET_SREGS found
- * in another CR3 than the guest said (0 unless KVM or the guest is
- * broken):
+ * Prints libkvm's root, the guest's RIPs from which on it is in the root
+ * it wrote last (cr3_guest_code(): after its CR3 write, up to its OUT),
+ * then each root with the OUT exits taken in it (all vCPUs'), then each
+ * vCPU's, then how many exits KVM_GET_SREGS found in another CR3 than the
+ * guest said (0 unless KVM or the guest is broken):
  *
  *   pgd 0x<gpa>
+ *   written 0x<rip> out 0x<rip>
  *   root <k> 0x<gpa> exits <count>
  *   vcpu <i> root <k> exits <count>
  *   mismatches <count>
@@ -47,6 +49,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("pgd 0x%llx\n", (unsigned long long)st.pgd);
+	printf("written 0x%llx out 0x%llx\n",
+	       (unsigned long long)st.written_rip,
+	       (unsigned long long)st.out_rip);
 	for (k = 0; k < st.n; k++)
 		printf("root %u 0x%llx exits %llu\n", k,
 		       (unsigned long long)st.roots[k],

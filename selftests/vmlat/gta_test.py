@@ -33,12 +33,12 @@
            and took every name call the guest made. The guest kernel runs with page table isolation
            forced on (every process has two page-table roots, and CR3
            changes at every kernel entry and exit), then off. vmlat names
-           each burner's address space, as the two user address spaces
-           with the most guest time, ranked as the guest ranks them. Each
-           one's observed time (guest, exit handling, preempted and
-           waiting) lies within 8% + 40 ms of the guest's own run time of
-           the process (schedstat's sum_exec_runtime: Debian's kernels
-           count steal in it, without PARAVIRT_TIME_ACCOUNTING), and its
+           each burner's address space: of the three user address spaces
+           with the most guest time, the one whose observed time (guest,
+           exit handling, preempted and waiting) is nearest the guest's
+           own run time of the process (schedstat's sum_exec_runtime:
+           Debian's kernels count steal in it, without
+           PARAVIRT_TIME_ACCOUNTING), within 8% + 40 ms of it, and its
            guest time alone is less; the guest kernel's own address
            space, never seen at CPL 3, is named "kernel". The pti boot
            checks that the guest did isolate, and both that vmlat keys
@@ -93,8 +93,8 @@ from vmlat_ktest import (GUEST_HUNG_S, SLACK_NS, TRACING,  # noqa: E402
                          SkipTest, VMLAT,
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
-                         linux_guest_initramfs, main, rd, rd_json, tap,
-                         tracing_instance, ts_ns, wr)
+                         linux_guest_initramfs, load, main, rd, rd_json,
+                         tap, tracing_instance, ts_ns, unload, wr)
 
 BURN_S = 4      # both burners run this long, the first 1 s more
 # vmlat's observed time of a burner against the guest's run time of it
@@ -247,29 +247,36 @@ def burners(pti):
     guest = "a: pid %d ticks %d ms run %d ms; b: pid %d ticks %d ms run %d ms" % (
         a[0], a[1] // 10**6, a[2] // 10**6, b[0], b[1] // 10**6,
         b[2] // 10**6)
-    # The burners' rows: the two user address spaces with the most guest
-    # time, the second observed at least half as long as the guest itself
-    # says the shorter burner ran (its own clock, which counts what it
-    # ran however slow a loaded test host made it; burner_time below
-    # holds each to 8%), not a fixed second of guest time.
-    if not tap(len(user) >= 2 and
-               user[1]["observed_ns"] >= min(a[2], b[2]) // 2,
-               tag + ".burners_found", "%s || %s" % (summary, guest)):
+    # The burners' rows: of the three user address spaces with the most
+    # guest time, the one whose observed time is nearest the guest's run
+    # time of each burner (its own clock, which counts what it ran
+    # however slow a loaded test host made it), within 8% + 40 ms, its
+    # guest time alone less. Not the first two by guest time: the
+    # guest's init ranked second in a test host slowed to a quarter of a
+    # CPU, whose slowness stretches init's fixed work but not the
+    # burners' fixed seconds.
+    if not tap(len(user) >= 2, tag + ".burners_found",
+               "%s || %s" % (summary, guest)):
         return
-    for want, row, name in ((a, user[0], "first"), (b, user[1], "second")):
+    picked = []
+    for want, name in ((a, "first"), (b, "second")):
+        row = min(user[:3], key=lambda r: abs(r["observed_ns"] - want[2]))
+        picked.append(row)
         seen = row["observed_ns"]
         tol = TOL * want[2] + TOL_NS
-        tap(abs(seen - want[2]) <= tol and row["guest_ns"] < want[2],
+        tap(abs(seen - want[2]) <= tol and row["guest_ns"] < want[2] and
+            picked.count(row) == 1,
             "%s.%s_burner_time" % (tag, name),
-            "vmlat observed %d ms (guest %d), guest's run time %d ms, "
-            "ticks %d ms || %s" % (seen // 10**6, row["guest_ns"] // 10**6,
-                                  want[2] // 10**6, want[1] // 10**6,
-                                  summary))
+            "vmlat observed %d ms (guest %d) in as 0x%x, guest's run time "
+            "%d ms, ticks %d ms || %s" % (
+                seen // 10**6, row["guest_ns"] // 10**6, row["as"],
+                want[2] // 10**6, want[1] // 10**6, summary))
     kern = [r for r in rows if not r["user"] and "pid" not in r]
     tap(bool(kern), tag + ".kernel_named", summary)
     # vmlat_guest.ko's names: the guest's own pid and comm of each burner
     # (a by the list at load, b by its fork and exec), every call taken.
-    for want, row, name in ((a, user[0], "first"), (b, user[1], "second")):
+    for want, row, name in ((a, picked[0], "first"),
+                            (b, picked[1], "second")):
         tap(row.get("pid") == want[0] and row.get("comm") == want[3],
             "%s.%s_burner_named" % (tag, name),
             "row pid %s comm %s, the guest's %d %s || %s" % (
@@ -766,38 +773,76 @@ def kvm_reload(mod, *params):
 
 
 CR3_INST = TRACING + "/instances/vmlat_gta_cr3"
-# The exits that end a root's visit (the guest's OUT) and, on shadow
-# paging, the write of the next root, which exits in the old one.
+# The exits that end a root's visit: the guest's OUT.
 CR3_OUT = {("svm", 0x7b), ("vmx", 30)}            # IOIO, IO_INSTRUCTION
-CR3_WRITE = {("svm", 0x13), ("vmx", 28)}          # WRITE_CR3, CR_ACCESS
 
 
-def cr3_oracle(trace, tids, n, shadow):
+CR3_PRE_INST = TRACING + "/instances/vmlat_gta_cr3_pre"
+
+
+def kvm_stamps(trace, tids):
+    """{tid: [time of each kvm_entry and kvm_exit of that thread, in
+    order]} of a trace."""
+    got = {t: [] for t in tids}
+    for line in trace.splitlines():
+        m = vmlat_oracle.LINE_RE.match(line)
+        if m and m.group("event") in ("kvm_entry", "kvm_exit") and \
+                int(m.group("pid")) in got:
+            got[int(m.group("pid"))].append(
+                ts_ns(m.group("sec") + "." + m.group("frac")))
+    return got
+
+
+def probe_skews(pre, post, tids):
+    """{tid: [how much later the instance enabled after vmlat loaded
+    stamped each kvm_entry and kvm_exit of that thread than the one
+    enabled before]}: vmlat's probe, between the two on the tracepoint,
+    read its clock within that stretch. None if the two records are not
+    of the same events."""
+    a, b = kvm_stamps(pre, tids), kvm_stamps(post, tids)
+    skews = {}
+    for t in tids:
+        if len(a[t]) != len(b[t]):
+            return None
+        skews[t] = [y - x for x, y in zip(a[t], b[t])]
+        if any(d < 0 for d in skews[t]):
+            return None
+    return skews
+
+
+def cr3_oracle(trace, tids, n, code, skews=None):
     """Each root's times as ftrace recorded them, by no code of vmlat's.
     Every stay in the guest (kvm_entry .. kvm_exit of a vCPU thread of
     @tids) goes to the root the guest was in at its exit, which the
     guest's program tells: every vCPU goes through the @n roots in turn,
-    and its j-th OUT exit is in root j mod n; a stay ending in a CR3
-    write (@shadow paging) is in the root before the write; any other in
-    the root of the vCPU's next OUT (with two-dimensional paging the guest
-    writes CR3 without an exit, right after its OUT) or, on shadow paging
-    before its CR3 write, of its last one. A stay's guest time ends at
-    its kvm_exit or, where kvm_exit is traced late (6.1 SVM: after the
-    host's interrupt that caused the exit), at the first host interrupt in
-    it (the rest is its late part). Its observed time (aspace.h: the
-    guest interval, then the exit's handling and any preemption until the
-    next entry) runs to the vCPU's next kvm_entry; the last one's to
-    somewhere between its kvm_exit and the thread's exit.
+    and its j-th OUT exit is in root j mod n; any other exit with its RIP
+    in @code (cr3_guest's (written, out): after the CR3 write, up to the
+    OUT) is in the root of the vCPU's next OUT, one elsewhere (after an
+    OUT, before the next CR3 write: a host interrupt pending at the entry
+    exits there, a CR3 write on shadow paging exits at itself) in that of
+    its last OUT, or in libkvm's root before the first. A stay's guest
+    time ends at its kvm_exit or, where kvm_exit is traced late (6.1 SVM:
+    after the host's interrupt that caused the exit), at the first host
+    interrupt in it (the rest is its late part). Its observed time
+    (aspace.h: the guest interval, then the exit's handling and any
+    preemption until the next entry) runs to the vCPU's next kvm_entry;
+    the last one's to somewhere between its kvm_exit and the thread's
+    exit.
+
+    With @skews (probe_skews(): @trace is the record of the instance
+    enabled after vmlat's probes, another's was enabled before), each
+    root's guest and observed time as vmlat's probes may have stamped
+    them lie within skew_lo below and skew_hi above these.
 
     Returns ({root index: dict(guest=ns, late=ns, stays=count,
     observed=ns, tail=ns: how much more the last stays may have,
-    head_guest=ns and head=ns: how much of the guest and observed time
-    may be libkvm's root's instead, before a vCPU's first OUT with
-    two-dimensional paging)}, [OUT exits per root of each vCPU], the
-    vCPUs' time from their first kvm_entry to their last kvm_exit)."""
-    per = {t: {"stays": [], "in": None, "first": None, "died": None}
-           for t in tids}
-    spans = {}
+    skew_lo, skew_hi, oskew_lo, oskew_hi: the guest's and the observed
+    time's)}, [OUT exits per root of each vCPU], the number of OUT exits
+    at another RIP than @code's OUT)."""
+    per = {t: {"stays": [], "in": None, "first": None, "died": None,
+               "n": 0, "skew": 0} for t in tids}
+    written, out_rip = code
+    astray = 0
     for line in trace.splitlines():
         m = vmlat_oracle.LINE_RE.match(line)
         if not m or int(m.group("pid")) not in per:
@@ -806,40 +851,44 @@ def cr3_oracle(trace, tids, n, shadow):
         v = per[tid]
         t = ts_ns(m.group("sec") + "." + m.group("frac"))
         ev = m.group("event")
+        if ev in ("kvm_entry", "kvm_exit"):
+            skew = skews[tid][v["n"]] if skews else 0
+            v["n"] += 1
         if ev == "kvm_entry":
-            v["in"], v["first"] = t, None
-            spans.setdefault(tid, [t, t])
+            v["in"], v["first"], v["skew"] = t, None, skew
         elif ev == "kvm_exit" and v["in"] is not None:
-            r = vmlat_oracle.EXIT_RE.match(m.group("body"))
-            isa, code, _ = vmlat_oracle.exit_info(r.group("reason")) \
+            body = m.group("body")
+            r = vmlat_oracle.EXIT_RE.match(body)
+            isa, code_, _ = vmlat_oracle.exit_info(r.group("reason")) \
                 if r else (None, None, None)
-            kind = ("out" if (isa, code) in CR3_OUT else
-                    "cr3" if (isa, code) in CR3_WRITE else "other")
+            rip = int(body[r.end():].split()[0], 16) if r else -1
+            kind = ("out" if (isa, code_) in CR3_OUT else
+                    "new" if written <= rip <= out_rip else "old")
+            if kind == "out" and rip != out_rip:
+                astray += 1
             end = t if v["first"] is None else v["first"]
-            v["stays"].append((kind, v["in"], end, t))
+            v["stays"].append((kind, v["in"], end, t, v["skew"], skew))
             v["in"] = None
-            spans[tid][1] = t
         elif ev == "sched_process_exit":
             v["died"] = t
         elif v["in"] is not None and v["first"] is None and \
                 ev != "kvm_entry" and ev.endswith("_entry"):
             v["first"] = t      # a host interrupt: the guest had left
     roots = {k: dict(guest=0, late=0, stays=0, observed=0, tail=0,
-                     head_guest=0, head=0) for k in range(n)}
+                     skew_lo=0, skew_hi=0, oskew_lo=0, oskew_hi=0)
+             for k in range(n)}
     outs = []
     for v in per.values():
         stays = v["stays"]
         pos = [i for i, st in enumerate(stays) if st[0] == "out"]
         outs.append([0] * n)
-        written = False
-        for i, (kind, entry, end, exit_t) in enumerate(stays):
+        for i, (kind, entry, end, exit_t, d_in, d_out) in \
+                enumerate(stays):
             j = bisect.bisect_left(pos, i)  # OUTs before; this one's number
             if kind == "out":
-                k, written = j % n, False
+                k = j % n
                 outs[-1][k] += 1
-            elif kind == "cr3":
-                k, written = ((j - 1) % n if j else None), True
-            elif not shadow or written:
+            elif kind == "new":
                 k = j % n
             else:
                 k = (j - 1) % n if j else None     # libkvm's root at first
@@ -852,14 +901,16 @@ def cr3_oracle(trace, tids, n, shadow):
             observed = (stays[i + 1][1] if i + 1 < len(stays) else end) - \
                 entry
             r["observed"] += observed
+            # vmlat stamped the entry up to d_in before ftrace, the exit
+            # (the next entry) up to d_out (d_next) before
+            d_next = stays[i + 1][4] if i + 1 < len(stays) else d_out
+            r["skew_lo"] += d_out
+            r["skew_hi"] += d_in
+            r["oskew_lo"] += d_next
+            r["oskew_hi"] += d_in
             if i + 1 == len(stays):
                 r["tail"] += max(v["died"] or exit_t, exit_t) - end
-            if not shadow and j == 0 and kind != "out":
-                # before the vCPU's first OUT, with its CR3 write unseen:
-                # perhaps still in libkvm's root (its first page faults)
-                r["head_guest"] += end - entry
-                r["head"] += observed
-    return roots, outs, sum(b - a for a, b in spans.values())
+    return roots, outs, astray
 
 
 def cr3_switch(tag, shadow, vcpus=1):
@@ -884,16 +935,28 @@ def cr3_switch(tag, shadow, vcpus=1):
             out, _ = p.communicate(timeout=180)
             return p, out, [v for v in rd_json()["vms"] if v["pid"] == p.pid]
 
-        trace = None
+        trace = pre = None
         if CR3_TRACE:
-            with tracing_instance(CR3_INST, ["kvm/kvm_entry", "kvm/kvm_exit",
-                                             "sched/sched_process_exit"] +
-                                  irq_entry_events(), 16384):
-                wr(CR3_INST + "/tracing_on", "1")
-                p, out, vm = run()
-                wr(CR3_INST + "/tracing_on", "0")
-                check_no_lost_events(CR3_INST)
-                trace = rd(CR3_INST + "/trace")
+            # vmlat's probes between two instances' on KVM's tracepoints
+            # (a tracepoint calls its probes in the order they came):
+            # one enabled before vmlat loads, the other after.
+            with tracing_instance(CR3_PRE_INST, ["kvm/kvm_entry",
+                                                 "kvm/kvm_exit"], 16384):
+                unload()
+                load(os.environ["VMLAT_KO"])
+                with tracing_instance(CR3_INST, [
+                        "kvm/kvm_entry", "kvm/kvm_exit",
+                        "sched/sched_process_exit"] + irq_entry_events(),
+                        16384):
+                    wr(CR3_PRE_INST + "/tracing_on", "1")
+                    wr(CR3_INST + "/tracing_on", "1")
+                    p, out, vm = run()
+                    wr(CR3_INST + "/tracing_on", "0")
+                    wr(CR3_PRE_INST + "/tracing_on", "0")
+                    check_no_lost_events(CR3_INST)
+                    check_no_lost_events(CR3_PRE_INST)
+                    trace = rd(CR3_INST + "/trace")
+                    pre = rd(CR3_PRE_INST + "/trace")
         else:
             p, out, vm = run()
     finally:
@@ -902,11 +965,14 @@ def cr3_switch(tag, shadow, vcpus=1):
     keep("%s.txt" % tag, out)
     if trace is not None:
         keep("%s_trace.txt" % tag, trace)
+        keep("%s_trace_pre.txt" % tag, pre)
     roots, exits, per_vcpu = [], [], {}
-    mismatches = None
+    mismatches = code = None
     for ln in out.splitlines():
         f = ln.split()
-        if f[:1] == ["root"]:
+        if f[:1] == ["written"]:
+            code = (int(f[1], 16), int(f[3], 16))
+        elif f[:1] == ["root"]:
             roots.append(int(f[2], 16))
             exits.append(int(f[4]))
         elif f[:1] == ["vcpu"]:
@@ -914,7 +980,7 @@ def cr3_switch(tag, shadow, vcpus=1):
         elif f[:1] == ["mismatches"]:
             mismatches = int(f[1])
     # Every vCPU went through every root, many times.
-    if not tap(p.returncode == 0 and mismatches == 0 and
+    if not tap(p.returncode == 0 and mismatches == 0 and code and
                len(roots) == CR3_ROOTS and min(exits) >= 10 and vm and
                len(per_vcpu) == vcpus and
                all(min(e) >= 10 for e in per_vcpu.values()) and
@@ -946,23 +1012,26 @@ def cr3_switch(tag, shadow, vcpus=1):
                 2 * (CR3_ROOTS - 1),
                 tag + ".guest_time_follows_the_spins", summary)
     else:
-        cr3_against_ftrace(tag, trace, vm[0], roots, have, per_vcpu, shadow)
+        cr3_against_ftrace(tag, trace, pre, vm[0], roots, have, per_vcpu,
+                           code)
     cr3_exit_reasons(tag, roots, exits, have, vcpus)
 
 
-def cr3_against_ftrace(tag, trace, vm, roots, have, per_vcpu, shadow):
+def cr3_against_ftrace(tag, trace, pre, vm, roots, have, per_vcpu, code):
     """Each root's guest and observed time against cr3_oracle()'s."""
     # Each root's times against ftrace's record of the same run
     # (cr3_oracle()), not against the spins' nominal ratio: under TCG a
     # root's guest time is its spins plus what the emulator's stalls
     # happened to add to it (on a loaded machine the ratio of the
     # differences came out 9.3 for at most 6), and those stalls are in
-    # ftrace's stays alike. Tolerance: what the analyzer allows a vCPU's
-    # state times (selftests/oracle/README), from this run's own
-    # figures: 1% of the vCPUs' traced time (a stall of the emulated CPU
-    # between vmlat's probe and ftrace's), SLACK per stay (the text
-    # trace's resolution, the two probes' skew). Where kvm_exit is traced
-    # late, vmlat ends guest time at the exit itself, which ftrace cannot
+    # ftrace's stays alike. vmlat's probe on kvm_entry and kvm_exit runs
+    # between two instances' (cr3_switch()): it read its clock between
+    # their stamps of the same event, up to the emulator's longest stall
+    # later than the first (an allowance of 1% of the run fell short by
+    # 70 to 79 ms on a loaded machine): each stay's time lies within
+    # those stretches of ftrace's (probe_skews()), and SLACK per stay
+    # (the text trace's resolution). Where kvm_exit is traced late,
+    # vmlat ends guest time at the exit itself, which ftrace cannot
     # show: there a root's guest time is only bounded above, by its stays
     # up to the first host interrupt in each and half of the rest
     # (exit_time_test's bound), as the analyzer bounds a vCPU's; its
@@ -973,33 +1042,45 @@ def cr3_against_ftrace(tag, trace, vm, roots, have, per_vcpu, shadow):
     # charged to another root, or guest time not following the spins,
     # fails. The oracle's OUT exits per root and vCPU must be the VMM's:
     # it read the guest's order right.
-    troots, touts, span = cr3_oracle(
-        trace, [c["tid"] for c in vm["vcpus"]], CR3_ROOTS, shadow)
+    tids = [c["tid"] for c in vm["vcpus"]]
+    skews = probe_skews(pre, trace, tids)
+    if not tap(skews is not None, tag + ".probes_bracketed",
+               "the two instances recorded different kvm_entry/kvm_exit "
+               "events of the vCPU threads"):
+        return
+    troots, touts, astray = cr3_oracle(trace, tids, CR3_ROOTS, code, skews)
     late = any(r["late"] for r in troots.values())
-    same_outs = sorted(touts) == sorted(per_vcpu.values())
+    same_outs = sorted(touts) == sorted(per_vcpu.values()) and not astray
     guest_ok = obs_ok = same_outs
     gdesc, odesc = [], []
     for k, h in enumerate(have):
         o = troots[k]
-        tol = span // 100 + (o["stays"] + 1) * SLACK_NS
-        lo = -1 if late else o["guest"] - o["head_guest"] - tol
-        fits = lo <= h["guest_ns"] <= o["guest"] + tol + o["late"] // 2
+        tol = (o["stays"] + 1) * SLACK_NS
+        lo = -1 if late else o["guest"] - tol - o["skew_lo"]
+        hi = o["guest"] + tol + o["skew_hi"] + o["late"] // 2
+        fits = lo <= h["guest_ns"] <= hi
         guest_ok = guest_ok and fits
         gdesc.append("0x%x vmlat %.1f ms, ftrace %.1f ms (%d stays, late "
-                     "%.1f ms) +-%.1f ms%s" % (
+                     "%.1f ms) -%.1f +%.1f ms%s" % (
                          roots[k], h["guest_ns"] / 1e6, o["guest"] / 1e6,
-                         o["stays"], o["late"] / 1e6, tol / 1e6,
+                         o["stays"], o["late"] / 1e6,
+                         (tol + o["skew_lo"]) / 1e6,
+                         (tol + o["skew_hi"]) / 1e6,
                          "" if fits else " (!)"))
-        fits = o["observed"] - o["head"] - tol <= h["observed_ns"] <= \
-            o["observed"] + o["tail"] + tol
+        lo = o["observed"] - tol - o["oskew_lo"]
+        hi = o["observed"] + o["tail"] + tol + o["oskew_hi"]
+        fits = lo <= h["observed_ns"] <= hi
         obs_ok = obs_ok and fits
         odesc.append("0x%x vmlat %.1f ms, ftrace %.1f ms (+%.1f ms at the "
-                     "end) +-%.1f ms%s" % (
+                     "end) -%.1f +%.1f ms%s" % (
                          roots[k], h["observed_ns"] / 1e6,
-                         o["observed"] / 1e6, o["tail"] / 1e6, tol / 1e6,
+                         o["observed"] / 1e6, o["tail"] / 1e6,
+                         (tol + o["oskew_lo"]) / 1e6,
+                         (tol + o["oskew_hi"]) / 1e6,
                          "" if fits else " (!)"))
-    outs = "; OUTs per root and vCPU: ftrace %s, the VMM %s%s" % (
+    outs = "; OUTs per root and vCPU: ftrace %s, the VMM %s%s%s" % (
         sorted(touts), sorted(per_vcpu.values()),
+        "; %d OUT exits not at cr3_guest's OUT" % astray if astray else "",
         "; kvm_exit traced late: vmlat's guest time may be lower"
         if late else "")
     tap(guest_ok, tag + ".guest_time_follows_the_spins",

@@ -474,7 +474,12 @@ static uint64_t cr3_roots[VMLAT_CR3_MAX];
 /*
  * Round after round, for each root k of @n: loads it into CR3, spins
  * (k + 1) * VMLAT_CR3_SPIN loops, and OUTs k: root k's guest time grows
- * with k, and every OUT exit is taken in the root it names.
+ * with k, and every OUT exit is taken in the root it names. The labels
+ * vmlat_cr3_written (the instruction after the CR3 write) and
+ * vmlat_cr3_out (the OUT) tell an exit's guest RIP in root k (from the
+ * one to the other, the spin between them) from one in the root before
+ * (anywhere else: after the OUT, up to the CR3 write not yet done).
+ * Global labels: a second copy of this code would not assemble.
  */
 static void cr3_guest_code(uint32_t n)
 {
@@ -483,16 +488,22 @@ static void cr3_guest_code(uint32_t n)
 
 	for (;;) {
 		for (k = 0; k < n; k++) {
-			__asm__ __volatile__("mov %0, %%cr3"
+			__asm__ __volatile__("mov %0, %%cr3\n\t"
+					     ".globl vmlat_cr3_written\n"
+					     "vmlat_cr3_written:"
 					     : : "r"(cr3_roots[k]) : "memory");
 			for (i = 0; i < (k + 1) * (uint64_t)VMLAT_CR3_SPIN; i++)
 				;
-			__asm__ __volatile__("outl %%eax, %[port]"
+			__asm__ __volatile__(".globl vmlat_cr3_out\n"
+					     "vmlat_cr3_out:\n\t"
+					     "outl %%eax, %[port]"
 					     : : "a"(k), [port] "i"(VMLAT_CR3_PORT)
 					     : "memory");
 		}
 	}
 }
+
+extern const char vmlat_cr3_written[], vmlat_cr3_out[];
 
 /* One vCPU's run of cr3_guest_code(): its thread's part. */
 struct cr3_vcpu_run {
@@ -602,6 +613,8 @@ int vmlat_guest_run_cr3(unsigned int n, unsigned int nr_vcpus, uint64_t ms,
 		st->roots[k] = root;
 	}
 	st->pgd = vm->vm->pgd;
+	st->written_rip = (uintptr_t)vmlat_cr3_written;
+	st->out_rip = (uintptr_t)vmlat_cr3_out;
 	st->n = n;
 	st->nr_vcpus = nr_vcpus;
 	sync_global_to_guest(vm->vm, cr3_roots);

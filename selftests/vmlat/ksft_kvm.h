@@ -91,12 +91,17 @@ void ksft_vm_destroy(struct ksft_vm *vm);
  * @exits:      OUT exits in each root, all vCPUs'
  * @vcpu_exits: OUT exits in each root, per vCPU
  * @mismatches: exits whose CR3 (KVM_GET_SREGS) was not their root
+ * @written_rip: the guest's RIP right after its CR3 write
+ * @out_rip:    its OUT's: an exit at a RIP from @written_rip to @out_rip
+ *              is in the root last written, anywhere else in the one before
  * @error:      why the run failed, empty on success
  */
 struct vmlat_cr3_stats {
 	unsigned int n;
 	unsigned int nr_vcpus;
 	uint64_t pgd;
+	uint64_t written_rip;
+	uint64_t out_rip;
 	uint64_t roots[VMLAT_CR3_MAX];
 	uint64_t exits[VMLAT_CR3_MAX];
 	uint64_t vcpu_exits[VMLAT_CR3_VCPUS_MAX][VMLAT_CR3_MAX];
