@@ -182,6 +182,9 @@ def guest_modules(kernel, *kos):
 # at once in a cold make check (the test host at nice 5 beside the debug
 # kernel's build). Half of guest-job.sh's timeout of a whole test.
 GUEST_HUNG_S = 300
+# All the boots of one guest, a hung boot booted again, within this long:
+# what guest-job.sh's timeout of a whole test (600 s) leaves after it.
+GUEST_BOOTS_S = 420
 
 
 def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
