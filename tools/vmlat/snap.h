@@ -171,6 +171,8 @@ struct vm {
 	uint64_t stolen_by_host;
 	struct steal steal;
 	char name[128];		/* names.c: libvirt's, QEMU's -name, or comm */
+	bool libvirt;		/* names.c: @name is its libvirt domain's */
+	char uuid[37];		/* names.c: its UUID, lowercase; "": none */
 };
 
 struct snap {
