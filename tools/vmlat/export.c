@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vmlat export --prometheus [-o FILE] [VM]: one document as Prometheus
- * metrics, in the text exposition format 0.0.4, the format that
- * node_exporter's textfile collector reads (no "# EOF" line, no
+ * vmlat export --prometheus [--detail LIST] [-o FILE] [VM]: one document
+ * as Prometheus metrics, in the text exposition format 0.0.4, the format
+ * that node_exporter's textfile collector reads (no "# EOF" line, no
  * timestamps). With -o the file is replaced atomically, so that the
  * collector never reads half of it.
  *
- * Every value is in base units (seconds). Times are exact: the decimal
- * of ns / 1e9. Every per-VM series has the labels vm (its name), vm_pid
- * and vm_id: two VMs of one VMM process share the pid and the name, the
- * id (unique per VM since the module loaded) keeps their series apart.
- * Counters restart from 0 when the module is reloaded or reset, which
+ * A fleet stores what every host exports: by default 25 series per VM
+ * (its time shares, exits, preemption and wait histograms in four
+ * decades), the rest only with --detail (vmlat-command.rst, "Series
+ * budget"). Every value is in base units (seconds, ratios). Times are
+ * exact: the decimal of ns / 1e9. Only live VMs are exported. A VM's
+ * series have its identity as labels, none of which changes while it
+ * runs: vm (its name), uuid (if it has one: the same VM on every host,
+ * across restarts), namespace and name (a KubeVirt VM), and vm_pid and
+ * vm_id where its UUID cannot tell it apart (it has none, or another
+ * live VM has it too: two VMs of one VMM process share pid, name and
+ * UUID, the module's id keeps their series apart). Counters restart from
+ * 0 when the module is reloaded or reset, or the VM restarts, which
  * Prometheus' rate() takes as a counter reset.
  */
 #include <errno.h>
@@ -25,19 +32,23 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "names.h"
 #include "vmlat.h"
 
 /*
- * Histogram buckets, as "le" (upper bound, in seconds) and in ns. A
+ * Histogram bounds, as "le" (upper bound, in seconds) and in ns. A
  * module bucket [lo, hi) counts towards le only when all of its values
  * are at most le (hi - 1 <= le): the buckets are cumulative and
  * conservative, a module bucket that straddles a bound counts only
  * towards the next one.
  */
-static const struct {
+struct le {
 	uint64_t ns;
 	const char *le;
-} les[] = {
+};
+
+/* --detail buckets: 1-2.5-5 per decade, 1 us to 10 s. */
+static const struct le les_fine[] = {
 	{ 1000ULL, "1e-06" },		{ 2500ULL, "2.5e-06" },
 	{ 5000ULL, "5e-06" },		{ 10000ULL, "1e-05" },
 	{ 25000ULL, "2.5e-05" },	{ 50000ULL, "5e-05" },
@@ -50,7 +61,62 @@ static const struct {
 	{ 1000000000ULL, "1" },		{ 2500000000ULL, "2.5" },
 	{ 5000000000ULL, "5" },		{ 10000000000ULL, "10" },
 };
-#define NR_LES	(sizeof(les) / sizeof(les[0]))
+
+/*
+ * The default bounds, four decades each (the series budget): where a
+ * vCPU kept off its CPU starts to hurt (100 us: a wake-up; 1 ms, 10 ms:
+ * a scheduler tick, a time slice; 100 ms: a guest that stalls), and
+ * where an exit's handling does (10 us: a round trip through KVM; 100
+ * us: one through the VMM; 1 ms, 10 ms: a slow device, a stall).
+ */
+static const struct le les_sched[] = {
+	{ 100000ULL, "0.0001" },	{ 1000000ULL, "0.001" },
+	{ 10000000ULL, "0.01" },	{ 100000000ULL, "0.1" },
+};
+
+static const struct le les_exit[] = {
+	{ 10000ULL, "1e-05" },		{ 100000ULL, "0.0001" },
+	{ 1000000ULL, "0.001" },	{ 10000000ULL, "0.01" },
+};
+
+struct layout {
+	const struct le *le;
+	size_t n;
+};
+
+#define LAYOUT(a)	{ a, sizeof(a) / sizeof(a[0]) }
+
+static const struct layout layout_fine = LAYOUT(les_fine);
+static const struct layout layout_sched = LAYOUT(les_sched);
+static const struct layout layout_exit = LAYOUT(les_exit);
+
+/*
+ * What --detail adds to the default series (vmlat-command.rst, "Series
+ * budget"); "all" is all of them.
+ */
+enum detail {
+	D_VCPU,		/* per-vCPU state times */
+	D_REASON,	/* exits per reason, their histograms and times */
+	D_EXIT,		/* the VM's exit handling histogram */
+	D_PREEMPTOR,	/* type-1 steal by preemptor kind */
+	D_NESTED,	/* the nested (L2) families */
+	D_SYNC,		/* the clock sync families */
+	D_BUCKETS,	/* the fine buckets in every histogram */
+	NR_DETAILS
+};
+
+static const char *const detail_names[NR_DETAILS] = {
+	[D_VCPU] = "vcpu",
+	[D_REASON] = "reason",
+	[D_EXIT] = "exit",
+	[D_PREEMPTOR] = "preemptor",
+	[D_NESTED] = "nested",
+	[D_SYNC] = "sync",
+	[D_BUCKETS] = "buckets",
+};
+
+#define DETAIL(d)	(1U << (d))
+#define ALL_DETAILS	(DETAIL(NR_DETAILS) - 1)
 
 /* Extra labels of a series: `key="value",...`, values escaped. */
 struct labels {
@@ -200,23 +266,13 @@ static void family(struct out *o, const char *name, const char *type,
 	o->started = false;
 }
 
-static void put_vm_labels(FILE *f, const struct vm *v)
-{
-	char esc[512];
-
-	if (escape_value(esc, sizeof(esc), v->name) >= sizeof(esc))
-		esc[0] = '\0';
-	fprintf(f, "vm=\"%s\",vm_pid=\"%d\",vm_id=\"%u\"", esc, v->pid,
-		v->id);
-}
-
 /*
  * One sample of the current family: its name with @suffix ("_bucket"...,
- * or NULL), the labels of @v (NULL: none), then @l (NULL: none), then
- * the value. HELP and TYPE go out before the family's first sample:
- * families without a sample are left out altogether.
+ * or NULL), the identity labels @id of a VM (NULL: none), then @l (NULL:
+ * none), then the value. HELP and TYPE go out before the family's first
+ * sample: families without a sample are left out altogether.
  */
-static void sample(struct out *o, const char *suffix, const struct vm *v,
+static void sample(struct out *o, const char *suffix, const char *id,
 		   const struct labels *l, const char *value)
 {
 	bool extra = l && l->n;
@@ -226,20 +282,27 @@ static void sample(struct out *o, const char *suffix, const struct vm *v,
 			o->name, o->type);
 		o->started = true;
 	}
-	fprintf(o->f, "%s%s", o->name, suffix ?: "");
-	if (v || extra) {
+	fputs(o->name, o->f);
+	if (suffix)
+		fputs(suffix, o->f);
+	if (id || extra) {
 		fputc('{', o->f);
-		if (v)
-			put_vm_labels(o->f, v);
-		if (extra)
-			fprintf(o->f, "%s%s", v ? "," : "", l->buf);
+		if (id)
+			fputs(id, o->f);
+		if (extra) {
+			if (id)
+				fputc(',', o->f);
+			fputs(l->buf, o->f);
+		}
 		fputc('}', o->f);
 	}
-	fprintf(o->f, " %s\n", value);
+	fputc(' ', o->f);
+	fputs(value, o->f);
+	fputc('\n', o->f);
 }
 
 /* A sample with one extra label (@key NULL: none). */
-static void sample1(struct out *o, const struct vm *v, const char *key,
+static void sample1(struct out *o, const char *id, const char *key,
 		    const char *lv, const char *value)
 {
 	struct labels l;
@@ -247,51 +310,111 @@ static void sample1(struct out *o, const struct vm *v, const char *key,
 	labels_init(&l);
 	if (key)
 		labels_add(&l, key, lv);
-	sample(o, NULL, v, &l, value);
+	sample(o, NULL, id, &l, value);
 }
 
 /*
- * The series of histogram @h: cumulative buckets, _sum and _count, with
- * the labels of @v and @l.
+ * The series of histogram @h: cumulative buckets at the bounds of @lay,
+ * _sum and _count, with the labels @id and @l (NULL: none).
  */
-static void hist_samples(struct out *o, const struct vm *v,
-			 const struct labels *l, const struct hist *h)
+static void hist_samples(struct out *o, const char *id,
+			 const struct labels *l, const struct hist *h,
+			 const struct layout *lay)
 {
-	struct labels b;
+	struct labels b, none;
 	uint64_t cum;
 	size_t i, j;
 
-	for (i = 0; i < NR_LES; i++) {
+	if (!l) {
+		labels_init(&none);
+		l = &none;
+	}
+
+	for (i = 0; i < lay->n; i++) {
 		cum = 0;
 		for (j = 0; j < h->nr; j++)
-			if (h->b[j].hi_ns && h->b[j].hi_ns - 1 <= les[i].ns)
+			if (h->b[j].hi_ns && h->b[j].hi_ns - 1 <= lay->le[i].ns)
 				cum += h->b[j].count;
 		/* Never above +Inf, whatever the document says. */
 		if (cum > h->count)
 			cum = h->count;
 		b = *l;
-		labels_add(&b, "le", les[i].le);
-		sample(o, "_bucket", v, &b, U64(cum));
+		labels_add(&b, "le", lay->le[i].le);
+		sample(o, "_bucket", id, &b, U64(cum));
 	}
 	b = *l;
 	labels_add(&b, "le", "+Inf");
-	sample(o, "_bucket", v, &b, U64(h->count));
-	sample(o, "_sum", v, l, SEC(h->sum_ns));
-	sample(o, "_count", v, l, U64(h->count));
+	sample(o, "_bucket", id, &b, U64(h->count));
+	sample(o, "_sum", id, l, SEC(h->sum_ns));
+	sample(o, "_count", id, l, U64(h->count));
 }
 
-/* ---- the families -------------------------------------------------------- */
+/* ---- the VMs' identity --------------------------------------------------- */
 
 struct ctx {
 	struct out o;
 	const struct snap *s;
 	const char *filter;
+	unsigned int detail;	/* DETAIL() bits */
+	char **ids;		/* each VM's identity labels (vm_ident()) */
 };
+
+/*
+ * The VMs exported: live ones (a VM whose vCPU threads all exited is
+ * left out: its series end) that the filter names.
+ */
+static bool exported(const struct ctx *c, const struct vm *v)
+{
+	return !v->exited && vm_matches(v, c->filter);
+}
 
 #define for_each_vm(c, v)						\
 	for (size_t vm_i_ = 0; vm_i_ < (c)->s->nr_vms; vm_i_++)	\
-		if (((v) = &(c)->s->vms[vm_i_]),			\
-		    vm_matches((v), (c)->filter))
+		if (((v) = &(c)->s->vms[vm_i_]), exported((c), (v)))
+
+/* The identity labels of @v, as every series of it starts. */
+#define ID(c, v)	((c)->ids[(v) - (c)->s->vms])
+
+/* Whether another live VM of @s has the UUID of @v. */
+static bool uuid_shared(const struct snap *s, const struct vm *v)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_vms; i++)
+		if (&s->vms[i] != v && !s->vms[i].exited &&
+		    !strcmp(s->vms[i].uuid, v->uuid))
+			return true;
+	return false;
+}
+
+/*
+ * The identity labels of @v: vm (its name); uuid (if it has one);
+ * namespace and name (a libvirt domain named as KubeVirt names them);
+ * vm_pid and vm_id if its UUID does not tell it apart: it has none, or
+ * another live VM has it too. NULL if out of memory.
+ */
+static char *vm_ident(const struct snap *s, const struct vm *v)
+{
+	char ns[64], name[sizeof(v->name)];
+	struct labels l;
+
+	labels_init(&l);
+	labels_add(&l, "vm", v->name);
+	if (v->uuid[0])
+		labels_add(&l, "uuid", v->uuid);
+	if (v->libvirt && !kubevirt_name(v->name, ns, sizeof(ns), name,
+					 sizeof(name))) {
+		labels_add(&l, "namespace", ns);
+		labels_add(&l, "name", name);
+	}
+	if (!v->uuid[0] || uuid_shared(s, v)) {
+		labels_add(&l, "vm_pid", S64(v->pid));
+		labels_add(&l, "vm_id", U64(v->id));
+	}
+	return strdup(l.buf);
+}
+
+/* ---- the families -------------------------------------------------------- */
 
 /*
  * Whether vCPU @i of @v is the first of its index: a vCPU run by two
@@ -333,47 +456,26 @@ static void export_vms(struct ctx *c)
 	int k;
 
 	family(o, "vmlat_vm_info", "gauge",
-	       "A VM vmlat knows (always 1): the comm of its VMM process, and whether all its vCPU threads exited (exited=\"1\").");
-	for_each_vm(c, v) {
-		labels_init(&l);
-		labels_add(&l, "comm", v->comm);
-		labels_add(&l, "exited", v->exited ? "1" : "0");
-		sample(o, NULL, v, &l, "1");
-	}
+	       "A live VM vmlat knows (always 1), with the comm of its VMM process.");
+	for_each_vm(c, v)
+		sample1(o, ID(c, v), "comm", v->comm, "1");
 
 	family(o, "vmlat_vcpus", "gauge", "vCPUs of the VM that vmlat saw.");
 	for_each_vm(c, v) {
 		for (i = n = 0; i < v->nr_vcpus; i++)
 			n += vcpu_first(v, i);
-		sample(o, NULL, v, NULL, U64(n));
+		sample(o, NULL, ID(c, v), NULL, U64(n));
 	}
 
-	family(o, "vmlat_vm_observed_seconds_total", "counter",
-	       "Time vmlat observed the VM's vCPUs, summed over its vCPUs.");
-	for_each_vm(c, v)
-		sample(o, NULL, v, NULL, SEC(v->st.observed_ns));
-
 	family(o, "vmlat_vm_state_seconds_total", "counter",
-	       "Time the VM's vCPUs spent in each state, summed over its vCPUs: guest (running the guest), kernel and user (exit handling in KVM and in the VMM), preempted, wait (runnable, waiting for a CPU), idle, blocked.");
+	       "Time the VM's vCPUs spent in each state, summed over its vCPUs, the interval in progress included: guest (running the guest), kernel and user (exit handling in KVM and in the VMM: type-2 steal), preempted (another task ran) and wait (runnable, waiting for a CPU: type-1 steal), idle, blocked. Their sum is the time vmlat observed the vCPUs.");
 	for_each_vm(c, v)
 		for (k = 0; k < VMLAT_NR_STATES; k++)
-			sample1(o, v, "state", state_names[k],
+			sample1(o, ID(c, v), "state", state_names[k],
 				SEC(v->st.ns[k]));
 
-	family(o, "vmlat_vcpu_observed_seconds_total", "counter",
-	       "Time vmlat observed the vCPU.");
-	for_each_vm(c, v)
-		for (i = 0; i < v->nr_vcpus; i++) {
-			struct states st;
-			char idx[16];
-
-			if (!vcpu_first(v, i))
-				continue;
-			vcpu_states(v, v->vcpus[i].idx, &st);
-			snprintf(idx, sizeof(idx), "%d", v->vcpus[i].idx);
-			sample1(o, v, "vcpu", idx, SEC(st.observed_ns));
-		}
-
+	if (!(c->detail & DETAIL(D_VCPU)))
+		return;
 	family(o, "vmlat_vcpu_state_seconds_total", "counter",
 	       "Time the vCPU spent in each state (see vmlat_vm_state_seconds_total).");
 	for_each_vm(c, v)
@@ -389,31 +491,30 @@ static void export_vms(struct ctx *c)
 				labels_init(&l);
 				labels_add(&l, "vcpu", idx);
 				labels_add(&l, "state", state_names[k]);
-				sample(o, NULL, v, &l, SEC(st.ns[k]));
+				sample(o, NULL, ID(c, v), &l, SEC(st.ns[k]));
 			}
 		}
 }
 
 /*
  * A family of the samples of a field list (snap.h): its fields name it,
- * in their order; @has: the VMs that have it (NULL: all); @undecoded:
- * exits of no known reason count in it too.
+ * in their order; @has: the VMs that have it (NULL: all).
  */
 struct family_desc {
 	const char *name;
 	const char *help;
 	bool (*has)(const struct vm *v);
-	bool undecoded;
 };
 
-/* Field @f of @obj as its family writes it: seconds, or a count. */
+/* Field @f of @obj as its family writes it: seconds, a ratio, a count. */
 static const char *field_value(char *buf, size_t n, const void *obj,
 			       const struct field *f)
 {
 	uint64_t u = *(const uint64_t *)((const char *)obj + f->off);
 	int64_t s = (int64_t)u;
 
-	if (!strstr(f->metric, "_seconds"))
+	/* ns in seconds, ppb as a ratio: both / 1e9, exactly. */
+	if (!strstr(f->metric, "_seconds") && !strstr(f->metric, "_ratio"))
 		return f->is_signed ? fmt_s64(buf, n, s) : fmt_u64(buf, n, u);
 	if (f->is_signed)
 		return fmt_sec(buf, n, s < 0 ? -(uint64_t)s : u, s < 0);
@@ -458,7 +559,8 @@ static void export_fields(struct ctx *c, const struct family_desc *fam,
 			for (j = f - fs; j < n; j++)
 				if (fs[j].metric &&
 				    !strcmp(fs[j].metric, fam[i].name))
-					sample1(o, v, fs[j].lkey, fs[j].lval,
+					sample1(o, ID(c, v), fs[j].lkey,
+						fs[j].lval,
 						field_value(buf, sizeof(buf),
 							    (const char *)v +
 							    off, &fs[j]));
@@ -466,42 +568,82 @@ static void export_fields(struct ctx *c, const struct family_desc *fam,
 	}
 }
 
+/* The exits of @v vmlat decoded or not: those of vmlat_exits_total. */
+static uint64_t vm_exits(const struct vm *v)
+{
+	uint64_t n = v->exits_undecoded;
+	size_t i;
+
+	for (i = 0; i < v->nr_exits; i++)
+		n += v->exits[i].count;
+	return n;
+}
+
+/* isa and reason of exit reason @x. */
+static void reason_labels(struct labels *l, const struct exit_reason *x)
+{
+	labels_init(l);
+	labels_add(l, "isa", x->isa);
+	labels_add(l, "reason", x->name);
+}
+
 static void export_exits(struct ctx *c)
 {
-	static const struct family_desc fam[] = {
-		{ "vmlat_exits_total",
-		  "VM exits by exit reason (the reason's name; exits of an unknown reason, or one vmlat could not read: reason=\"undecoded\", without isa).",
-		  NULL, true },
-		{ "vmlat_exit_handling_seconds_total",
-		  "Time spent handling VM exits (in KVM and in the VMM), by exit reason.",
-		  NULL, false },
-	};
+	bool reason = c->detail & DETAIL(D_REASON);
+	const struct layout *lay = c->detail & DETAIL(D_BUCKETS) ?
+				   &layout_fine : &layout_exit;
 	struct out *o = &c->o;
-	const struct field *f;
 	const struct vm *v;
 	struct labels l;
-	char buf[32];
-	size_t i, k;
+	size_t i;
 
-	for (k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
-		f = family_field(fam[k].name, exit_fields, nr_exit_fields);
-		if (!f)
+	family(o, "vmlat_exits_total", "counter", reason ?
+	       "VM exits by exit reason (the reason's name; exits of an unknown reason, or one vmlat could not read: reason=\"undecoded\", without isa). The guest's clock-sync calls are not counted." :
+	       "VM exits (the guest's clock-sync calls not counted); --detail reason: by exit reason.");
+	for_each_vm(c, v) {
+		if (!reason) {
+			sample(o, NULL, ID(c, v), NULL, U64(vm_exits(v)));
 			continue;
-		family(o, fam[k].name, "counter", fam[k].help);
-		for_each_vm(c, v) {
-			for (i = 0; i < v->nr_exits; i++) {
-				labels_init(&l);
-				labels_add(&l, "isa", v->exits[i].isa);
-				labels_add(&l, "reason", v->exits[i].name);
-				sample(o, NULL, v, &l,
-				       field_value(buf, sizeof(buf),
-						   &v->exits[i], f));
-			}
-			if (fam[k].undecoded && v->exits_undecoded)
-				sample1(o, v, "reason", "undecoded",
-					U64(v->exits_undecoded));
 		}
+		for (i = 0; i < v->nr_exits; i++) {
+			reason_labels(&l, &v->exits[i]);
+			sample(o, NULL, ID(c, v), &l, U64(v->exits[i].count));
+		}
+		if (v->exits_undecoded)
+			sample1(o, ID(c, v), "reason", "undecoded",
+				U64(v->exits_undecoded));
 	}
+
+	if (c->detail & DETAIL(D_EXIT)) {
+		family(o, "vmlat_exit_seconds", "histogram",
+		       "Exit handling latencies (in KVM and in the VMM), of all reasons: their sum is the VM's type-2 steal of completed exits. Buckets are conservative: a module bucket counts towards le only if all its values are at most le.");
+		for_each_vm(c, v)
+			hist_samples(o, ID(c, v), NULL, &v->h[VMLAT_HIST_EXIT],
+				     lay);
+	}
+	if (!reason)
+		return;
+
+	family(o, "vmlat_exit_reason_seconds", "histogram",
+	       "Exit handling latencies by exit reason, for the reasons the module keeps a histogram of (the others' time: vmlat_exit_handling_seconds_total). Buckets are conservative: a module bucket counts towards le only if all its values are at most le.");
+	for_each_vm(c, v)
+		for (i = 0; i < v->nr_exits; i++) {
+			if (!v->exits[i].has_hist)
+				continue;
+			reason_labels(&l, &v->exits[i]);
+			hist_samples(o, ID(c, v), &l, &v->exits[i].h, lay);
+		}
+
+	family(o, "vmlat_exit_handling_seconds_total", "counter",
+	       "Time spent handling VM exits (in KVM and in the VMM), by exit reason, for the reasons the module keeps no histogram of (the others' time is the _sum of vmlat_exit_reason_seconds).");
+	for_each_vm(c, v)
+		for (i = 0; i < v->nr_exits; i++) {
+			if (v->exits[i].has_hist)
+				continue;
+			reason_labels(&l, &v->exits[i]);
+			sample(o, NULL, ID(c, v), &l,
+			       SEC(v->exits[i].total_ns));
+		}
 }
 
 static void export_preempted(struct ctx *c)
@@ -513,49 +655,18 @@ static void export_preempted(struct ctx *c)
 	int k;
 
 	family(o, "vmlat_preempted_seconds_total", "counter",
-	       "Time the VM's vCPUs were kept off a CPU, by who ran instead: host (host tasks), vm (other VMs' vCPUs), same_vm (its own vCPUs), idle (a CPU waking from idle), none; summed over the module's list of top preemptors, whose rest is preemptor_kind=\"other\" (the preemptors not in the list, of any kind).");
+	       "Type-1 steal: time the VM's vCPUs were kept off a CPU (preempted and waiting), by who ran instead: host (host tasks), vm (other VMs' vCPUs), same_vm (its own vCPUs), idle (a CPU waking from idle), none; summed over the module's list of top preemptors, whose rest is preemptor_kind=\"other\" (the preemptors not in the list, of any kind).");
 	for_each_vm(c, v) {
 		memset(by, 0, sizeof(by));
 		for (i = 0; i < v->nr_pre; i++)
 			if (v->pre[i].kind < VMLAT_NR_BY_KINDS)
 				by[v->pre[i].kind] += v->pre[i].stolen_ns;
 		for (k = 0; k < VMLAT_NR_BY_KINDS; k++)
-			sample1(o, v, "preemptor_kind", pkind_names[k],
+			sample1(o, ID(c, v), "preemptor_kind", pkind_names[k],
 				SEC(by[k]));
-		sample1(o, v, "preemptor_kind", "other", SEC(v->pre_other_ns));
+		sample1(o, ID(c, v), "preemptor_kind", "other",
+			SEC(v->pre_other_ns));
 	}
-}
-
-static void export_hists(struct ctx *c)
-{
-	struct out *o = &c->o;
-	const struct vm *v;
-	struct labels l;
-	size_t i;
-	int k;
-
-	family(o, "vmlat_latency_seconds", "histogram",
-	       "Latencies by kind: preempt (preempted: off CPU, another task ran), wait (runnable, waiting for a CPU), exit (exit handling), and for VMs running a nested guest l2_exit_l0, l2_exit_l1 (L2 exits handled by L0, reflected to L1), wakeup_l2, wakeup_l1. Buckets are conservative: a module bucket counts towards le only if all its values are at most le.");
-	for_each_vm(c, v)
-		for (k = 0; k < NR_HK; k++) {
-			if (hk_is_nested(k) && v->nested.nr_vcpus <= 0)
-				continue;
-			labels_init(&l);
-			labels_add(&l, "kind", hkind_names[k]);
-			hist_samples(o, v, &l, &v->h[k]);
-		}
-
-	family(o, "vmlat_exit_latency_seconds", "histogram",
-	       "Exit handling latencies by exit reason, for the reasons the module keeps a histogram of. Buckets are conservative: a module bucket counts towards le only if all its values are at most le.");
-	for_each_vm(c, v)
-		for (i = 0; i < v->nr_exits; i++) {
-			if (!v->exits[i].has_hist)
-				continue;
-			labels_init(&l);
-			labels_add(&l, "isa", v->exits[i].isa);
-			labels_add(&l, "reason", v->exits[i].name);
-			hist_samples(o, v, &l, &v->exits[i].h);
-		}
 }
 
 static bool nested_ran(const struct vm *v)
@@ -563,21 +674,73 @@ static bool nested_ran(const struct vm *v)
 	return v->nested.nr_vcpus > 0;
 }
 
+/* Histogram families of one kind each, the nested ones of nested VMs. */
+static void export_hists(struct ctx *c)
+{
+	static const struct {
+		int kind;
+		const char *name, *help;
+	} fam[] = {
+		{ VMLAT_HIST_PREEMPT, "vmlat_preempt_seconds",
+		  "Preemption latencies: how long a vCPU was off its CPU while another task ran." },
+		{ VMLAT_HIST_WAIT, "vmlat_wait_seconds",
+		  "Wait latencies: how long a runnable vCPU waited for a CPU." },
+		{ HK_NESTED(VMLAT_NH_L2_EXIT_L0),
+		  "vmlat_nested_l2_exit_l0_seconds",
+		  "Round trips of the nested guest's (L2) exits that the host (L0) handled." },
+		{ HK_NESTED(VMLAT_NH_L2_EXIT_L1),
+		  "vmlat_nested_l2_exit_l1_seconds",
+		  "Round trips of the nested guest's (L2) exits reflected to the guest hypervisor (L1)." },
+		{ HK_NESTED(VMLAT_NH_WAKEUP_L2),
+		  "vmlat_nested_wakeup_l2_seconds",
+		  "From the nested guest's (L2) HLT or wake-up until it runs again." },
+		{ HK_NESTED(VMLAT_NH_WAKEUP_L1),
+		  "vmlat_nested_wakeup_l1_seconds",
+		  "From the guest hypervisor's (L1) HLT or wake-up until it runs again." },
+	};
+	const struct layout *lay, *exit_lay;
+	struct out *o = &c->o;
+	const struct vm *v;
+	char help[512];
+	size_t i;
+	int k;
+
+	lay = c->detail & DETAIL(D_BUCKETS) ? &layout_fine : &layout_sched;
+	exit_lay = c->detail & DETAIL(D_BUCKETS) ? &layout_fine : &layout_exit;
+	for (i = 0; i < sizeof(fam) / sizeof(fam[0]); i++) {
+		k = fam[i].kind;
+		if (hk_is_nested(k) && !(c->detail & DETAIL(D_NESTED)))
+			continue;
+		snprintf(help, sizeof(help), "%s%s Buckets are conservative: a module bucket counts towards le only if all its values are at most le.",
+			 fam[i].help, hk_is_nested(k) ?
+			 " Only VMs that ran a nested guest." : "");
+		family(&c->o, fam[i].name, "histogram", help);
+		for_each_vm(c, v) {
+			if (hk_is_nested(k) && !nested_ran(v))
+				continue;
+			hist_samples(o, ID(c, v), NULL, &v->h[k],
+				     k == HK_NESTED(VMLAT_NH_L2_EXIT_L0) ||
+				     k == HK_NESTED(VMLAT_NH_L2_EXIT_L1) ?
+				     exit_lay : lay);
+		}
+	}
+}
+
 static void export_nested(struct ctx *c)
 {
 	static const struct family_desc fam[] = {
 		{ "vmlat_nested_seconds_total",
-		  "Time of the VM's vCPUs running a nested guest, by part: l1 (the guest hypervisor), l2 (the nested guest), l2_exit_l0 and l2_exit_l1 (L2 exits handled by L0, reflected to L1), l2_sync (the L2's clock-sync calls to L1). Only VMs that ran a nested guest.",
-		  nested_ran, false },
+		  "Time of the VM's vCPUs running a nested guest, by part: l1 (the guest hypervisor), l2 (the nested guest), l2_sync (the L2's clock-sync calls to L1); its L2 exits' time is the _sum of vmlat_nested_l2_exit_l0_seconds and vmlat_nested_l2_exit_l1_seconds. Only VMs that ran a nested guest.",
+		  nested_ran },
 		{ "vmlat_nested_l2_exits_total",
 		  "Exits of the nested guest (L2), by who handled them: l0 (the host alone), l1 (reflected to the guest hypervisor).",
-		  nested_ran, false },
+		  nested_ran },
 		{ "vmlat_nested_l2_sync_calls_total",
 		  "Clock-sync hypercalls of the nested guest (L2) to its guest hypervisor (L1), vmlat's own traffic: not in vmlat_nested_l2_exits_total.",
-		  nested_ran, false },
+		  nested_ran },
 		{ "vmlat_nested_l1_to_l2_total",
 		  "Entries from the guest hypervisor (L1) into its nested guest (L2).",
-		  nested_ran, false },
+		  nested_ran },
 	};
 
 	export_fields(c, fam, sizeof(fam) / sizeof(fam[0]), nested_fields,
@@ -599,25 +762,25 @@ static void export_sync(struct ctx *c)
 	static const struct family_desc fam[] = {
 		{ "vmlat_clock_sync_bound_seconds",
 		  "How far the true host time of the last exchange can be from the mapping's (state ok only).",
-		  sync_mapped, false },
-		{ "vmlat_clock_sync_drift_ppb",
-		  "Drift of the guest clock against the host's, in parts per billion: (a - 1) * 1e9 in host = a * guest + b (state ok only).",
-		  sync_mapped, false },
+		  sync_mapped },
+		{ "vmlat_clock_sync_drift_ratio",
+		  "Drift of the guest clock against the host's, a ratio: a - 1 in host = a * guest + b (state ok only).",
+		  sync_mapped },
 		{ "vmlat_clock_sync_offset_seconds",
 		  "Host time minus guest time at the last exchange (state ok only).",
-		  sync_mapped, false },
+		  sync_mapped },
 		{ "vmlat_clock_sync_exchanges_total",
 		  "Clock-sync exchanges taken into the mapping.",
-		  sync_present, false },
+		  sync_present },
 		{ "vmlat_clock_sync_calls_total",
 		  "Clock-sync calls the guest made, all of them (those of vmlat_clock_sync_rejected_calls_total included).",
-		  sync_present, false },
+		  sync_present },
 		{ "vmlat_clock_sync_rejected_calls_total",
 		  "Clock-sync calls (unpaired: exchanges) the mapping did not take, by reason: user (not made at CPL 0: only counted), malformed, replayed, unpaired (no second call), refused (out of order, or too far), limited (over the rate limit).",
-		  sync_present, false },
+		  sync_present },
 		{ "vmlat_clock_sync_restarts_total",
 		  "Times the guest started a new clock-sync session, and the mapping over.",
-		  sync_present, false },
+		  sync_present },
 	};
 	struct out *o = &c->o;
 	const struct vm *v;
@@ -629,7 +792,7 @@ static void export_sync(struct ctx *c)
 		if (!v->sync.present)
 			continue;
 		for (i = 0; i < VMLAT_NR_SYNC_STATES; i++)
-			sample1(o, v, "state", sync_state_names[i],
+			sample1(o, ID(c, v), "state", sync_state_names[i],
 				strcmp(v->sync.state, sync_state_names[i]) ?
 				"0" : "1");
 	}
@@ -657,26 +820,28 @@ static void export_module(struct ctx *c)
 	sample1(o, NULL, "version", s->version, "1");
 }
 
-static void export_all(FILE *f, const struct snap *s, const char *filter)
+static void export_all(FILE *f, struct ctx *c)
 {
-	struct ctx c = { .o = { .f = f }, .s = s, .filter = filter };
-
-	export_vms(&c);
-	export_exits(&c);
-	export_preempted(&c);
-	export_hists(&c);
-	export_nested(&c);
-	export_sync(&c);
-	export_module(&c);
+	c->o = (struct out){ .f = f };
+	export_vms(c);
+	export_exits(c);
+	export_hists(c);
+	if (c->detail & DETAIL(D_PREEMPTOR))
+		export_preempted(c);
+	if (c->detail & DETAIL(D_NESTED))
+		export_nested(c);
+	if (c->detail & DETAIL(D_SYNC))
+		export_sync(c);
+	export_module(c);
 }
 
 /* ---- output -------------------------------------------------------------- */
 
 /* Write to stdout: 0, or -1 with the message printed. */
-static int write_stdout(const struct snap *s, const char *filter)
+static int write_stdout(struct ctx *c)
 {
 	errno = 0;
-	export_all(stdout, s, filter);
+	export_all(stdout, c);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "vmlat: writing the metrics: %s\n",
 			strerror(errno ?: EIO));
@@ -707,8 +872,7 @@ static void sync_dir(const char *path)
  * -1 with the message (about @path, the file asked for) printed and
  * nothing left behind.
  */
-static int write_file(const char *path, const struct snap *s,
-		      const char *filter)
+static int write_file(const char *path, struct ctx *c)
 {
 	char *tmp;
 	FILE *f;
@@ -746,7 +910,7 @@ static int write_file(const char *path, const struct snap *s,
 		goto fail;
 	}
 	errno = 0;
-	export_all(f, s, filter);
+	export_all(f, c);
 	if (fflush(f) || ferror(f)) {
 		e = errno ?: EIO;
 		fclose(f);
@@ -782,12 +946,22 @@ fail:
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vmlat [-f FILE]... export --prometheus [-o FILE] [VM]\n"
+		"usage: vmlat [-f FILE]... export --prometheus [--detail LIST] [-o FILE] [VM]\n"
 		"\n"
 		"The module's statistics as Prometheus metrics (text format 0.0.4,\n"
-		"as node_exporter's textfile collector reads them).\n"
+		"as node_exporter's textfile collector reads them): by default 25 series\n"
+		"per VM, its time shares, exits, preemption and wait histograms.\n"
 		"\n"
 		"  --prometheus       the Prometheus text format (the only one; required)\n"
+		"  --detail LIST      more series, a comma-separated list of:\n"
+		"                       vcpu       time shares per vCPU\n"
+		"                       reason     exits, their histograms and times per exit reason\n"
+		"                       exit       the VM's exit handling histogram\n"
+		"                       preemptor  type-1 steal by who ran instead\n"
+		"                       nested     nested (L2) times, exits and histograms\n"
+		"                       sync       guest clock sync\n"
+		"                       buckets    22 buckets (1 us to 10 s) in every histogram\n"
+		"                       all        all of the above\n"
 		"  -o, --output FILE  write FILE instead of stdout, atomically (FILE.tmp.<pid>,\n"
 		"                     then rename), e.g. into node_exporter's textfile\n"
 		"                     directory: /var/lib/prometheus/node-exporter/vmlat.prom\n"
@@ -795,13 +969,44 @@ static void usage(FILE *f)
 		"  -h, --help         this help\n");
 }
 
-enum { OPT_PROMETHEUS = 256 };
+enum { OPT_PROMETHEUS = 256, OPT_DETAIL };
 
 struct export_opts {
 	struct common_params common;	/* the VM */
 	bool prometheus;
+	unsigned int detail;		/* --detail: DETAIL() bits */
 	const char *out;		/* -o; NULL: stdout */
 };
+
+/* --detail @arg (given again, it adds) into @detail; 0 or EXIT_USAGE. */
+static int parse_detail(const char *arg, unsigned int *detail)
+{
+	const char *p = arg, *end;
+	size_t len, i;
+
+	for (;;) {
+		end = strchrnul(p, ',');
+		len = (size_t)(end - p);
+		if (!len)
+			return common_refuse("export", "--detail '%s': an empty name",
+					     arg);
+		if (len == 3 && !strncmp(p, "all", 3)) {
+			*detail |= ALL_DETAILS;
+		} else {
+			for (i = 0; i < NR_DETAILS; i++)
+				if (strlen(detail_names[i]) == len &&
+				    !strncmp(p, detail_names[i], len))
+					break;
+			if (i == NR_DETAILS)
+				return common_refuse("export", "--detail: no detail '%.*s' (vcpu, reason, exit, preemptor, nested, sync, buckets, all)",
+						     (int)len, p);
+			*detail |= DETAIL(i);
+		}
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
 
 static int parse_opt(int opt, const char *arg, struct common_params *common)
 {
@@ -812,6 +1017,8 @@ static int parse_opt(int opt, const char *arg, struct common_params *common)
 	case OPT_PROMETHEUS:
 		o->prometheus = true;
 		break;
+	case OPT_DETAIL:
+		return parse_detail(arg, &o->detail);
 	case 'o':
 		o->out = arg;
 		break;
@@ -821,6 +1028,7 @@ static int parse_opt(int opt, const char *arg, struct common_params *common)
 
 static const struct option longopts[] = {
 	{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
+	{ "detail", required_argument, NULL, OPT_DETAIL },
 	{ "output", required_argument, NULL, 'o' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -836,7 +1044,7 @@ static const struct cmd_options export_cmd = {
 int cmd_export(int argc, char **argv)
 {
 	struct export_opts o = { 0 };
-	const char *filter;
+	struct ctx c = { 0 };
 	struct snap s;
 	bool any;
 	size_t i;
@@ -849,23 +1057,37 @@ int cmd_export(int argc, char **argv)
 		return common_refuse("export", "say which format: --prometheus, the only one");
 	if (o.out && !*o.out)
 		return common_refuse("export", "-o: an empty name");
-	filter = o.common.filter;
 
 	if (vmlat_read(&s))
 		return EXIT_ERR;
-	if (filter) {
-		for (i = 0, any = false; i < s.nr_vms && !any; i++)
-			any = vm_matches(&s.vms[i], filter);
-		/*
-		 * Not an error: a VM that is not running (yet) has no
-		 * series; the module's own ones are still written.
-		 */
-		if (!any)
-			fprintf(stderr, "vmlat: export: no VM matches '%s': writing no VM's series\n",
-				filter);
+	c.s = &s;
+	c.filter = o.common.filter;
+	c.detail = o.detail;
+	c.ids = calloc(s.nr_vms ?: 1, sizeof(*c.ids));
+	ret = !c.ids;
+	for (i = 0, any = false; !ret && i < s.nr_vms; i++) {
+		if (!exported(&c, &s.vms[i]))
+			continue;
+		any = true;
+		c.ids[i] = vm_ident(&s, &s.vms[i]);
+		ret = !c.ids[i];
 	}
-	ret = o.out ? write_file(o.out, &s, filter) :
-	      write_stdout(&s, filter);
+	if (ret) {
+		fprintf(stderr, "vmlat: out of memory\n");
+	} else {
+		/*
+		 * Not an error: a VM that is not running (yet, or any
+		 * more) has no series; the module's own ones are still
+		 * written.
+		 */
+		if (c.filter && !any)
+			fprintf(stderr, "vmlat: export: no live VM matches '%s': writing no VM's series\n",
+				c.filter);
+		ret = o.out ? write_file(o.out, &c) : write_stdout(&c);
+	}
+	for (i = 0; c.ids && i < s.nr_vms; i++)
+		free(c.ids[i]);
+	free(c.ids);
 	snap_free(&s);
 	return ret ? EXIT_ERR : 0;
 }

@@ -170,10 +170,9 @@ static void delta_fields(void *d, const void *a, const void *b,
 const struct field nested_fields[] = {
 	COUNTER_X(struct nested, l1_ns, NESTED_S, "part", "l1"),
 	COUNTER_X(struct nested, l2_ns, NESTED_S, "part", "l2"),
-	COUNTER_X(struct nested, l2_exit_l0_ns, NESTED_S, "part",
-		  "l2_exit_l0"),
-	COUNTER_X(struct nested, l2_exit_l1_ns, NESTED_S, "part",
-		  "l2_exit_l1"),
+	/* Not exported: the _sum of histograms l2_exit_l0, l2_exit_l1. */
+	COUNTER(struct nested, l2_exit_l0_ns),
+	COUNTER(struct nested, l2_exit_l1_ns),
 	COUNTER(struct nested, l2_entries),
 	COUNTER_X(struct nested, l1_to_l2, "vmlat_nested_l1_to_l2_total",
 		  NULL, NULL),
@@ -194,7 +193,7 @@ const size_t nr_nested_fields = sizeof(nested_fields) /
 const struct field sync_fields[] = {
 	COUNTER_X(struct sync, exchanges, "vmlat_clock_sync_exchanges_total",
 		  NULL, NULL),
-	GAUGE_SX(struct sync, drift_ppb, "vmlat_clock_sync_drift_ppb"),
+	GAUGE_SX(struct sync, drift_ppb, "vmlat_clock_sync_drift_ratio"),
 	GAUGE_SX(struct sync, offset_ns, "vmlat_clock_sync_offset_seconds"),
 	GAUGE_X(struct sync, bound_ns, "vmlat_clock_sync_bound_seconds"),
 	GAUGE(struct sync, last_ns),

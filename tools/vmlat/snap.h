@@ -20,7 +20,8 @@
  * gauge the later read as it is. Exported (vmlat export) as a sample of
  * the family @metric (NULL: not exported), a counter or gauge as the
  * field is, with the label @lkey="@lval" if the family has several
- * fields. A family whose name says seconds takes nanoseconds.
+ * fields. A family whose name says seconds takes nanoseconds, one that
+ * says ratio parts per billion.
  */
 struct field {
 	const char *key;

@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+import xml.etree.ElementTree as ET
 from decimal import Decimal
 
 import cmdtest
@@ -40,6 +41,11 @@ PKINDS = cmdtest.doc_names("VMLAT_BY_KINDS")
 SYNC_STATES = cmdtest.doc_names("VMLAT_SYNC_STATES")
 SYNC_REJECTED = ["user", "malformed", "replayed", "unpaired", "refused",
                  "limited"]
+# A VM's identity labels (export.c's vm_ident()).
+ID_KEYS = ("vm", "uuid", "namespace", "name", "vm_pid", "vm_id")
+# The default histogram bounds, and those of --detail buckets.
+LES_SCHED = ["0.0001", "0.001", "0.01", "0.1", "+Inf"]
+LES_EXIT = ["1e-05", "0.0001", "0.001", "0.01", "+Inf"]
 LES = ["1e-06", "2.5e-06", "5e-06", "1e-05", "2.5e-05", "5e-05", "0.0001",
        "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025",
        "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf"]
@@ -74,10 +80,13 @@ class Expo:
         """The raw value of the one series NAME{LABELS}, or None."""
         return self.series.get((name, frozenset(labels.items())))
 
-    def of_vm(self, name, vm_id):
-        """[(labels, raw)] of NAME for the VM of id VM_ID."""
+    def of_vm(self, name, ident):
+        """[(labels, raw)] of NAME for the VM of identity labels IDENT
+        (a dict): the series with those and no other identity labels."""
+        want = frozenset(ident.items())
         return [(l, r) for l, r in self.by_name.get(name, [])
-                if l.get("vm_id") == str(vm_id)]
+                if frozenset((k, v) for k, v in l.items()
+                             if k in ID_KEYS) == want]
 
 
 METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
@@ -198,33 +207,119 @@ def sec_ok(raw, ns):
         return False
 
 
-def expected_name(vm):
-    """The VM's name as names.c should find it: its libvirt domain (a pid
-    file in fixtures/libvirt), else QEMU's -name in fixtures/proc, else
-    its comm; exited VMs keep their comm (no earlier read named them)."""
-    if vm["exited"]:
-        return vm["comm"]
-    lv = os.path.join(cmdtest.FIXTURES, "libvirt")
-    for f in sorted(os.listdir(lv)):
-        if f.endswith(".pid"):
-            with open(os.path.join(lv, f)) as fh:
-                if fh.read().strip() == str(vm["pid"]):
-                    return f[:-4]
+def expected_name(vm, proc=None, libvirt=None):
+    """(name, from libvirt) of the VM as names.c should find them: its
+    libvirt domain (a pid file in LIBVIRT, default fixtures/libvirt), else
+    QEMU's -name in PROC (default fixtures/proc), else its comm."""
+    domain = libvirt_domains(libvirt).get(vm["pid"])
+    if domain:
+        return domain, True
+    for a in cmdline_opts(vm, proc, "name"):
+        opts = a.decode("utf-8", "replace").replace(",,", "\0").split(",")
+        for o in opts:
+            if o.startswith("guest="):
+                return o[6:].replace("\0", ","), False
+        if "=" not in opts[0]:
+            return opts[0].replace("\0", ","), False
+        break
+    return vm["comm"], False
+
+
+# What libvirt_domains() read, by directory and its files.
+DOMAINS = {}
+
+
+def libvirt_domains(libvirt):
+    """{pid: domain} of the pid files in LIBVIRT (default
+    fixtures/libvirt), read once per directory and list of files (each
+    test writes its own directory)."""
+    lv = libvirt or os.path.join(cmdtest.FIXTURES, "libvirt")
+    key = (lv, tuple(sorted(os.listdir(lv))) if os.path.isdir(lv) else ())
+    if key not in DOMAINS:
+        DOMAINS[key] = {}
+        for f in key[1]:
+            if f.endswith(".pid"):
+                with open(os.path.join(lv, f)) as fh:
+                    DOMAINS[key].setdefault(int(fh.read().strip()), f[:-4])
+    return DOMAINS[key]
+
+
+def cmdline_opts(vm, proc, opt):
+    """The values of QEMU option OPT (-opt V, --opt V, -opt=V, --opt=V)
+    in the VM's command line in PROC (default fixtures/proc), the first
+    first."""
     try:
-        with open(os.path.join(cmdtest.FIXTURES, "proc", str(vm["pid"]),
-                               "cmdline"), "rb") as fh:
-            args = fh.read().split(b"\0")
+        with open(os.path.join(proc or os.path.join(cmdtest.FIXTURES,
+                                                    "proc"),
+                               str(vm["pid"]), "cmdline"), "rb") as fh:
+            args = fh.read().split(b"\0")[:-1]
     except OSError:
-        return vm["comm"]
-    for i, a in enumerate(args[:-1]):
-        if a in (b"-name", b"--name"):
-            opts = args[i + 1].decode().replace(",,", "\0").split(",")
-            for o in opts:
-                if o.startswith("guest="):
-                    return o[6:].replace("\0", ",")
-            if "=" not in opts[0]:
-                return opts[0].replace("\0", ",")
-    return vm["comm"]
+        return []
+    vals = []
+    for i, a in enumerate(args):
+        for dash in (b"-", b"--"):
+            o = dash + opt.encode()
+            if a == o and i + 1 < len(args):
+                vals.append(args[i + 1])
+            elif a.startswith(o + b"="):
+                vals.append(a[len(o) + 1:])
+    return vals
+
+
+UUID_RE = re.compile(r"\s*([0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})"
+                     r"\s*\Z")
+
+
+def expected_uuid(vm, name, from_libvirt, proc=None, libvirt=None):
+    """The VM's UUID, lowercase, or None: its libvirt domain's status
+    file's <domain><uuid>, else QEMU's first -uuid."""
+    if from_libvirt:
+        lv = libvirt or os.path.join(cmdtest.FIXTURES, "libvirt")
+        try:
+            root = ET.parse(os.path.join(lv, name + ".xml")).getroot()
+            dom = root if root.tag == "domain" else root.find("domain")
+            m = UUID_RE.match(dom.findtext("uuid"))
+            if m:
+                return m.group(1).lower()
+        except (OSError, ET.ParseError, AttributeError, TypeError):
+            pass
+    vals = cmdline_opts(vm, proc, "uuid")
+    if vals:
+        m = UUID_RE.match(vals[0].decode("utf-8", "replace"))
+        return m.group(1).lower() if m else None
+    return None
+
+
+K8S_LABEL = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\Z")
+K8S_SUBDOMAIN = re.compile(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?\Z")
+
+
+def expected_idents(d, names=None, proc=None, libvirt=None):
+    """{vm id: identity labels} of the document's live VMs: vm; uuid if
+    it has one; namespace and name for a libvirt domain named
+    <namespace>_<name> (a DNS-1123 label and subdomain); vm_pid and vm_id
+    unless its UUID is its own among the live VMs. NAMES: the VM names by
+    id where they are not expected_name()'s."""
+    live = [vm for vm in d["vms"] if not vm["exited"]]
+    ids, uuids = {}, {}
+    for vm in live:
+        name, lv = expected_name(vm, proc, libvirt)
+        if names and vm["id"] in names:
+            name = names[vm["id"]]
+        i = {"vm": name}
+        u = expected_uuid(vm, name, lv, proc, libvirt)
+        if u:
+            i["uuid"] = u
+            uuids[u] = uuids.get(u, 0) + 1
+        ns, _, n = name.partition("_")
+        if lv and K8S_LABEL.match(ns) and K8S_SUBDOMAIN.match(n):
+            i["namespace"], i["name"] = ns, n
+        ids[vm["id"]] = i
+    for vm in live:
+        i = ids[vm["id"]]
+        if "uuid" not in i or uuids[i["uuid"]] > 1:
+            i["vm_pid"], i["vm_id"] = str(vm["pid"]), str(vm["id"])
+    return ids
 
 
 def cum_expected(h, le):
@@ -236,17 +331,17 @@ def cum_expected(h, le):
     return sum(c for lo, hi, c in h["buckets"] if hi - 1 <= le_ns)
 
 
-def check_hist(bad, e, fam, vm_id, extra, h):
-    """Histogram FAM of the VM with labels EXTRA against JSON H; what is
-    wrong goes to BAD."""
-    what = "%s vm_id=%s %s" % (fam, vm_id, extra)
-    buckets = {l["le"]: r for l, r in e.of_vm(fam + "_bucket", vm_id)
+def check_hist(bad, e, fam, ident, extra, h, les):
+    """Histogram FAM of the VM of labels IDENT with labels EXTRA against
+    JSON H, at bounds LES; what is wrong goes to BAD."""
+    what = "%s %s %s" % (fam, ident_str(ident), extra)
+    buckets = {l["le"]: r for l, r in e.of_vm(fam + "_bucket", ident)
                if all(l.get(k) == v for k, v in extra.items())}
-    if sorted(buckets, key=lambda x: float(x)) != LES:
+    if sorted(buckets, key=lambda x: float(x)) != les:
         bad.append("%s: le %s" % (what, sorted(buckets)))
         return
     prev = -1
-    for le in LES:
+    for le in les:
         v = int(buckets[le])
         if v < prev:
             bad.append("%s: le=%s %d < %d" % (what, le, v, prev))
@@ -254,11 +349,10 @@ def check_hist(bad, e, fam, vm_id, extra, h):
         want = cum_expected(h, le)
         if v != want:
             bad.append("%s: le=%s %d, JSON %d" % (what, le, v, want))
-    lbl = dict(extra, vm_id=str(vm_id))
-    count = [r for l, r in e.by_name.get(fam + "_count", [])
-             if all(l.get(k) == v for k, v in lbl.items())]
-    sums = [r for l, r in e.by_name.get(fam + "_sum", [])
-            if all(l.get(k) == v for k, v in lbl.items())]
+    count = [r for l, r in e.of_vm(fam + "_count", ident)
+             if all(l.get(k) == v for k, v in extra.items())]
+    sums = [r for l, r in e.of_vm(fam + "_sum", ident)
+            if all(l.get(k) == v for k, v in extra.items())]
     if len(count) != 1 or int(count[0]) != h["count"] or \
             int(buckets["+Inf"]) != h["count"]:
         bad.append("%s: _count %s +Inf %s, JSON count %d" %
@@ -267,31 +361,89 @@ def check_hist(bad, e, fam, vm_id, extra, h):
         bad.append("%s: _sum %s, JSON %d ns" % (what, sums, h["sum_ns"]))
 
 
-def check_doc(ctx, tag, e, d, names=None):
-    """Expo E against document D: one check per kind of metric. NAMES:
-    the VM names by id where they are not expected_name()'s."""
-    vms = d["vms"]
-    bad = {k: [] for k in ("labels", "info", "states", "vcpus", "exits",
-                           "preempted", "latency", "exit_latency",
-                           "nested", "sync", "module")}
+def ident_str(ident):
+    return ",".join("%s=%s" % (k, ident[k]) for k in ID_KEYS if k in ident)
 
-    for vm in vms:
-        i = vm["id"]
-        # Every per-VM series carries vm, vm_pid, vm_id.
-        name = (names or {}).get(i) or expected_name(vm)
-        for n, l, _ in e.samples:
-            if l.get("vm_id") == str(i) and \
-                    (l.get("vm") != name or l.get("vm_pid") != str(vm["pid"])):
-                bad["labels"].append("%s vm_id=%d: vm=%r vm_pid=%r, want "
-                                     "%r %d" % (n, i, l.get("vm"),
-                                                l.get("vm_pid"), name,
-                                                vm["pid"]))
-                break
-        info = e.of_vm("vmlat_vm_info", i)
+
+# The families of each --detail, besides the default ones.
+DETAIL_FAMILIES = {
+    "vcpu": ["vmlat_vcpu_state_seconds_total"],
+    "reason": ["vmlat_exit_reason_seconds",
+               "vmlat_exit_handling_seconds_total"],
+    "exit": ["vmlat_exit_seconds"],
+    "preemptor": ["vmlat_preempted_seconds_total"],
+    "nested": ["vmlat_nested_seconds_total", "vmlat_nested_l2_exits_total",
+               "vmlat_nested_l2_sync_calls_total",
+               "vmlat_nested_l1_to_l2_total"] +
+              ["vmlat_nested_%s_seconds" % k for k in NESTED_HKINDS],
+    "sync": ["vmlat_clock_sync_state", "vmlat_clock_sync_bound_seconds",
+             "vmlat_clock_sync_drift_ratio",
+             "vmlat_clock_sync_offset_seconds",
+             "vmlat_clock_sync_exchanges_total",
+             "vmlat_clock_sync_calls_total",
+             "vmlat_clock_sync_restarts_total",
+             "vmlat_clock_sync_rejected_calls_total"],
+    "buckets": [],
+}
+DETAILS = sorted(DETAIL_FAMILIES)
+DEFAULT_FAMILIES = ["vmlat_vm_info", "vmlat_vcpus",
+                    "vmlat_vm_state_seconds_total", "vmlat_exits_total",
+                    "vmlat_preempt_seconds", "vmlat_wait_seconds"]
+MODULE_FAMILIES = ["vmlat_dropped_total", "vmlat_json_schema",
+                   "vmlat_module_info"]
+
+
+def check_doc(ctx, tag, e, d, names=None, detail=(), proc=None,
+              libvirt=None):
+    """Expo E, exported with --detail DETAIL (a list of names), against
+    document D: one check per kind of metric. NAMES: the VM names by id
+    where they are not expected_name()'s; PROC, LIBVIRT: where the names
+    were read (default fixtures/proc, fixtures/libvirt)."""
+    bad = {k: [] for k in ("labels", "families", "info", "states",
+                           "vcpus", "exits", "preempted", "latency",
+                           "exit_latency", "nested", "sync", "module")}
+    detail = set(DETAILS if "all" in detail else detail)
+    fine = "buckets" in detail
+    les_sched = LES if fine else LES_SCHED
+    les_exit = LES if fine else LES_EXIT
+    idents = expected_idents(d, names, proc, libvirt)
+
+    # Families: the default ones and those of DETAIL, no others (those
+    # of VMs that have them: nested, sync).
+    want = set(DEFAULT_FAMILIES + MODULE_FAMILIES)
+    for k in detail:
+        want |= set(DETAIL_FAMILIES[k])
+    got = set(e.family_order)
+    if not idents:
+        want -= set(DEFAULT_FAMILIES)
+    if got - want or (want - got) & set(DEFAULT_FAMILIES +
+                                        MODULE_FAMILIES):
+        bad["families"].append("families %s, want %s" %
+                               (sorted(got), sorted(want)))
+
+    # No label that changes during a VM's life; no series of a VM that is
+    # not a live one of the document.
+    known = {frozenset(i.items()) for i in idents.values()}
+    for n, l, _ in e.samples:
+        if "exited" in l:
+            bad["labels"].append("%s: label exited" % n)
+            break
+        i = frozenset((k, v) for k, v in l.items() if k in ID_KEYS)
+        if i and i not in known:
+            bad["labels"].append("%s: a series of no live VM: %s" %
+                                 (n, dict(i)))
+            break
+
+    for vm in d["vms"]:
+        if vm["exited"]:
+            continue
+        ident = idents[vm["id"]]
+        i = ident_str(ident)
+        info = e.of_vm("vmlat_vm_info", ident)
         if len(info) != 1 or info[0][1] != "1" or \
-                info[0][0].get("comm") != vm["comm"] or \
-                info[0][0].get("exited") != ("1" if vm["exited"] else "0"):
-            bad["info"].append("vm_id=%d: %r" % (i, info))
+                set(info[0][0]) != set(ident) | {"comm"} or \
+                info[0][0].get("comm") != vm["comm"]:
+            bad["info"].append("%s: %r" % (i, info))
         # A vCPU run by two threads in turn has an entry per thread: its
         # series are their sums.
         vcpus = {}
@@ -299,177 +451,175 @@ def check_doc(ctx, tag, e, d, names=None):
             t = vcpus.setdefault(str(c["vcpu"]), {})
             for k in STATES + ["observed"]:
                 t[k] = t.get(k, 0) + c[k + "_ns"]
-        nv = e.of_vm("vmlat_vcpus", i)
+        nv = e.of_vm("vmlat_vcpus", ident)
         if len(nv) != 1 or int(nv[0][1]) != len(vcpus):
-            bad["info"].append("vm_id=%d vcpus %r, JSON %d" %
-                               (i, nv, len(vcpus)))
+            bad["info"].append("%s vcpus %r, JSON %d" % (i, nv, len(vcpus)))
 
         # Time per state: the VM's, and each vCPU's.
         got = {l["state"]: r for l, r in
-               e.of_vm("vmlat_vm_state_seconds_total", i)}
+               e.of_vm("vmlat_vm_state_seconds_total", ident)}
         if sorted(got) != sorted(STATES):
-            bad["states"].append("vm_id=%d states %s" % (i, sorted(got)))
+            bad["states"].append("%s states %s" % (i, sorted(got)))
         for s in STATES:
             if s in got and not sec_ok(got[s], vm[s + "_ns"]):
-                bad["states"].append("vm_id=%d %s: %s, JSON %d ns" %
+                bad["states"].append("%s %s: %s, JSON %d ns" %
                                      (i, s, got[s], vm[s + "_ns"]))
-        obs = e.of_vm("vmlat_vm_observed_seconds_total", i)
-        if len(obs) != 1 or not sec_ok(obs[0][1], vm["observed_ns"]):
-            bad["states"].append("vm_id=%d observed %r, JSON %d" %
-                                 (i, obs, vm["observed_ns"]))
         vc = {(l["vcpu"], l["state"]): r for l, r in
-              e.of_vm("vmlat_vcpu_state_seconds_total", i)}
-        vo = {l["vcpu"]: r for l, r in
-              e.of_vm("vmlat_vcpu_observed_seconds_total", i)}
-        if len(vc) != len(vcpus) * len(STATES) or len(vo) != len(vcpus):
-            bad["vcpus"].append("vm_id=%d: %d vCPU state series, %d "
-                                "observed, JSON %d vCPUs" %
-                                (i, len(vc), len(vo), len(vcpus)))
-        for idx, t in sorted(vcpus.items()):
-            if not sec_ok(vo.get(idx, "x"), t["observed"]):
-                bad["vcpus"].append("vm_id=%d vcpu %s observed %s" %
-                                    (i, idx, vo.get(idx)))
+              e.of_vm("vmlat_vcpu_state_seconds_total", ident)}
+        if len(vc) != ("vcpu" in detail) * len(vcpus) * len(STATES):
+            bad["vcpus"].append("%s: %d vCPU state series, JSON %d vCPUs"
+                                % (i, len(vc), len(vcpus)))
+        for idx, t in sorted(vcpus.items()) if "vcpu" in detail else []:
             for s in STATES:
                 if not sec_ok(vc.get((idx, s), "x"), t[s]):
-                    bad["vcpus"].append("vm_id=%d vcpu %s %s: %s, JSON %d"
+                    bad["vcpus"].append("%s vcpu %s %s: %s, JSON %d"
                                         % (i, idx, s, vc.get((idx, s)),
                                            t[s]))
 
-        # Exits and their handling time, per reason.
-        want = {(x["isa"], x["name"]): x["count"] for x in vm["exits"]}
-        if vm["exits_undecoded"]:
-            want[("", "undecoded")] = vm["exits_undecoded"]
-        got = {(l.get("isa", ""), l["reason"]): int(r) for l, r in
-               e.of_vm("vmlat_exits_total", i)}
-        if got != want:
-            bad["exits"].append("vm_id=%d exits %r, JSON %r" %
-                                (i, got, want))
+        # Exits: the VM's, or per reason; handling time and latencies
+        # per reason, the reason's histogram or its counter.
+        ex = e.of_vm("vmlat_exits_total", ident)
+        if "reason" in detail:
+            want = {(x["isa"], x["name"]): x["count"] for x in vm["exits"]}
+            if vm["exits_undecoded"]:
+                want[("", "undecoded")] = vm["exits_undecoded"]
+            got = {(l.get("isa", ""), l["reason"]): int(r) for l, r in ex}
+        else:
+            want = {(): sum(x["count"] for x in vm["exits"]) +
+                    vm["exits_undecoded"]}
+            got = {tuple(sorted(set(l) - set(ident))): int(r)
+                   for l, r in ex}
+        if got != want or len(ex) != len(want):
+            bad["exits"].append("%s exits %r, JSON %r" % (i, got, want))
         got = {(l["isa"], l["reason"]): r for l, r in
-               e.of_vm("vmlat_exit_handling_seconds_total", i)}
-        want = {(x["isa"], x["name"]): x["total_ns"] for x in vm["exits"]}
+               e.of_vm("vmlat_exit_handling_seconds_total", ident)}
+        want = {(x["isa"], x["name"]): x["total_ns"] for x in vm["exits"]
+                if "histogram" not in x and "reason" in detail}
         if set(got) != set(want) or \
                 not all(sec_ok(got[k], want[k]) for k in want):
-            bad["exits"].append("vm_id=%d handling %r, JSON %r" %
-                                (i, got, want))
+            bad["exits"].append("%s handling %r, JSON %r" % (i, got, want))
+        got = {(l["isa"], l["reason"]) for l, _ in
+               e.of_vm("vmlat_exit_reason_seconds_count", ident)}
+        want = {(x["isa"], x["name"]) for x in vm["exits"]
+                if "histogram" in x and "reason" in detail}
+        if got != want:
+            bad["exit_latency"].append("%s reasons %s, want %s" %
+                                       (i, sorted(got), sorted(want)))
+        for x in vm["exits"] if "reason" in detail else []:
+            if "histogram" in x:
+                check_hist(bad["exit_latency"], e,
+                           "vmlat_exit_reason_seconds", ident,
+                           {"isa": x["isa"], "reason": x["name"]},
+                           x["histogram"], les_exit)
+        if "exit" in detail:
+            check_hist(bad["exit_latency"], e, "vmlat_exit_seconds", ident,
+                       {}, vm["histograms"]["exit"], les_exit)
+        elif e.of_vm("vmlat_exit_seconds_count", ident):
+            bad["exit_latency"].append("%s: vmlat_exit_seconds" % i)
 
         # Preempted time by preemptor kind, and the rest.
         want = {k: 0 for k in PKINDS}
         for p in vm["preemptors"]:
             want[p["kind"]] += p["stolen_ns"]
         want["other"] = vm["preemptors_other_ns"]
+        if "preemptor" not in detail:
+            want = {}
         got = {l["preemptor_kind"]: r for l, r in
-               e.of_vm("vmlat_preempted_seconds_total", i)}
+               e.of_vm("vmlat_preempted_seconds_total", ident)}
         if set(got) != set(want) or \
                 not all(sec_ok(got[k], want[k]) for k in want):
-            bad["preempted"].append("vm_id=%d %r, JSON %r" %
-                                    (i, got, want))
+            bad["preempted"].append("%s %r, JSON %r" % (i, got, want))
 
-        # Latency histograms; the nested kinds only for nested VMs.
-        nested = len(vm["nested"]["vcpus"]) > 0
-        kinds = {l["kind"] for l, _ in
-                 e.of_vm("vmlat_latency_seconds_count", i)}
-        want_kinds = {k for k in vm["histograms"]
-                      if nested or k not in NESTED_HKINDS}
-        if kinds != want_kinds:
-            bad["latency"].append("vm_id=%d kinds %s, want %s" %
-                                  (i, sorted(kinds), sorted(want_kinds)))
-        for k in sorted(want_kinds & kinds):
-            check_hist(bad["latency"], e, "vmlat_latency_seconds", i,
-                       {"kind": k}, vm["histograms"][k])
-        got = {(l["isa"], l["reason"]) for l, _ in
-               e.of_vm("vmlat_exit_latency_seconds_count", i)}
-        want = {(x["isa"], x["name"]) for x in vm["exits"]
-                if "histogram" in x}
-        if got != want:
-            bad["exit_latency"].append("vm_id=%d reasons %s, want %s" %
-                                       (i, sorted(got), sorted(want)))
-        for x in vm["exits"]:
-            if "histogram" in x:
-                check_hist(bad["exit_latency"], e,
-                           "vmlat_exit_latency_seconds", i,
-                           {"isa": x["isa"], "reason": x["name"]},
-                           x["histogram"])
+        # Latency histograms, a family per kind; the nested kinds only
+        # for nested VMs.
+        nested = len(vm["nested"]["vcpus"]) > 0 and "nested" in detail
+        for k in HKINDS:
+            fam = "vmlat_%s%s_seconds" % ("nested_" if k in NESTED_HKINDS
+                                          else "", k)
+            if k == "exit":
+                continue
+            if k in NESTED_HKINDS and not nested:
+                if e.of_vm(fam + "_count", ident):
+                    bad["latency"].append("%s: %s" % (i, fam))
+                continue
+            check_hist(bad["latency"], e, fam, ident, {},
+                       vm["histograms"][k],
+                       les_exit if k.startswith("l2_exit") else les_sched)
 
-        # Nested: present iff the VM ran a nested guest.
+        # Nested: present iff the VM ran a nested guest, and asked for.
         t = vm["nested"]["totals"]
         got = {l["part"]: r for l, r in
-               e.of_vm("vmlat_nested_seconds_total", i)}
+               e.of_vm("vmlat_nested_seconds_total", ident)}
         hb = {l["handled_by"]: r for l, r in
-              e.of_vm("vmlat_nested_l2_exits_total", i)}
-        l12 = e.of_vm("vmlat_nested_l1_to_l2_total", i)
-        sc = e.of_vm("vmlat_nested_l2_sync_calls_total", i)
+              e.of_vm("vmlat_nested_l2_exits_total", ident)}
+        l12 = e.of_vm("vmlat_nested_l1_to_l2_total", ident)
+        sc = e.of_vm("vmlat_nested_l2_sync_calls_total", ident)
         if not nested:
             if got or hb or l12 or sc:
-                bad["nested"].append("vm_id=%d: nested series without "
-                                     "nested vCPUs" % i)
+                bad["nested"].append("%s: nested series without nested "
+                                     "vCPUs or --detail nested" % i)
         else:
-            parts = {p: t[p + "_ns"] for p in
-                     ("l1", "l2", "l2_exit_l0", "l2_exit_l1")}
+            # Not l2_exit_l0, l2_exit_l1: their histograms' _sum.
+            parts = {p: t[p + "_ns"] for p in ("l1", "l2")}
             # A module before L2 sync calls were counted apart: none.
             parts["l2_sync"] = t.get("l2_sync_ns", 0)
             if set(got) != set(parts) or \
                     not all(sec_ok(got[p], parts[p]) for p in parts):
-                bad["nested"].append("vm_id=%d parts %r, JSON %r" %
+                bad["nested"].append("%s parts %r, JSON %r" %
                                      (i, got, parts))
             if hb != {"l0": str(t["l2_exits_l0"]),
                       "l1": str(t["l2_exits_l1"])}:
-                bad["nested"].append("vm_id=%d handled_by %r" % (i, hb))
+                bad["nested"].append("%s handled_by %r" % (i, hb))
             if len(l12) != 1 or int(l12[0][1]) != t["l1_to_l2"]:
-                bad["nested"].append("vm_id=%d l1_to_l2 %r, JSON %d" %
+                bad["nested"].append("%s l1_to_l2 %r, JSON %d" %
                                      (i, l12, t["l1_to_l2"]))
             if len(sc) != 1 or \
                     int(sc[0][1]) != t.get("l2_sync_calls", 0):
-                bad["nested"].append("vm_id=%d l2_sync_calls %r, JSON %d" %
+                bad["nested"].append("%s l2_sync_calls %r, JSON %d" %
                                      (i, sc, t.get("l2_sync_calls", 0)))
 
-        # Clock sync: present iff the guest called.
-        s = vm.get("sync")
+        # Clock sync: present iff the guest called, and asked for.
+        s = vm.get("sync") if "sync" in detail else None
         st = {l["state"]: r for l, r in
-              e.of_vm("vmlat_clock_sync_state", i)}
-        mapped = {n: e.of_vm(n, i) for n in (
-            "vmlat_clock_sync_bound_seconds", "vmlat_clock_sync_drift_ppb",
+              e.of_vm("vmlat_clock_sync_state", ident)}
+        mapped = {n: e.of_vm(n, ident) for n in (
+            "vmlat_clock_sync_bound_seconds",
+            "vmlat_clock_sync_drift_ratio",
             "vmlat_clock_sync_offset_seconds")}
-        counters = {n: e.of_vm(n, i) for n in (
+        counters = {n: e.of_vm(n, ident) for n in (
             "vmlat_clock_sync_exchanges_total",
             "vmlat_clock_sync_calls_total",
             "vmlat_clock_sync_restarts_total")}
         rej = {l["reason"]: r for l, r in
-               e.of_vm("vmlat_clock_sync_rejected_calls_total", i)}
+               e.of_vm("vmlat_clock_sync_rejected_calls_total", ident)}
         if s is None:
             if st or rej or any(mapped.values()) or \
                     any(counters.values()):
-                bad["sync"].append("vm_id=%d: sync series without sync" % i)
+                bad["sync"].append("%s: sync series without sync or "
+                                   "--detail sync" % i)
             continue
         if st != {x: "1" if x == s["state"] else "0" for x in SYNC_STATES}:
-            bad["sync"].append("vm_id=%d state %r, JSON %s" %
-                               (i, st, s["state"]))
+            bad["sync"].append("%s state %r, JSON %s" % (i, st, s["state"]))
         if "bound_ns" in s:
             b = mapped["vmlat_clock_sync_bound_seconds"]
-            dr = mapped["vmlat_clock_sync_drift_ppb"]
+            dr = mapped["vmlat_clock_sync_drift_ratio"]
             off = mapped["vmlat_clock_sync_offset_seconds"]
+            # A ratio: drift_ppb / 1e9, exactly.
             if len(b) != 1 or not sec_ok(b[0][1], s["bound_ns"]) or \
-                    len(dr) != 1 or int(dr[0][1]) != s["drift_ppb"] or \
+                    len(dr) != 1 or not sec_ok(dr[0][1], s["drift_ppb"]) or \
                     len(off) != 1 or not sec_ok(off[0][1], s["offset_ns"]):
-                bad["sync"].append("vm_id=%d mapping %r, JSON %r" %
+                bad["sync"].append("%s mapping %r, JSON %r" %
                                    (i, mapped, s))
         elif any(mapped.values()):
-            bad["sync"].append("vm_id=%d: mapping gauges unmapped" % i)
+            bad["sync"].append("%s: mapping gauges unmapped" % i)
         for n, k in (("vmlat_clock_sync_exchanges_total", "exchanges"),
                      ("vmlat_clock_sync_calls_total", "calls"),
                      ("vmlat_clock_sync_restarts_total", "restarts")):
             v = counters[n]
             if len(v) != 1 or int(v[0][1]) != s[k]:
-                bad["sync"].append("vm_id=%d %s %r, JSON %d" %
-                                   (i, n, v, s[k]))
+                bad["sync"].append("%s %s %r, JSON %d" % (i, n, v, s[k]))
         if rej != {r: str(s[r]) for r in SYNC_REJECTED}:
-            bad["sync"].append("vm_id=%d rejected %r" % (i, rej))
-
-    # No series of a VM the document does not have.
-    ids = {str(vm["id"]) for vm in vms}
-    stray = {l.get("vm_id") for _, l, _ in e.samples
-             if "vm_id" in l} - ids
-    if stray:
-        bad["labels"].append("series of VM ids %s" % sorted(stray))
+            bad["sync"].append("%s rejected %r" % (i, rej))
 
     dr = d["dropped"]
     got = {l["what"]: int(r) for l, r in
@@ -484,6 +634,17 @@ def check_doc(ctx, tag, e, d, names=None):
 
     for k, v in bad.items():
         ctx.check(not v, "export.%s.%s" % (tag, k), "; ".join(v))
+
+
+def series_per_vm(e):
+    """{identity (frozenset of its labels): series} of Expo E: every line
+    with a value that has a VM's identity labels."""
+    n = {}
+    for _, l, _ in e.samples:
+        i = frozenset((k, v) for k, v in l.items() if k in ID_KEYS)
+        if i:
+            n[i] = n.get(i, 0) + 1
+    return n
 
 
 # ---- the tools ---------------------------------------------------------
@@ -646,6 +807,193 @@ def node_exporter_checks(ctx, tools, docs):
             proc.wait()
         log.close()
         shutil.rmtree(d, ignore_errors=True)
+
+
+# ---- the series budget, --detail, identity -------------------------------
+
+# Series per VM by default (vmlat-command.rst, "Series budget").
+BUDGET = 25
+
+
+def budget_check(ctx, tag, e, d):
+    """At most BUDGET series per live VM of D, counted from E per VM
+    identity; every live VM has its series."""
+    per = series_per_vm(e)
+    live = sum(not vm["exited"] for vm in d["vms"])
+    over = [(dict(i).get("vm"), n) for i, n in per.items() if n > BUDGET]
+    ctx.check(len(per) == live and not over, "export.%s.budget" % tag,
+              "%d identities, %d live VMs; over %d: %s" %
+              (len(per), live, BUDGET, over[:5]))
+
+
+def detail_checks(ctx, tmp):
+    """--detail: each name alone adds its families and no other; names
+    add up, given in one list or again; a wrong list is refused (exit
+    status 2, one line, nothing written)."""
+    live = cmdtest.load("nested-sync")
+    for vm in live["vms"]:
+        vm["exited"] = False
+    nested = os.path.join(tmp, "nested-sync-live.json")
+    with open(nested, "w") as f:
+        json.dump(live, f)
+    busy = (cmdtest.fixture("contention-2"), cmdtest.load("contention-2"))
+    for args, detail in [(["--detail", x], [x]) for x in DETAILS] + [
+            (["--detail", "vcpu", "--detail", "reason,exit"],
+             ["vcpu", "reason", "exit"]),
+            (["--detail=preemptor,buckets,nested,sync"],
+             ["preemptor", "buckets", "nested", "sync"]),
+            (["--detail", "vcpu,all"], ["all"])]:
+        for path, d in (busy, (nested, live)):
+            tag = "detail.%s.%s" % ("+".join(detail),
+                                    os.path.basename(path)[:-5])
+            rc, out, err = ctx.run(["-f", path, "export", "--prometheus"] +
+                                   args)
+            e = parse_expo(out)
+            ctx.check(rc == 0 and not err and not e.errors,
+                      "export.%s.runs" % tag, "%d %r %s" %
+                      (rc, err, e.errors[:3]))
+            check_doc(ctx, tag, e, d, detail=detail)
+
+    fx = cmdtest.fixture("contention-1")
+    prom = os.path.join(tmp, "refused.prom")
+    for bad, word in (("bogus", "bogus"), ("vcpu,bogus", "bogus"),
+                      ("", "empty"), ("vcpu,", "empty"), (",vcpu", "empty"),
+                      ("vcpu,,exit", "empty"), ("VCPU", "VCPU"),
+                      ("all,", "empty"), ("vcpus", "vcpus")):
+        for o in ([], ["-o", prom]):
+            rc, out, err = ctx.run(["-f", fx, "export", "--prometheus",
+                                    "--detail", bad] + o)
+            ctx.check(rc == 2 and one_line(err) and word in err and
+                      err.startswith("vmlat: export: --detail") and
+                      not out and not os.path.exists(prom),
+                      "export.detail.refused.%r%s" % (bad, ".o" if o
+                                                      else ""),
+                      "%d %r %r" % (rc, err, out[:80]))
+    rc, out, err = ctx.run(["-f", fx, "export", "--prometheus", "--detail"])
+    ctx.check(rc == 2 and one_line(err) and not out,
+              "export.detail.refused.no_value", "%d %r" % (rc, err))
+
+
+U1 = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+U2 = "0E6F1D2C-3B4A-4958-A7B6-C5D4E3F2A1B0"
+U3 = "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a"
+
+
+def write_cmdline(proc, pid, args):
+    os.makedirs(os.path.join(proc, str(pid)), exist_ok=True)
+    with open(os.path.join(proc, str(pid), "cmdline"), "wb") as f:
+        f.write(b"\0".join(a.encode() for a in
+                           ["qemu-system-x86_64"] + args) + b"\0")
+
+
+def write_domain(lv, name, pid, u=None):
+    os.makedirs(lv, exist_ok=True)
+    with open(os.path.join(lv, name + ".pid"), "w") as f:
+        f.write("%d\n" % pid)
+    if u:
+        with open(os.path.join(lv, name + ".xml"), "w") as f:
+            f.write("<domstatus state='running' pid='%d'>\n"
+                    "  <domain type='kvm' id='1'>\n"
+                    "    <name>%s</name>\n    <uuid>%s</uuid>\n"
+                    "  </domain>\n</domstatus>\n" % (pid, name, u))
+
+
+def info_of(e, vm):
+    """The labels of the vmlat_vm_info series of the VM named VM."""
+    got = [l for l, _ in e.by_name.get("vmlat_vm_info", [])
+           if l.get("vm") == vm]
+    return got[0] if len(got) == 1 else got
+
+
+def identity_checks(ctx, tmp):
+    """The identity labels, from libvirt's status files and QEMU's command
+    lines written here: uuid (libvirt's, else -uuid, lowercase; none if
+    it is not one), namespace and name (libvirt domains named as KubeVirt
+    names them only), vm_pid and vm_id (no UUID, or one two live VMs
+    share), each VM's the same whatever the other VMs are."""
+    n = [0]
+
+    def export(fx, proc, lv, filt=None):
+        n[0] += 1
+        rc, out, err = ctx.run(["-f", cmdtest.fixture(fx), "export",
+                                "--prometheus"] + ([filt] if filt else []),
+                               env={"VMLAT_PROC": proc,
+                                    "VMLAT_LIBVIRT_RUN": lv})
+        e = parse_expo(out)
+        return rc == 0 and not err and not e.errors, e
+
+    # contention-1: web1 (190) a KubeVirt domain with a status file;
+    # 191 a libvirt domain without one, its -uuid in upper case; 206
+    # and 207 share a -uuid (206 QEMU-named like a KubeVirt domain);
+    # 203 has a -uuid that is none.
+    proc, lv = os.path.join(tmp, "id1", "proc"), os.path.join(tmp, "id1",
+                                                             "lv")
+    write_domain(lv, "default_web-7", 190, U1)
+    write_domain(lv, "Prod_DB", 191)
+    write_cmdline(proc, 190, ["-name", "guest=ignored", "-uuid", U2])
+    write_cmdline(proc, 191, ["-name", "guest=Prod_DB", "-uuid", U2])
+    write_cmdline(proc, 206, ["-name", "guest=team_db2", "-uuid=" + U3])
+    write_cmdline(proc, 207, ["--name", "x", "--uuid", U3])
+    write_cmdline(proc, 203, ["-uuid", "not-a-uuid"])
+    ok, e = export("contention-1", proc, lv)
+    want = {
+        "default_web-7": {"vm": "default_web-7", "uuid": U1,
+                          "namespace": "default", "name": "web-7"},
+        "Prod_DB": {"vm": "Prod_DB", "uuid": U2.lower()},
+        "team_db2": {"vm": "team_db2", "uuid": U3, "vm_pid": "206",
+                     "vm_id": "3"},
+        "x": {"vm": "x", "uuid": U3, "vm_pid": "207", "vm_id": "4"},
+        "vm-hog": {"vm": "vm-hog", "vm_pid": "203", "vm_id": "5"},
+    }
+    got = {k: {a: b for a, b in info_of(e, k).items() if a != "comm"}
+           if isinstance(info_of(e, k), dict) else None for k in want}
+    ctx.check(ok and got == want, "export.identity.labels",
+              {k: (got[k], want[k]) for k in want if got[k] != want[k]})
+    check_doc(ctx, "identity", e, cmdtest.load("contention-1"), proc=proc,
+              libvirt=lv)
+
+    # A VM's labels are its own: the same exported alone (filtered).
+    for vm in ("default_web-7", "x", "vm-hog"):
+        ok2, e2 = export("contention-1", proc, lv, vm)
+        ctx.check(ok2 and info_of(e2, vm) == info_of(e, vm),
+                  "export.identity.filtered.%s" % vm,
+                  (info_of(e2, vm), info_of(e, vm)))
+
+    # contention-exited: web1 (190, live) shares its UUID with vm-a
+    # (206), which exited: no vm_pid, vm_id for web1; no series of
+    # vm-a.
+    proc, lv = os.path.join(tmp, "id2", "proc"), os.path.join(tmp, "id2",
+                                                             "lv")
+    os.makedirs(lv)
+    write_cmdline(proc, 190, ["-name", "web1", "-uuid", U1])
+    write_cmdline(proc, 206, ["-name", "vm-a", "-uuid", U1])
+    ok, e = export("contention-exited", proc, lv)
+    d = cmdtest.load("contention-exited")
+    exited = {vm["pid"] for vm in d["vms"] if vm["exited"]}
+    ctx.check(ok and 206 in exited and
+              info_of(e, "web1") == {"vm": "web1", "uuid": U1,
+                                     "comm": "qemu-system-x86"} and
+              not [l for _, l, _ in e.samples
+                   if l.get("vm_pid") in {str(p) for p in exited}],
+              "export.identity.exited_uuid", info_of(e, "web1"))
+    check_doc(ctx, "identity_exited", e, d, proc=proc, libvirt=lv)
+
+    # The KubeVirt rule: <namespace>_<name>, a DNS-1123 label and
+    # subdomain, from libvirt only.
+    for dom, ns in (("default_web-7", ("default", "web-7")),
+                    ("kube-system_vm.a-1", ("kube-system", "vm.a-1")),
+                    ("a_b_c", None), ("Default_web", None), ("_web", None),
+                    ("ns_", None), ("-ns_web", None), ("ns_web-", None),
+                    ("web", None), ("n" * 64 + "_web", None)):
+        lv = os.path.join(tmp, "k8s-%d" % n[0])
+        write_domain(lv, dom, 190, U1)
+        ok, e = export("contention-1", os.path.join(tmp, "none"), lv, "190")
+        got = info_of(e, dom)
+        want = {"vm": dom, "uuid": U1, "comm": "qemu-system-x86"}
+        if ns:
+            want["namespace"], want["name"] = ns
+        ctx.check(ok and got == want, "export.identity.kubevirt.%s" % dom,
+                  (got, want))
 
 
 # ---- odd names, -o, filters, errors -----------------------------------
@@ -819,23 +1167,31 @@ def output_file_checks(ctx, tmp):
 
 def filter_checks(ctx):
     fx = cmdtest.fixture("contention-1")
-    for flt, vid in (("web1", "1"), ("shop-db", "2"), ("id:3", "3"),
-                     ("207", "4"), ("vm-hog", "5")):
+    for flt, name in (("web1", "web1"), ("shop-db", "shop-db"),
+                      ("id:3", "vm-a"), ("207", "vm-b"),
+                      ("vm-hog", "vm-hog")):
         rc, out, err = ctx.run(["-f", fx, "export", "--prometheus", flt])
         e = parse_expo(out)
-        ids = {l.get("vm_id") for _, l, _ in e.samples if "vm_id" in l}
-        ctx.check(rc == 0 and not err and not e.errors and ids == {vid} and
+        vms = {l.get("vm") for _, l, _ in e.samples if "vm" in l}
+        ctx.check(rc == 0 and not err and not e.errors and vms == {name} and
                   e.get("vmlat_json_schema") == "3",
-                  "export.filter.%s" % flt, "%d %r ids %s %s" %
-                  (rc, err, sorted(ids), e.errors[:2]))
+                  "export.filter.%s" % flt, "%d %r vms %s %s" %
+                  (rc, err, sorted(vms), e.errors[:2]))
     rc, out, err = ctx.run(["-f", fx, "export", "--prometheus", "nosuchvm"])
     e = parse_expo(out)
-    ids = {l.get("vm_id") for _, l, _ in e.samples if "vm_id" in l}
+    vms = {l.get("vm") for _, l, _ in e.samples if "vm" in l}
     ctx.check(rc == 0 and one_line(err) and "nosuchvm" in err and
-              not ids and not e.errors and
+              not vms and not e.errors and
               e.get("vmlat_json_schema") == "3" and
               "vmlat_vm_info" not in e.help,
-              "export.filter.no_match", "%d %r %s" % (rc, err, sorted(ids)))
+              "export.filter.no_match", "%d %r %s" % (rc, err, sorted(vms)))
+    # An exited VM is not exported, named or not.
+    fx = cmdtest.fixture("contention-exited")
+    rc, out, err = ctx.run(["-f", fx, "export", "--prometheus", "vm-a"])
+    e = parse_expo(out)
+    ctx.check(rc == 0 and one_line(err) and "vm-a" in err and
+              not [l for _, l, _ in e.samples if "vm" in l] and
+              not e.errors, "export.filter.exited", "%d %r" % (rc, err))
 
 
 # ---- the tests ---------------------------------------------------------
@@ -849,28 +1205,46 @@ def run(ctx):
     tmp = tempfile.mkdtemp(prefix="vmlat-export-")
     try:
         served_docs = []
-        for name in cmdtest.fixture_names():
-            args = ["-f", cmdtest.fixture(name), "export", "--prometheus"]
-            rc, out, err = ctx.run(args)
-            ctx.check(rc == 0 and not err and out,
-                      "export.%s.runs" % name, "%d %r" % (rc, err))
-            e = parse_expo(out)
-            ctx.check(not e.errors, "export.%s.format" % name,
-                      "; ".join(e.errors[:5]))
-            check_doc(ctx, name, e, cmdtest.load(name))
-            tool_check(ctx, "export.%s.promtool" % name, tools, tools_why,
-                       lambda t, out=out: promtool_check(t[0], out))
-            served_docs.append((name, args, None, e))
+        docs = [(name, cmdtest.fixture(name), cmdtest.load(name), None)
+                for name in cmdtest.fixture_names()]
+        # nested-sync's VMs, the only nested and clock-syncing ones, had
+        # exited when it was recorded: as if they had not.
+        d = cmdtest.load("nested-sync")
+        for vm in d["vms"]:
+            vm["exited"] = False
+        path = os.path.join(tmp, "nested-sync-live.json")
+        with open(path, "w") as f:
+            json.dump(d, f)
+        docs.append(("nested-sync-live", path, d, None))
+        for name, path, d, names in docs:
+            for detail in ([], ["all"]):
+                tag = name + "".join(".detail_" + x for x in detail)
+                args = ["-f", path, "export", "--prometheus"] + \
+                    ["--detail=" + x for x in detail]
+                rc, out, err = ctx.run(args)
+                ctx.check(rc == 0 and not err and out,
+                          "export.%s.runs" % tag, "%d %r" % (rc, err))
+                e = parse_expo(out)
+                ctx.check(not e.errors, "export.%s.format" % tag,
+                          "; ".join(e.errors[:5]))
+                check_doc(ctx, tag, e, d, detail=detail)
+                tool_check(ctx, "export.%s.promtool" % tag, tools,
+                           tools_why,
+                           lambda t, out=out: promtool_check(t[0], out))
+                if not detail:
+                    budget_check(ctx, tag, e, d)
+                served_docs.append((tag, args, None, e))
 
-        # Names: QEMU's -name (pid 190), libvirt's over it (pid 191).
+        # Names: QEMU's -name (pid 190: no UUID, so vm_pid and vm_id),
+        # libvirt's over it (pid 191, its UUID from the domain's status
+        # file).
         e = parse_expo(ctx.run(["-f", cmdtest.fixture("contention-1"),
                                 "export", "--prometheus"])[1])
         ctx.check(e.get("vmlat_vm_info", vm="web1", vm_pid="190",
-                        vm_id="1", comm="qemu-system-x86",
-                        exited="0") == "1" and
-                  e.get("vmlat_vm_info", vm="shop-db", vm_pid="191",
-                        vm_id="2", comm="qemu-system-x86",
-                        exited="0") == "1",
+                        vm_id="1", comm="qemu-system-x86") == "1" and
+                  e.get("vmlat_vm_info", vm="shop-db",
+                        uuid="6f1b8c2e-4d3a-4b7e-9a51-0c2d3e4f5a6b",
+                        comm="qemu-system-x86") == "1",
                   "export.names.web1_shop_db",
                   e.by_name.get("vmlat_vm_info"))
 
@@ -892,14 +1266,27 @@ def run(ctx):
         ctx.check(rc == 0 and text and not err and not e.errors,
                   "export.synthetic.runs", "%d %r %s %s" %
                   (rc, err, why, e.errors[:3]))
-        check_doc(ctx, "synthetic", e, d, names)
+        check_doc(ctx, "synthetic", e, d, names, proc=env["VMLAT_PROC"])
         tool_check(ctx, "export.synthetic.promtool", tools, tools_why,
                    lambda t: promtool_check(t[0], text))
         served_docs.append(("synthetic", args, env, e))
+        args = args + ["--detail", "all"]
+        rc, text, err = ctx.run(args, env=env)
+        e = parse_expo(text)
+        ctx.check(rc == 0 and text and not err and not e.errors,
+                  "export.synthetic.detail_all.runs", "%d %r %s" %
+                  (rc, err, e.errors[:3]))
+        check_doc(ctx, "synthetic.detail_all", e, d, names,
+                  detail=["all"], proc=env["VMLAT_PROC"])
+        tool_check(ctx, "export.synthetic.detail_all.promtool", tools,
+                   tools_why, lambda t: promtool_check(t[0], text))
+        served_docs.append(("synthetic.detail_all", args, env, e))
 
         output_file_checks(ctx, tmp)
         filter_checks(ctx)
         error_checks(ctx, tmp)
+        detail_checks(ctx, tmp)
+        identity_checks(ctx, tmp)
 
         if tools:
             node_exporter_checks(ctx, tools, served_docs)
