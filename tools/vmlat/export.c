@@ -6,19 +6,19 @@
  * timestamps). With -o the file is replaced atomically, so that the
  * collector never reads half of it.
  *
- * A fleet stores what every host exports: by default 25 series per VM
+ * A fleet stores what every host exports: by default 24 series per VM
  * (its time shares, exits, preemption and wait histograms in four
  * decades), the rest only with --detail (vmlat-command.rst, "Series
- * budget"). Every value is in base units (seconds, ratios). Times are
- * exact: the decimal of ns / 1e9. Only live VMs are exported. A VM's
- * series have its identity as labels, none of which changes while it
- * runs: vm (its name), uuid (if it has one: the same VM on every host,
- * across restarts), namespace and name (a KubeVirt VM), and vm_pid and
- * vm_id where its UUID cannot tell it apart (it has none, or another
- * live VM has it too: two VMs of one VMM process share pid, name and
- * UUID, the module's id keeps their series apart). Counters restart from
- * 0 when the module is reloaded or reset, or the VM restarts, which
- * Prometheus' rate() takes as a counter reset.
+ * budget", a budget of 25). Every value is in base units (seconds,
+ * ratios). Times are exact: the decimal of ns / 1e9. Only live VMs are
+ * exported. A VM's series have its identity as labels, none of which
+ * changes while it runs: vm (its name), uuid (if it has one: the same VM
+ * on every host, across restarts), namespace and name (a KubeVirt VM),
+ * and vm_pid and vm_id where its UUID cannot tell it apart (it has none,
+ * or another live VM has it too: two VMs of one VMM process share pid,
+ * name and UUID, the module's id keeps their series apart). Counters
+ * restart from 0 when the module is reloaded or reset, or the VM
+ * restarts, which Prometheus' rate() takes as a counter reset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -949,7 +949,7 @@ static void usage(FILE *f)
 		"usage: vmlat [-f FILE]... export --prometheus [--detail LIST] [-o FILE] [VM]\n"
 		"\n"
 		"The module's statistics as Prometheus metrics (text format 0.0.4,\n"
-		"as node_exporter's textfile collector reads them): by default 25 series\n"
+		"as node_exporter's textfile collector reads them): by default 24 series\n"
 		"per VM, its time shares, exits, preemption and wait histograms.\n"
 		"\n"
 		"  --prometheus       the Prometheus text format (the only one; required)\n"
