@@ -66,6 +66,7 @@ class Expo:
         self.family_order = []  # families, in the order of their samples
         self.by_name = {}       # name -> [(labels, raw)]
         self.series = {}        # (name, frozenset(labels)) -> raw
+        self.by_vm = {}         # name -> {identity: [(labels, raw)]}
 
     def family_of(self, name):
         if name in self.type:
@@ -84,10 +85,12 @@ class Expo:
     def of_vm(self, name, ident):
         """[(labels, raw)] of NAME for the VM of identity labels IDENT
         (a dict): the series with those and no other identity labels."""
-        want = frozenset(ident.items())
-        return [(l, r) for l, r in self.by_name.get(name, [])
-                if frozenset((k, v) for k, v in l.items()
-                             if k in ID_KEYS) == want]
+        if name not in self.by_vm:
+            idx = self.by_vm[name] = {}
+            for l, r in self.by_name.get(name, []):
+                i = frozenset((k, v) for k, v in l.items() if k in ID_KEYS)
+                idx.setdefault(i, []).append((l, r))
+        return list(self.by_vm[name].get(frozenset(ident.items()), []))
 
 
 METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*\Z")
