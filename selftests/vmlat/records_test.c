@@ -69,7 +69,7 @@
  *    than at load, and vmlat's slab caches hold as many pages as at load
  *    (/proc/slabinfo, within 64 KiB). On a debug kernel, whose KASAN
  *    keeps freed objects in its quarantine (in Slab), the bounds of load
- *    and per VM hold for status's figures.
+ *    and per VM hold for status's figures (/proc/meminfo is not read).
  *  - sizes_fixed: max_vms and max_vcpus cannot be written once loaded;
  *    0, too large and non-numbers fail the load with EINVAL.
  *
@@ -1649,12 +1649,19 @@ TEST_F_TIMEOUT(sized, memory, 900)
 	ASSERT_LT(0, vms);
 	ASSERT_EQ(0, vmlat_module_unload("vmlat"));
 	self->loaded = false;
-	before = kernel_bytes_settled();
-	ASSERT_LT(0, before) TH_LOG("cannot read /proc/meminfo or drop caches");
+	/*
+	 * A debug kernel's own accounting, which KASAN's shadow and
+	 * quarantine blur, is not checked: not read either (settling it
+	 * took a minute there, caches dropped 5 times a read).
+	 */
+	if (debug)
+		TH_LOG("a debug kernel: the bounds hold for status's figures, /proc/meminfo is not read");
+	before = debug ? 0 : kernel_bytes_settled();
+	ASSERT_LE(0, before) TH_LOG("cannot read /proc/meminfo or drop caches");
 
 	/* At load, at the defaults: no VM, hardly any memory. */
 	ASSERT_EQ(0, reload(_metadata, &self->loaded, "keep_exited=0"));
-	loaded = kernel_bytes_settled();
+	loaded = debug ? 0 : kernel_bytes_settled();
 	slab_at_load = vmlat_slab_bytes();
 	code = module_bytes();
 	ASSERT_LT(0, code);
@@ -1676,7 +1683,7 @@ TEST_F_TIMEOUT(sized, memory, 900)
 	sem_init(&ready, 0, 0);
 	sem_init(&go, 0, 0);
 	h = hold(_metadata, vms, 1, &ready, &go, th);
-	held = kernel_bytes_settled();
+	held = debug ? 0 : kernel_bytes_settled();
 	log_status_lines(_metadata);
 	ASSERT_EQ(0, read_tables(&t));
 	EXPECT_EQ(vms, t.vms);
@@ -1686,7 +1693,7 @@ TEST_F_TIMEOUT(sized, memory, 900)
 	EXPECT_LE((t.bytes - at_load.bytes) / vms, VM_MAX);
 	ASSERT_EQ(0, vmlat_module_unload("vmlat"));
 	self->loaded = false;
-	unloaded = kernel_bytes_settled();
+	unloaded = debug ? 0 : kernel_bytes_settled();
 	per_vm = (held - unloaded - load) / vms;
 	TH_LOG("%d VMs: %ld bytes each by the kernel's accounting; status: %ld blocks, %ld bytes each",
 	       vms, per_vm, t.blocks, (t.bytes - at_load.bytes) / vms);
