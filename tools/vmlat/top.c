@@ -54,6 +54,7 @@ enum top_out { OUT_TEXT, OUT_JSON, OUT_CSV };
 struct top_params {
 	struct common_params common;	/* the VM */
 	bool batch;			/* -b, or stdout not a terminal */
+	bool wide;			/* -w: the wide layout */
 	enum top_out out;
 	uint64_t interval_ms;
 	long count;			/* refreshes; -1: until q */
@@ -213,19 +214,73 @@ static void rows_build(struct top *t, const struct snap *a,
 	rows_sort(t);
 }
 
-#define HEADER_FMT "%-16s %7s %5s %6s %6s %6s %8s %6s %6s %6s %9s %11s  %s"
+/*
+ * Two layouts of the text table. The default fits 80 columns, as top(1)
+ * and ps(1) do: the VM's name cut to NAME_COLS, its pid, vCPUs, the 7
+ * shares and exits per second, and an X after a VM that exited. The wide
+ * one (-w, or a terminal of WIDE_COLS or more) adds the p99 of the
+ * preemptions and the worst preemptor, with whole names.
+ */
+#define NAME_COLS	13
+#define WIDE_NAME_COLS	16	/* at least */
+#define WIDE_COLS	120
+#define TEXT_COLS	80
 
-static void header_line(char *buf, size_t n)
+struct layout {
+	bool wide;
+	int name_cols;
+};
+
+/* The layout of @t's rows: in the wide one, the widest name sets it. */
+static struct layout layout_of(const struct top *t, bool wide)
 {
-	snprintf(buf, n, HEADER_FMT, "VM", "PID", "VCPUS", "GUEST%",
-		 "KERN%", "USER%", "PREEMPT%", "WAIT%", "IDLE%", "BLK%",
-		 "EXITS/s", "P99-PREEMPT", "TOP PREEMPTOR");
+	struct layout l = { .wide = wide, .name_cols = NAME_COLS };
+	char name[sizeof(t->rows->v->name)];
+	size_t i;
+	int w;
+
+	if (!wide)
+		return l;
+	l.name_cols = WIDE_NAME_COLS;
+	for (i = 0; i < t->nr_rows; i++) {
+		w = name_cols(fmt_name(name, sizeof(name), t->rows[i].v->name));
+		if (w > l.name_cols)
+			l.name_cols = w;
+	}
+	return l;
 }
 
-static void row_line(char *buf, size_t n, const struct row *r)
+static void header_line(char *buf, size_t n, const struct layout *l)
 {
-	char p99[16], worst[128], rate[24], name[sizeof(r->v->name)];
+	if (l->wide)
+		snprintf(buf, n,
+			 "%-*s %7s %5s %6s %6s %6s %8s %6s %6s %6s %9s %11s  %s",
+			 l->name_cols, "VM", "PID", "VCPUS", "GUEST%", "KERN%",
+			 "USER%", "PREEMPT%", "WAIT%", "IDLE%", "BLK%",
+			 "EXITS/s", "P99-PREEMPT", "TOP PREEMPTOR");
+	else
+		snprintf(buf, n, "%-*s %7s %5s %6s %5s %5s %6s %5s %5s %5s %6s",
+			 l->name_cols, "VM", "PID", "VCPUS", "GUEST%", "KERN%",
+			 "USER%", "PREEM%", "WAIT%", "IDLE%", "BLK%", "EXIT/s");
+}
 
+static void row_line(char *buf, size_t n, const struct row *r,
+		     const struct layout *l)
+{
+	char p99[16], worst[128], rate[24], name[4 * sizeof(r->v->name)];
+
+	snprintf(rate, sizeof(rate), "%.0f", r->exits_per_s);
+	fmt_name_cols(name, sizeof(name), r->v->name, l->name_cols);
+	if (!l->wide) {
+		snprintf(buf, n,
+			 "%s %7d %5zu %6.1f %5.1f %5.1f %6.1f %5.1f %5.1f %5.1f %6s%s",
+			 name, r->v->pid, r->v->nr_vcpus, r->share[VMLAT_GUEST],
+			 r->share[VMLAT_KERNEL], r->share[VMLAT_USER],
+			 r->share[VMLAT_PREEMPTED], r->share[VMLAT_WAIT],
+			 r->share[VMLAT_IDLE], r->share[VMLAT_BLOCKED], rate,
+			 r->v->exited ? " X" : "");
+		return;
+	}
 	if (r->p99_ns)
 		fmt_ns(p99, sizeof(p99), r->p99_ns);
 	else
@@ -235,29 +290,36 @@ static void row_line(char *buf, size_t n, const struct row *r)
 			 r->worst_pct);
 	else
 		snprintf(worst, sizeof(worst), "-");
-	snprintf(rate, sizeof(rate), "%.0f", r->exits_per_s);
 	snprintf(buf, n,
-		 "%-16.16s %7d %5zu %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %6.1f %9s %11s  %s%s",
-		 fmt_name(name, sizeof(name), r->v->name), r->v->pid,
-		 r->v->nr_vcpus, r->share[VMLAT_GUEST],
+		 "%s %7d %5zu %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %6.1f %9s %11s  %s%s",
+		 name, r->v->pid, r->v->nr_vcpus, r->share[VMLAT_GUEST],
 		 r->share[VMLAT_KERNEL], r->share[VMLAT_USER],
-		 r->share[VMLAT_PREEMPTED], r->share[VMLAT_WAIT], r->share[VMLAT_IDLE],
-		 r->share[VMLAT_BLOCKED], rate, p99, worst,
+		 r->share[VMLAT_PREEMPTED], r->share[VMLAT_WAIT],
+		 r->share[VMLAT_IDLE], r->share[VMLAT_BLOCKED], rate, p99, worst,
 		 r->v->exited ? " (exited)" : "");
 }
 
-static void title_line(char *buf, size_t n, const struct top *t)
+/*
+ * The first line: when (reading the module), the interval, the VMs, the
+ * order. Within 80 columns but for thousands of VMs sorted by a long key,
+ * reversed: the default layout cuts it there (it is ASCII).
+ */
+static void title_line(char *buf, size_t n, const struct top *t,
+		       const struct layout *l)
 {
-	char when[32] = "";
+	char when[32] = "", exited[32] = "";
 	time_t now = time(NULL);
 	struct tm tm;
 
 	if (!vmlat_offline() && localtime_r(&now, &tm))
 		strftime(when, sizeof(when), "%H:%M:%S, ", &tm);
-	snprintf(buf, n,
-		 "vmlat top - %sinterval %.2f s, %zu VMs (%zu exited), sorted by %s%s",
-		 when, t->interval_s, t->nr_vms, t->nr_exited,
-		 sort_keys[t->p.sort].name, t->p.reverse ? " (reversed)" : "");
+	if (t->nr_exited)
+		snprintf(exited, sizeof(exited), " (%zu exited)", t->nr_exited);
+	snprintf(buf, n, "vmlat top - %sinterval %.2f s, %zu VMs%s, by %s%s",
+		 when, t->interval_s, t->nr_vms, exited,
+		 sort_keys[t->p.sort].name, t->p.reverse ? ", reversed" : "");
+	if (!l->wide && n > TEXT_COLS)
+		buf[TEXT_COLS] = '\0';
 }
 
 /*
@@ -367,7 +429,8 @@ static void print_csv(const struct top *t)
 
 static void print_batch(const struct top *t)
 {
-	char line[512];
+	struct layout l;
+	char line[1024];
 	size_t i;
 
 	if (t->p.out == OUT_JSON) {
@@ -379,12 +442,13 @@ static void print_batch(const struct top *t)
 		return;
 	}
 
-	title_line(line, sizeof(line), t);
+	l = layout_of(t, t->p.wide);
+	title_line(line, sizeof(line), t, &l);
 	printf("%s\n", line);
-	header_line(line, sizeof(line));
+	header_line(line, sizeof(line), &l);
 	printf("%s\n", line);
 	for (i = 0; i < t->nr_rows; i++) {
-		row_line(line, sizeof(line), &t->rows[i]);
+		row_line(line, sizeof(line), &t->rows[i], &l);
 		printf("%s\n", line);
 	}
 	printf("\n");
@@ -393,23 +457,26 @@ static void print_batch(const struct top *t)
 
 static void draw(const struct top *t)
 {
-	char line[512];
+	struct layout l;
+	char line[1024];
 	int y = 0, rows, cols;
 	size_t i;
 
 	getmaxyx(stdscr, rows, cols);
+	l = layout_of(t, t->p.wide || cols >= WIDE_COLS);
 	erase();
-	title_line(line, sizeof(line), t);
+	title_line(line, sizeof(line), t, &l);
 	mvaddnstr(y++, 0, line, cols);
-	mvaddnstr(y++, 0, "keys: s steal  p preempted  w wait  g guest  k kernel  u user  i idle  e exits  l p99  n name  P pid  r reverse  q quit",
+	mvaddnstr(y++, 0, "sort: s steal  p preempted  w wait  g guest  k kernel  u user  i idle",
 		  cols);
+	mvaddnstr(y++, 0, "      e exits  l p99  n name  P pid  r reverse  q quit", cols);
 	y++;
-	header_line(line, sizeof(line));
+	header_line(line, sizeof(line), &l);
 	attron(A_REVERSE);
 	mvaddnstr(y++, 0, line, cols);
 	attroff(A_REVERSE);
 	for (i = 0; i < t->nr_rows && y < rows; i++) {
-		row_line(line, sizeof(line), &t->rows[i]);
+		row_line(line, sizeof(line), &t->rows[i], &l);
 		mvaddnstr(y++, 0, line, cols);
 	}
 	refresh();
@@ -435,24 +502,30 @@ static bool key(struct top *t, int ch)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vmlat top [-b] [-o text|json|csv] [-d|-i INTERVAL] [-n COUNT] [-p PID[,PID...]] [-s KEY] [-r] [-a] [VM]\n"
+		"usage: vmlat top [-b] [-w] [-o text|json|csv] [-d|-i INTERVAL] [-n COUNT]\n"
+		"                 [-p PID[,PID...]] [-s KEY] [-r] [-a] [VM]\n"
 		"  per VM, over each interval: the share of its vCPUs' time in guest, exit\n"
 		"  handling in the host kernel and in the VMM (user), preempted, waiting for\n"
-		"  a CPU, idle (halted) and blocked; exits per second; p99 preemption; the\n"
-		"  worst preemptor\n"
+		"  a CPU, idle (halted) and blocked; exits per second; with -w, p99\n"
+		"  preemption and the worst preemptor. Its lines fit 80 columns: names cut\n"
+		"  at 13 with a '+', an X after a VM that exited.\n"
 		"  -b           batch mode: print each refresh (the default when stdout is\n"
 		"               not a terminal)\n"
+		"  -w           wide: also P99-PREEMPT and TOP PREEMPTOR, names whole (the\n"
+		"               live view's layout in a terminal of %d columns or more)\n"
 		"  -o FORMAT    batch mode's output: text (the default), json (an object\n"
 		"               per refresh and line) or csv (a header, a line per VM)\n"
 		"  -d, -i INTERVAL  between refreshes: 2s (also 0.5, seconds as top -d\n"
 		"               takes them, 500ms, 1m)\n"
-		"  -n COUNT     stop after COUNT refreshes (default: never; q quits)\n"
+		"  -n COUNT     stop after COUNT refreshes (default: never, q quits; with\n"
+		"               -f FILEs, one per two consecutive files)\n"
 		"  -p PID,...   only the VMs of these VMM processes\n"
 		"  -s KEY       sort by steal (preempted + wait, the default), name, pid,\n"
 		"               guest, kernel, user, preempted, wait, idle, exits, p99\n"
 		"  -r           reverse the order\n"
 		"  -a           also VMs that exited before the interval\n"
-		"  VM           only this VM (its name, VMM pid, or id:N)\n");
+		"  VM           only this VM (its name, VMM pid, or id:N)\n",
+		WIDE_COLS);
 }
 
 static int parse_pids(struct top_params *p, const char *arg)
@@ -537,13 +610,16 @@ static int parse_opt(int opt, const char *arg, struct common_params *common)
 	case 'a':
 		p->all = true;
 		break;
+	case 'w':
+		p->wide = true;
+		break;
 	}
 	return 0;
 }
 
 static const struct cmd_options top_cmd = {
 	.name = "top",
-	.optstring = "bd:i:n:o:p:s:ra",
+	.optstring = "bd:i:n:o:p:s:raw",
 	.usage = usage,
 	.parse_opt = parse_opt,
 };

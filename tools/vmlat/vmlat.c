@@ -6,11 +6,13 @@
  * Documentation/vmlat-command.rst.
  */
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "escape.h"
 #include "names.h"
@@ -136,6 +138,101 @@ char *fmt_name(char *buf, size_t n, const char *s)
 		u += l;
 		left -= l;
 	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* The code point of the well-formed UTF-8 character of @l bytes at @u. */
+static wchar_t utf8_decode(const unsigned char *u, size_t l)
+{
+	static const unsigned char lead_bits[] = { 0x7f, 0x7f, 0x1f, 0x0f, 0x07 };
+	wchar_t c = u[0] & lead_bits[l];
+	size_t i;
+
+	for (i = 1; i < l; i++)
+		c = (c << 6) | (u[i] & 0x3f);
+	return c;
+}
+
+/*
+ * The columns a character takes. wcwidth() counts in the C library's
+ * locale; the command's is "C" (it sets none), so a UTF-8 one is asked
+ * for, once, for this count alone.
+ */
+static int char_cols(const unsigned char *u, size_t l)
+{
+	static locale_t utf8 = (locale_t)0;
+	static bool tried;
+	locale_t old;
+	int w;
+
+	if (l == 1)
+		return 1;
+	if (!tried) {
+		tried = true;
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	}
+	if (!utf8)
+		return 1;
+	old = uselocale(utf8);
+	w = wcwidth(utf8_decode(u, l));
+	uselocale(old);
+	/* A character it does not know: one column, as terminals show it. */
+	return w < 0 ? 1 : w;
+}
+
+/*
+ * The length of the character at @u, of valid UTF-8 (fmt_name()'s): by
+ * its lead byte, never past a NUL.
+ */
+static size_t char_len(const unsigned char *u)
+{
+	size_t n = *u < 0xc0 ? 1 : *u < 0xe0 ? 2 : *u < 0xf0 ? 3 : 4, i;
+
+	for (i = 1; i < n; i++)
+		if (!u[i])
+			return i;
+	return n;
+}
+
+int name_cols(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	int cols = 0;
+	size_t l;
+
+	for (; *u; u += l) {
+		l = char_len(u);
+		cols += char_cols(u, l);
+	}
+	return cols;
+}
+
+char *fmt_name_cols(char *buf, size_t n, const char *s, int cols)
+{
+	char shown[256];
+	const unsigned char *u = (const unsigned char *)shown;
+	/* Cut: what fits in all but the last column, then '+'. */
+	int room, used = 0, w;
+	size_t o = 0, l;
+
+	fmt_name(shown, sizeof(shown), s);
+	room = name_cols(shown) <= cols ? cols : cols - 1;
+	for (; *u; u += l) {
+		l = char_len(u);
+		w = char_cols(u, l);
+		if (used + w > room || o + l >= n)
+			break;
+		memcpy(buf + o, u, l);
+		o += l;
+		used += w;
+	}
+	if (room < cols && o + 1 < n) {
+		buf[o++] = '+';
+		used++;
+	}
+	for (; used < cols && o + 1 < n; used++)
+		buf[o++] = ' ';
 	buf[o] = '\0';
 	return buf;
 }

@@ -130,6 +130,20 @@ char *fmt_pct(char *buf, size_t n, uint64_t part, uint64_t whole);
  */
 char *fmt_name(char *buf, size_t n, const char *s);
 /*
+ * name_cols() - the columns of a terminal @s (valid UTF-8 without a
+ * control character, as fmt_name() makes it) takes: a wide character
+ * (CJK) two, a combining one none, as wcwidth(3) counts them in UTF-8
+ * (one each if the C library has no UTF-8 locale).
+ */
+int name_cols(const char *s);
+/*
+ * fmt_name_cols() - @s as fmt_name() shows it, in exactly @cols (>= 1)
+ * columns of a terminal, into @buf: padded with blanks; if it is wider,
+ * cut, a '+' in its last column, as procps top cuts a field too narrow
+ * for its value.
+ */
+char *fmt_name_cols(char *buf, size_t n, const char *s, int cols);
+/*
  * name_control() - whether the character of @l bytes at @u (a length
  * vmlat_utf8_seq() gave, 1 for ASCII) is a control character: C0, DEL,
  * or C1 (U+0080-U+009F, as UTF-8 0xc2 0x80-0x9f).

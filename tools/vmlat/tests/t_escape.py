@@ -2,7 +2,7 @@
 """Names are any bytes their owner chose: a process's comm, a VM's QEMU
 -name, a vCPU thread's name. A local user can put terminal escape
 sequences in them. Every output of the command that names them (report,
-top -b, hist, export) shows a control character (C0, DEL, C1) or a byte
+top -b and -w, hist, export) shows a control character (C0, DEL, C1) or a byte
 that is not UTF-8 as '?', as ps(1) does, and still shows the rest."""
 import json
 import os
@@ -56,6 +56,7 @@ def run(ctx):
         outs = {
             "report": ["report"],
             "top": ["top", "-b", "-n", "1", "-a"],
+            "top -w": ["top", "-b", "-n", "1", "-a", "-w"],
             "hist": ["hist", "-k", "preempt"],
             "export": ["export", "--prometheus"],
         }
@@ -64,7 +65,9 @@ def run(ctx):
             "report": [shown(VM_COMM), shown(QEMU_NAME)[:16],
                        "host task " + shown(HOST_COMM),
                        "VM %s (%s)" % (shown(QEMU_NAME), shown(THREAD))],
-            "top": [shown(VM_COMM), shown(QEMU_NAME)[:16]],
+            # its default layout cuts names at 13 columns, with a '+'
+            "top": [shown(VM_COMM), shown(QEMU_NAME)[:12] + "+"],
+            "top -w": [shown(VM_COMM), shown(QEMU_NAME)],
             "hist": ["# " + shown(VM_COMM) + " (pid 206",
                      "# " + shown(QEMU_NAME) + " (pid 190"],
             "export": ['vm="%s"' % shown(VM_COMM),
@@ -75,7 +78,7 @@ def run(ctx):
             bad = CONTROL.findall(out)
             missing = [w for w in want[cmd] if w not in out]
             ctx.check(rc == 0 and not bad and not missing,
-                      "escape.%s" % cmd,
+                      "escape.%s" % cmd.replace(" -", "_"),
                       "exit %d, control characters %r, names not shown %r: "
                       "%s" % (rc, bad[:5], missing, err))
     finally:
