@@ -19,6 +19,7 @@
 
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
  * The command line (common.c), in the way of rtla's: what every command
