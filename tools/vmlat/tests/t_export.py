@@ -886,16 +886,24 @@ def fleet_checks(ctx, tmp, tools, tools_why):
                        lambda x, out=out: promtool_check(x[0], out))
 
 
+def nested_sync_live(tmp):
+    """(path, document): nested-sync's document, in TMP, with its VMs
+    live. They are the only nested and clock-syncing ones, and had exited
+    when it was recorded; only live VMs are exported."""
+    d = cmdtest.load("nested-sync")
+    for vm in d["vms"]:
+        vm["exited"] = False
+    path = os.path.join(tmp, "nested-sync-live.json")
+    with open(path, "w") as f:
+        json.dump(d, f)
+    return path, d
+
+
 def detail_checks(ctx, tmp):
     """--detail: each name alone adds its families and no other; names
     add up, given in one list or again; a wrong list is refused (exit
     status 2, one line, nothing written)."""
-    live = cmdtest.load("nested-sync")
-    for vm in live["vms"]:
-        vm["exited"] = False
-    nested = os.path.join(tmp, "nested-sync-live.json")
-    with open(nested, "w") as f:
-        json.dump(live, f)
+    nested, live = nested_sync_live(tmp)
     busy = (cmdtest.fixture("contention-2"), cmdtest.load("contention-2"))
     for args, detail in [(["--detail", x], [x]) for x in DETAILS] + [
             (["--detail", "vcpu", "--detail", "reason,exit"],
@@ -1267,14 +1275,7 @@ def run(ctx):
         served_docs = []
         docs = [(name, cmdtest.fixture(name), cmdtest.load(name), None)
                 for name in cmdtest.fixture_names()]
-        # nested-sync's VMs, the only nested and clock-syncing ones, had
-        # exited when it was recorded: as if they had not.
-        d = cmdtest.load("nested-sync")
-        for vm in d["vms"]:
-            vm["exited"] = False
-        path = os.path.join(tmp, "nested-sync-live.json")
-        with open(path, "w") as f:
-            json.dump(d, f)
+        path, d = nested_sync_live(tmp)
         docs.append(("nested-sync-live", path, d, None))
         for name, path, d, names in docs:
             for detail in ([], ["all"]):
