@@ -96,31 +96,15 @@ static ssize_t read_file(const char *path, char *buf, size_t n)
  */
 static char *read_all(const char *path, size_t max)
 {
-	size_t len = 0, cap = 0;
-	char *buf = NULL, *nb;
-	ssize_t r = 1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len;
+	char *buf;
+	int fd;
 
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	while (r > 0) {
-		if (len + 1 >= cap) {
-			cap = cap ? 2 * cap : 65536;
-			nb = cap <= max + 1 ? realloc(buf, cap) : NULL;
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - 1 - len);
-		if (r > 0)
-			len += (size_t)r;
-	}
+	buf = read_fd_all(fd, max, &len);
 	close(fd);
-	if (r) {	/* an error, too large, or out of memory */
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
 	return buf;
 }
 

@@ -458,7 +458,7 @@ int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
 
 /* ---- reading, and what to do when it fails ---------------------------- */
 
-static char *slurp(int fd, size_t *len)
+char *read_fd_all(int fd, size_t max, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap), *nb;
@@ -487,6 +487,11 @@ static char *slurp(int fd, size_t *len)
 		if (!r)
 			break;
 		n += (size_t)r;
+		if (n > max) {
+			free(buf);
+			errno = EFBIG;
+			return NULL;
+		}
 	}
 	buf[n] = '\0';
 	*len = n;
@@ -572,7 +577,7 @@ int snap_read(struct snap *s, const char *path, char *err, size_t errlen)
 			explain_open(p, errno, err, errlen);
 		return -1;
 	}
-	text = slurp(fd, &len);
+	text = read_fd_all(fd, SIZE_MAX, &len);
 	if (!text) {
 		if (path)
 			snprintf(err, errlen, "%s: %s", p, strerror(errno));

@@ -199,6 +199,14 @@ int snap_parse(struct snap *s, const char *text, char *err, size_t errlen);
 int snap_read(struct snap *s, const char *path, char *err, size_t errlen);
 void snap_free(struct snap *s);
 
+/*
+ * read_fd_all() - all that @fd gives until its end, NUL-terminated, in
+ * memory to free(), its length (without the NUL) in *@len; NULL with
+ * errno set on a read error, out of memory, or (EFBIG) more than @max
+ * bytes.
+ */
+char *read_fd_all(int fd, size_t max, size_t *len);
+
 /* The VM of @s with @id and @pid (ids are reused), or NULL. */
 const struct vm *snap_vm(const struct snap *s, unsigned int id, int pid);
 
