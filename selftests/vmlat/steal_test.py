@@ -90,7 +90,7 @@ interval grow with that; each is what the record measured or brackets:
 
 The guest boots once for both windows; one that shows no prompt within
 GUEST_HUNG_S (a good boot takes 15 to 60 s) is booted again while
-GUEST_BOOTS_S allow (vmlat_ktest.py).
+GUEST_BOOTS_S allow (vmlat_ktest.py, boot_until_up()).
 
 Needs root, kvm_amd, $VMLAT_KO, 2 CPUs. TAP output; exit status 4 when
 everything was skipped.
@@ -106,9 +106,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (GUEST_BOOTS_S, GUEST_HUNG_S,  # noqa: E402
-                         KEEP, SLACK_NS, TRACING, VMLAT,
-                         ConsoleGuest, SkipTest,
+from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
+                         ConsoleGuest, SkipTest, boot_until_up,
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
                          linux_guest_initramfs,
@@ -588,18 +587,13 @@ def t_guest_steal():
     tmp = tempfile.mkdtemp(prefix="vmlat_steal_test.")
     try:
         cpio = linux_guest_initramfs(tmp, GUEST_INIT)
-        m, attempt, t0 = None, 0, time.time()
-        while m is None:
-            left = t0 + GUEST_BOOTS_S - time.time()
-            if left < 60:
-                break
-            attempt += 1
-            m = measure(qemu, kernel, cpio, min(GUEST_HUNG_S, left))
+        m, attempt, secs = boot_until_up(
+            lambda hung_s: measure(qemu, kernel, cpio, hung_s))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if m is None:
         tap(False, "guest_steal.boots", "%d boots hung in %.0f s" % (
-            attempt, time.time() - t0))
+            attempt, secs))
         return
     print("# boot %d" % attempt)
     keep("steal_figures.json", json.dumps(m, indent=1))

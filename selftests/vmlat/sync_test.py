@@ -84,9 +84,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (GUEST_BOOTS_S, GUEST_HUNG_S,  # noqa: E402
-                         TRACING, VMLAT, ConsoleGuest,
-                         SkipTest, insmod, keep, linux_guest_argv,
+from vmlat_ktest import (TRACING, VMLAT, ConsoleGuest,  # noqa: E402
+                         SkipTest, boot_until_up, insmod, keep,
+                         linux_guest_argv,
                          linux_guest_initramfs, load, main, rd, rd_json,
                          rmmod, tap,
                          tracing_instance, unload, wr)
@@ -594,22 +594,22 @@ def t_linux_guest():
     try:
         cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
         # A boot that hangs all the same is booted again.
-        got, attempt, t0 = None, 0, time.time()
-        while got is None:
-            left = t0 + GUEST_BOOTS_S - time.time()
-            if left < 60:
-                break
-            attempt += 1
-            got, out = boot_guest(qemu, kernel, cpio,
-                                  min(GUEST_HUNG_S, left))
+        hung = []
+
+        def boot(hung_s):
+            got, out = boot_guest(qemu, kernel, cpio, hung_s)
             if got is None:
-                keep("sync_linux_guest_hung_console_%d.txt" % attempt, out)
+                hung.append(out)
+                keep("sync_linux_guest_hung_console_%d.txt" % len(hung),
+                     out)
+            return got
+        got, attempt, secs = boot_until_up(boot)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if got is None:
         tap(False, "linux_guest.boots",
             "%d boots hung in %.0f s (sync_linux_guest_hung_console_*.txt)"
-            % (attempt, time.time() - t0))
+            % (attempt, secs))
         return
     s, offs, p0, p1, out = got
     keep("sync_linux_guest_console.txt", out)

@@ -187,6 +187,22 @@ GUEST_HUNG_S = 300
 GUEST_BOOTS_S = 420
 
 
+def boot_until_up(boot):
+    """@boot(hung_s) boots a test guest and returns what it got, or None if
+    the guest did not come up within hung_s: called again until it gets
+    something, each call given at most GUEST_HUNG_S, all of them
+    GUEST_BOOTS_S. Returns (what it got or None, how many boots, seconds
+    spent)."""
+    got, boots, t0 = None, 0, time.time()
+    while got is None:
+        left = t0 + GUEST_BOOTS_S - time.time()
+        if left < 60:
+            break
+        boots += 1
+        got = boot(min(GUEST_HUNG_S, left))
+    return got, boots, time.time() - t0
+
+
 def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
                      disk=None):
     """QEMU's command line for a Linux test guest on the test host's KVM:
