@@ -24,7 +24,7 @@
 #include "view.h"
 
 /* The JSON document's layout: bumped at every rename or move. */
-#define VMLAT_JSON_SCHEMA	3
+#define VMLAT_JSON_SCHEMA	4
 
 /* ---- columns ---------------------------------------------------------- */
 
@@ -325,6 +325,7 @@ struct tables_buf {
 	struct vmlat_hist_snap hist;
 	struct vmlat_view_sync sync;
 	struct vmlat_view_preemptor pre[VMLAT_TOPK_SLOTS];
+	struct vmlat_view_stolen stolen;
 	struct vmlat_view_guest_tasks gt;
 };
 
@@ -918,6 +919,15 @@ static void json_hist(struct seq_file *m, const struct vmlat_hist_snap *h)
 	int i;
 
 	hist_row(h, &r);
+	if (!r.count) {
+		/* No sample: no minimum, quantile or maximum (null). */
+		seq_printf(m, "{\"%s\":0", hist_cols[0].name);
+		for (i = 1; i < ARRAY_SIZE(hist_cols) - 1; i++)
+			seq_printf(m, ",\"%s\":null", hist_cols[i].name);
+		seq_printf(m, ",\"%s\":0,\"buckets\":[]}",
+			   hist_cols[i].name);
+		return;
+	}
 	vmlat_cols_json_open(m, COLS(hist_cols), &r);
 	seq_puts(m, ",\"buckets\":[");
 	for (i = 0; i < VMLAT_HIST_NR_BUCKETS; i++) {
@@ -937,6 +947,26 @@ static void json_obj(struct seq_file *m, const struct vmlat_col *cols,
 {
 	vmlat_cols_json_open(m, cols, n, row);
 	seq_putc(m, '}');
+}
+
+/* ,"name":null for each of @cols. */
+static void json_nulls(struct seq_file *m, const struct vmlat_col *cols,
+		       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		seq_printf(m, ",\"%s\":null", cols[i].name);
+}
+
+/* ,"@name":@v, or null if @none. */
+static void json_int_or_null(struct seq_file *m, const char *name, s64 v,
+			     bool none)
+{
+	if (none)
+		seq_printf(m, ",\"%s\":null", name);
+	else
+		seq_printf(m, ",\"%s\":%lld", name, v);
 }
 
 /* The nested part of VM @n of @b's list. */
@@ -997,6 +1027,10 @@ static void json_sync(struct seq_file *m, const struct vmlat_vm *vm,
 	if (s->state == VMLAT_SYNC_OK) {
 		vmlat_cols_json(m, COLS(sync_fit_cols), s);
 		vmlat_cols_json(m, COLS(sync_map_cols), s);
+	} else {
+		/* No mapping: its members are there, null. */
+		json_nulls(m, COLS(sync_fit_cols));
+		json_nulls(m, COLS(sync_map_cols));
 	}
 	seq_printf(m, ",\"last_ns\":%llu,\"age_ms\":%llu", s->d.last_ns,
 		   sync_age_ms(s, ktime_get_mono_fast_ns()));
@@ -1008,37 +1042,43 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 			    struct tables_buf *b)
 {
 	const struct vmlat_view_preemptor *p;
+	struct vmlat_view_stolen *st = &b->stolen;
 	struct preemptor_row r;
-	struct vmlat_view_vm v;
 	unsigned int i, np;
+	bool idle;
 	u64 other;
-	int j;
 
 	seq_puts(m, ",\"preemptors\":[");
 	np = vmlat_view_preemptors(vm, b->pre, &other);
 	for (i = 0; i < np; i++) {
 		p = &b->pre[i];
-		seq_printf(m, "%s{\"kind\":\"%s\",\"pid\":%d,\"comm\":",
-			   i ? "," : "", vmlat_by_kind_names[p->who.kind],
-			   p->who.pid);
-		vmlat_seq_json_str(m, p->who.comm);
-		seq_printf(m, ",\"vm\":%d,\"vcpu\":%d,\"cpu\":%d",
-			   p->who.vm_pid, p->who.vcpu, p->who.cpu);
+		/* An idle CPU (or nobody) is no task: its pid and comm null. */
+		idle = p->who.kind == VMLAT_BY_IDLE ||
+		       p->who.kind == VMLAT_BY_NONE;
+		seq_printf(m, "%s{\"kind\":\"%s\"", i ? "," : "",
+			   vmlat_by_kind_names[p->who.kind]);
+		json_int_or_null(m, "pid", p->who.pid, idle);
+		seq_puts(m, ",\"comm\":");
+		if (idle)
+			seq_puts(m, "null");
+		else
+			vmlat_seq_json_str(m, p->who.comm);
+		json_int_or_null(m, "vm", p->who.vm_pid, !p->who.vm_pid);
+		json_int_or_null(m, "vcpu", p->who.vcpu, p->who.vcpu < 0);
+		json_int_or_null(m, "cpu", p->who.cpu, p->who.cpu < 0);
 		r.stolen_ns = p->stolen_ns;
 		r.slices = p->slices;
 		vmlat_cols_json(m, COLS(preemptor_cols), &r);
 		seq_putc(m, '}');
 	}
-	seq_printf(m, "],\"preemptors_other_ns\":%llu,\"stolen_by\":{\"host\":%llu",
-		   other, vmlat_view_stolen_by(vm, NULL));
-	/* The document's list of VMs: a key, its id, for each VM it shows. */
-	for (j = 0; j < b->nr_vms; j++) {
-		vmlat_view_vm(&b->list, j, &v);
-		seq_printf(m, ",\"%u\":%llu", v.id,
-			   vmlat_view_stolen_by(vm, b->vms[j]));
-	}
-	seq_printf(m, "},\"stolen_by_other_ns\":%llu",
-		   vmlat_view_stolen_by_other(vm));
+	/* Only the VMs that took time: not a column per VM of the host. */
+	vmlat_view_stolen(vm, st);
+	seq_printf(m, "],\"preemptors_other_ns\":%llu,\"stolen_by\":{\"host_ns\":%llu,\"vms\":[",
+		   other, st->host_ns);
+	for (i = 0; i < st->nr; i++)
+		seq_printf(m, "%s{\"id\":%u,\"stolen_ns\":%llu}", i ? "," : "",
+			   st->by[i].id, st->by[i].ns);
+	seq_printf(m, "],\"other_ns\":%llu}", st->other_ns);
 }
 
 static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
@@ -1053,9 +1093,12 @@ static void json_guest_tasks(struct seq_file *m, unsigned int n, u64 now,
 	for (j = 0; j < g->nr; j++) {
 		seq_printf(m, "%s{\"as\":%llu,\"user\":%s", j ? "," : "",
 			   g->as[j].key, g->as[j].row.user ? "true" : "false");
+		/* null: the guest named no process for it. */
 		if (g->as[j].tgid) {
 			seq_printf(m, ",\"pid\":%u,\"comm\":", g->as[j].tgid);
 			vmlat_seq_json_str(m, g->as[j].comm);
+		} else {
+			seq_puts(m, ",\"pid\":null,\"comm\":null");
 		}
 		guest_task_row(&g->as[j].row, &r);
 		vmlat_cols_json(m, COLS(guest_task_cols), &r);

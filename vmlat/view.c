@@ -28,7 +28,7 @@ const u32 vmlat_quantile_ppm[VMLAT_NR_QUANTILES] = {
 };
 
 const char *const vmlat_quantile_names[VMLAT_NR_QUANTILES] = {
-	"p50", "p90", "p99", "p99.9"
+	"p50", "p90", "p99", "p99_9"
 };
 
 /**
@@ -529,6 +529,38 @@ u64 vmlat_view_stolen_by_other(const struct vmlat_vm *victim)
 	ns = victim->by_vm.other;
 	raw_spin_unlock_irqrestore(&w->lock, flags);
 	return ns;
+}
+
+/**
+ * vmlat_view_stolen() - what host tasks and VMs took from @victim's vCPUs
+ * @victim:	the VM
+ * @s:		filled in
+ *
+ * Only the VMs that took time are listed: the size of @s does not grow
+ * with the number of VMs on the host.
+ */
+void vmlat_view_stolen(const struct vmlat_vm *victim,
+		       struct vmlat_view_stolen *s)
+{
+	struct vmlat_vm *w = (struct vmlat_vm *)victim;	/* for its lock */
+	const struct vmlat_topk_slot *slot;
+	u8 idx[VMLAT_TOPK_SLOTS];
+	unsigned long flags;
+	unsigned int i, n;
+
+	s->nr = 0;
+	raw_spin_lock_irqsave(&w->lock, flags);
+	s->host_ns = victim->stolen_by_host;
+	s->other_ns = victim->by_vm.other;
+	n = vmlat_topk_rank(&victim->by_vm, idx);
+	for (i = 0; i < n; i++) {
+		slot = &victim->by_vm.slot[idx[i]];
+		if (!slot->value)
+			continue;
+		s->by[s->nr].id = (u32)slot->key;
+		s->by[s->nr++].ns = slot->value;
+	}
+	raw_spin_unlock_irqrestore(&w->lock, flags);
 }
 
 void vmlat_view_dropped(struct vmlat_view_dropped *d)

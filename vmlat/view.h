@@ -154,6 +154,25 @@ struct vmlat_view_preemptor {
 	u64 slices;
 };
 
+/**
+ * struct vmlat_view_stolen - who ran while a VM's vCPUs waited
+ * @host_ns:	host tasks
+ * @other_ns:	VMs past its table of the VMs that took the most
+ * @nr:		entries of @by: the VMs in that table that took any time,
+ *		most first
+ * @by:		a VM's id (one VM lifetime: it may have gone since) and
+ *		the time its vCPUs ran
+ */
+struct vmlat_view_stolen {
+	u64 host_ns;
+	u64 other_ns;
+	unsigned int nr;
+	struct {
+		u32 id;
+		u64 ns;
+	} by[VMLAT_TOPK_SLOTS];
+};
+
 /* The state of a VM's clock sync (enum vmlat_sync_state, doc_names.h). */
 extern const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES];
 
@@ -310,6 +329,8 @@ unsigned int vmlat_view_preemptors(const struct vmlat_vm *vm,
 u64 vmlat_view_stolen_by(const struct vmlat_vm *victim,
 			 const struct vmlat_vm *by);
 u64 vmlat_view_stolen_by_other(const struct vmlat_vm *victim);
+void vmlat_view_stolen(const struct vmlat_vm *victim,
+		       struct vmlat_view_stolen *s);
 void vmlat_view_dropped(struct vmlat_view_dropped *d);
 void vmlat_view_tables(struct vmlat_view_tables *t);
 void vmlat_view_order_sum(struct vmlat_view_order *sum);

@@ -296,7 +296,7 @@ def dist(values):
     """count/total/min/percentiles/max of a list of ns (nearest rank)."""
     out = {"count": len(values), "total_ns": sum(values)}
     if not values:
-        for k in ("min_ns", "p50_ns", "p90_ns", "p99_ns", "p99.9_ns",
+        for k in ("min_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns",
                   "max_ns"):
             out[k] = None
         return out
@@ -305,7 +305,7 @@ def dist(values):
     def rank(p):
         return v[max(0, math.ceil(p / 100.0 * len(v)) - 1)]
     out.update({"min_ns": v[0], "p50_ns": rank(50), "p90_ns": rank(90),
-                "p99_ns": rank(99), "p99.9_ns": rank(99.9),
+                "p99_ns": rank(99), "p99_9_ns": rank(99.9),
                 "max_ns": v[-1], "sorted_ns": v})
     return out
 

@@ -481,9 +481,10 @@ def t_two_vms():
             top["pid"] == tids[other], tag + "_names_other_vm",
             "top %s, other vm %d vcpu tid %d" % (top, pids[other],
                                                  tids[other]))
-        # stolen_by is keyed by VM id (schema 3)
+        # stolen_by lists the VMs that took time, by id (schema 4)
         ovm = vmlat_vm(vm_json, pids[other])
-        mat = vm["stolen_by"].get(str(ovm["id"]), 0) if ovm else 0
+        mat = sum(e["stolen_ns"] for e in vm["stolen_by"]["vms"]
+                  if ovm and e["id"] == ovm["id"])
         ora_mat = ora["matrix"].get("vm:%d" % pids[other], {}) \
             .get(str(pids[me]), 0)
         o = oracle_vcpu(ora, tids[me])
@@ -536,10 +537,10 @@ def t_idle():
     oidle = sum(p["stolen_ns"] for p in o["preemptors"]
                 if p["kind"] == "idle" and p["cpu"] == cpu)
     swapper = [p for p in vm["preemptors"] if p["kind"] != "idle" and
-               (p["pid"] == 0 or p["comm"].startswith("swapper/"))]
+               (not p["pid"] or (p["comm"] or "").startswith("swapper/"))]
     tap(not swapper, "idle.no_idle_task_as_host_task", str(swapper))
     tap(len(idle) == 1 and idle[0]["cpu"] == cpu and
-        idle[0]["pid"] == 0 and idle[0]["comm"] == "",
+        idle[0]["pid"] is None and idle[0]["comm"] is None,
         "idle.idle_cpu_is_kind_idle",
         "cpu %d, idle entries %s, oracle %d ns" % (cpu, idle, oidle))
     slack = stolen_slack(o)
@@ -547,10 +548,10 @@ def t_idle():
     tap(oidle > 0 and near(mine, oidle, slack), "idle.idle_cpu_time",
         "vmlat %d oracle %d slack %d" % (mine, oidle, slack))
     ohost = ora["matrix"].get("host", {}).get(str(pid), 0)
-    tap(near(vm["stolen_by"]["host"], ohost, slack),
+    tap(near(vm["stolen_by"]["host_ns"], ohost, slack),
         "idle.idle_not_in_stolen_by_host",
         "vmlat %d oracle (host tasks only) %d slack %d, idle %d" %
-        (vm["stolen_by"]["host"], ohost, slack, mine))
+        (vm["stolen_by"]["host_ns"], ohost, slack, mine))
     rows = [ln.split() for ln in preemptors.splitlines()
             if ln.split()[:1] == [str(pid)]]
     tap(any(r[2] == "idle" and r[-1] == str(cpu) for r in rows) and
@@ -567,8 +568,10 @@ def oracle_vm(ora, pid):
 
 def preemptor_key(p):
     """A preemptor as vmlat keys it: a task by kind and pid, an idle CPU
-    by its number."""
-    return (p["kind"], p["pid"], p["cpu"] if p["kind"] == "idle" else None)
+    by its number (vmlat's has no pid, null; the oracle's swapper's 0)."""
+    if p["kind"] == "idle":
+        return (p["kind"], None, p["cpu"])
+    return (p["kind"], p["pid"], None)
 
 
 def t_crowd():

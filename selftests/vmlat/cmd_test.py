@@ -46,7 +46,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (TRACING, SkipTest, check_no_lost_events,  # noqa: E402
-                         keep, load, main, tap, tracing_instance, unload)
+                         json_strict, keep, load, main, schema_keep, tap,
+                         tracing_instance, unload)
 
 CMD = os.environ.get("VMLAT_CMD", "")
 DEBTOOLS = os.environ.get("VMLAT_DEBTOOLS", "")
@@ -54,14 +55,16 @@ INST = TRACING + "/instances/vmlat_cmd"
 CPU = "1"
 
 
-def vmlat(*args, user=None, timeout=120):
-    """Run the command: (exit status, stdout, stderr)."""
+def vmlat(*args, user=None, timeout=120, env=None):
+    """Run the command: (exit status, stdout, stderr); @env added to the
+    environment."""
     argv = [CMD] + list(args)
     if user is not None:
         argv = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user,
                 "--clear-groups"] + argv
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, timeout=timeout)
+                       universal_newlines=True, timeout=timeout,
+                       env=dict(os.environ, **(env or {})))
     return p.returncode, p.stdout, p.stderr
 
 
@@ -337,6 +340,36 @@ def wait_stopped(pids, timeout=120):
         time.sleep(0.05)
 
 
+def check_save(pids, tmp):
+    """vmlat save: the live document with the guests' names (QEMU's
+    -name) and their vCPU threads' (debug-threads=on: "CPU 0/KVM"), valid
+    under the schema (json-schema); read where no /proc names them, the
+    report still does."""
+    rc, out, err = vmlat("save")
+    keep("cmd_save.json", out + err)
+    try:
+        doc = json_strict(out)
+    except ValueError as e:
+        doc = {"vms": []}
+        err = "%s %s" % (err, e)
+    schema_keep(out.encode())
+    vms = {v["pid"]: v for v in doc["vms"]}
+    got = {g: (vms.get(p, {}).get("name"),
+               [c.get("thread") for c in vms.get(p, {}).get("vcpus", [])])
+           for g, p in pids.items()}
+    tap(rc == 0 and got["web1"] == ("web1", ["CPU 0/KVM", "CPU 1/KVM"]) and
+        got["db2"][0] == "db2", "live.save_names", (rc, err[:200], got))
+    path = os.path.join(tmp, "saved.json")
+    with open(path, "w") as f:
+        f.write(out)
+    rc, rep, err = vmlat("-f", path, "report",
+                         env={"VMLAT_PROC": tmp + "/no-proc",
+                              "VMLAT_LIBVIRT_RUN": tmp + "/no-libvirt"})
+    tap(rc == 0 and re.search(r"^web1 ", rep, re.M) and
+        re.search(r"^db2 ", rep, re.M), "live.saved_report_elsewhere",
+        (rc, err[:200], rep[:300]))
+
+
 def t_live():
     need_cmd()
     if not os.path.isdir(INST.rsplit("/", 1)[0]):
@@ -394,6 +427,7 @@ def t_live():
                     for g, pid in pids.items()}
             check_export(list(guests), tids, tmp)
             check_plot(list(guests), tmp)
+            check_save(pids, tmp)
     finally:
         for p in procs:
             p.send_signal(signal.SIGCONT)

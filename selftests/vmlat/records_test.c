@@ -11,8 +11,8 @@
  *  - same_thread_recreation: one thread makes, runs and destroys VM after
  *    VM; KVM reuses the memory of their struct kvm and kvm_vcpu. Each VM
  *    must be a record of its own, with its own exits and its own id, and
- *    the JSON's stolen_by keys (VM ids) must not collide, though every VM
- *    has the same pid.
+ *    no JSON stolen_by may list a VM id twice, though every VM has the
+ *    same pid.
  *  - new_vm_while_old_threads_live: VM after VM destroyed while its vCPU
  *    thread lives on (idle), the next one run by a new thread: each is a
  *    VM of its own, though a struct kvm at the same address finds a VM
@@ -327,7 +327,7 @@ struct jdoc {
 	int nr;
 	struct jvm vms[JDOC_VMS];
 	long dropped_vms, dropped_vcpus;
-	int stolen_keys_ok;	/* every stolen_by has one key per VM id */
+	int stolen_keys_ok;	/* every stolen_by lists each VM id once */
 	char why[200];
 };
 
@@ -342,37 +342,38 @@ static long exit_count(const char *from, const char *to, const char *name)
 	return p && p < to ? strtol(p + strlen(key), NULL, 10) : 0;
 }
 
-/* Checks that the stolen_by at @p has the keys "host" and each VM's id. */
-static int stolen_keys_ok(const char *p, const struct jdoc *d, char *why,
-			  size_t len)
+/*
+ * Checks the stolen_by at @p (schema 4): {"host_ns":N,"vms":[{"id":I,
+ * "stolen_ns":N},...],"other_ns":N}, the VMs that took time, each VM id
+ * once (a reused record has a new id: two lifetimes never share one), at
+ * most the 8 of a VM's table, each with time.
+ */
+static int stolen_keys_ok(const char *p, char *why, size_t len)
 {
-	int seen[JDOC_VMS] = { 0 };
-	const char *end = strchr(p, '}');
-	unsigned int key;
+	unsigned int ids[8], id;
+	unsigned long long ns;
+	const char *end;
 	int i, n = 0;
 
-	p = strchr(p, '{') + 1;
-	while (p && p < end) {
-		if (!strncmp(p, "\"host\":", 7)) {
-			p = strchr(p, ',');
-			p = p && p < end ? p + 1 : NULL;
-			continue;
-		}
-		if (sscanf(p, "\"%u\":", &key) != 1)
-			return vmlat_errorf(why, len, 0, "stolen_by key at %.20s", p);
-		for (i = 0; i < d->nr && d->vms[i].id != key; i++)
-			;
-		if (i == d->nr)
-			return vmlat_errorf(why, len, 0, "stolen_by key %u is no VM's id", key);
-		if (seen[i]++)
-			return vmlat_errorf(why, len, 0, "stolen_by key %u twice", key);
-		n++;
-		p = strchr(p, ',');
-		p = p && p < end ? p + 1 : NULL;
+	p = strstr(p, "\"vms\":[");
+	end = p ? strchr(p, ']') : NULL;
+	if (!end)
+		return vmlat_errorf(why, len, 0, "stolen_by has no list of VMs");
+	for (p = strstr(p, "{\"id\":"); p && p < end;
+	     p = strstr(p + 1, "{\"id\":")) {
+		if (sscanf(p, "{\"id\":%u,\"stolen_ns\":%llu}", &id, &ns) != 2)
+			return vmlat_errorf(why, len, 0, "stolen_by entry at %.30s", p);
+		if (!id || !ns)
+			return vmlat_errorf(why, len, 0, "stolen_by entry id %u, %llu ns",
+					    id, ns);
+		for (i = 0; i < n; i++)
+			if (ids[i] == id)
+				return vmlat_errorf(why, len, 0, "stolen_by VM id %u twice",
+						    id);
+		if (n == 8)
+			return vmlat_errorf(why, len, 0, "stolen_by lists more than 8 VMs");
+		ids[n++] = id;
 	}
-	if (n != d->nr)
-		return vmlat_errorf(why, len, 0, "stolen_by has %d VM keys for %d VMs",
-				    n, d->nr);
 	return 1;
 }
 
@@ -415,8 +416,7 @@ static int read_json(struct jdoc *d)
 	d->stolen_keys_ok = 1;
 	for (p = strstr(s, "\"stolen_by\":"); p && p < end;
 	     p = strstr(p + 1, "\"stolen_by\":")) {
-		d->stolen_keys_ok = stolen_keys_ok(p, d, d->why,
-						   sizeof(d->why));
+		d->stolen_keys_ok = stolen_keys_ok(p, d->why, sizeof(d->why));
 		if (d->stolen_keys_ok != 1)
 			break;
 	}

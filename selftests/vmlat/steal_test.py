@@ -106,13 +106,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
+from vmlat_ktest import (KEEP, SLACK_NS, TRACING,  # noqa: E402
                          ConsoleGuest, SkipTest, boot_until_up,
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
                          linux_guest_initramfs,
-                         main, rd, run_native, tap, tracing_instance,
-                         ts_ns, wr)
+                         main, rd, rd_json, run_native, tap,
+                         tracing_instance, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_steal_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -166,7 +166,7 @@ echo "=== end"
 
 
 def vcpu_of(pid):
-    js = json.loads(rd(VMLAT + "/json"))
+    js = rd_json()
     for vm in js["vms"]:
         if vm["pid"] == pid and vm["vcpus"]:
             return vm["vcpus"][0]

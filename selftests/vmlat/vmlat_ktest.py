@@ -82,11 +82,75 @@ def json_strict(data):
                       parse_constant=_no_constant)
 
 
+# Documentation/vmlat-json.schema.json, installed beside this file (or
+# in the source tree): every document of vmlat's that rd_json() reads is
+# kept, and run_suite() checks them all against it at the end
+# (json_schema_check.py, natively if it can: Python under TCG is slow),
+# as the suite's last test, json-schema.
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMA_PATHS = (os.path.join(HERE, "vmlat-json.schema.json"),
+                 os.path.join(HERE, "..", "..", "Documentation",
+                              "vmlat-json.schema.json"))
+SCHEMA_MAX_DOCS = 2000
+_schema_docs = {}       # a document's bytes -> its number (no twice)
+_schema_over = [0]
+
+
+def schema_keep(raw):
+    """Keep @raw, a document of vmlat's, for run_suite()'s json-schema."""
+    if raw in _schema_docs:
+        return
+    if len(_schema_docs) < SCHEMA_MAX_DOCS:
+        _schema_docs[raw] = len(_schema_docs)
+    else:
+        _schema_over[0] += 1
+
+
+def _schema_test():
+    """The json-schema test: every document kept, against the schema."""
+    if not _schema_docs:
+        return
+    schema = [p for p in SCHEMA_PATHS if os.path.isfile(p)]
+    if not schema:
+        tap(True, "json-schema", "SKIP no vmlat-json.schema.json in %s" %
+            (SCHEMA_PATHS,))
+        return
+    d = os.path.join(KEEP or "/tmp", "json-schema-%d" % os.getpid())
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(schema[0], os.path.join(d, "schema.json"))
+    for raw, n in _schema_docs.items():
+        with open(os.path.join(d, "%05d.json" % n), "wb") as f:
+            f.write(raw)
+    r = run_native(["python3", os.path.join(HERE, "json_schema_check.py"),
+                    d])
+    try:
+        res = json.loads(r.stdout)
+    except ValueError:
+        res = None
+    if r.returncode == 2 and res:
+        tap(True, "json-schema", "SKIP %s" % res.get("why"))
+    elif r.returncode or not res:
+        tap(False, "json-schema", "json_schema_check.py: exit %d: %s" %
+            (r.returncode, (r.stderr or r.stdout)[-300:]))
+    else:
+        tap(not res["errors"] and res["checked"] == len(_schema_docs),
+            "json-schema", "%d documents checked%s%s" % (
+                res["checked"], ", %d more not kept" % _schema_over[0]
+                if _schema_over[0] else "",
+                "; " + "; ".join(res["errors"]) if res["errors"] else ""))
+        if not res["errors"]:
+            shutil.rmtree(d, ignore_errors=True)
+
+
 def rd_json(path=None):
     """Read and parse strictly (json_strict()) a JSON file: vmlat's
-    document by default."""
+    document by default, which is then checked against the schema."""
     with open(path or VMLAT + "/json", "rb") as f:
-        return json_strict(f.read())
+        raw = f.read()
+    doc = json_strict(raw)
+    if path is None:
+        schema_keep(raw)
+    return doc
 
 
 def keep(name, text):
@@ -671,6 +735,10 @@ def run_suite(tests, needs_tracefs=True):
             time.sleep(0.2)
     finally:
         rmmod()
+    try:
+        _schema_test()
+    except Exception as e:  # noqa: BLE001 (reported, as a test's)
+        tap(False, "json-schema", "%s: %s" % (type(e).__name__, str(e)[:400]))
     print("1..%d" % len(results))
     if results and skipped == len(results):
         return 4
