@@ -408,6 +408,9 @@ void names_resolve(struct snap *s)
 	for (i = 0; i < s->nr_vms; i++) {
 		struct vm *v = &s->vms[i];
 
+		/* Named where it ran (vmlat save): not this machine's pids. */
+		if (v->names_saved)
+			continue;
 		old = seen_ident(v->id, v->pid);
 		if (!old && !v->exited) {
 			if (!listed)
@@ -424,6 +427,7 @@ void names_resolve(struct snap *s)
 			}
 		}
 		if (old) {
+			v->named = true;
 			snprintf(v->name, sizeof(v->name), "%s", old->name);
 			v->libvirt = old->libvirt;
 			memcpy(v->uuid, old->uuid, sizeof(v->uuid));

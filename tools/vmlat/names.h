@@ -42,7 +42,8 @@ int kubevirt_name(const char *domain, char *ns, size_t nns, char *name,
  * UUID from the domain's status file <domain>.xml there), else by QEMU's
  * -name in its command line ($VMLAT_PROC, default /proc); its UUID, if
  * not libvirt's, is QEMU's -uuid there. Names seen once are kept for VMs
- * that exit later (a cache the caller keeps across reads).
+ * that exit later (a cache the caller keeps across reads). A VM whose
+ * names the document carries (vmlat save) keeps them.
  */
 void names_resolve(struct snap *s);
 

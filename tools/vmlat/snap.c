@@ -72,6 +72,21 @@ static int64_t s64(json_object *o, const char *key)
 	return v ? json_object_get_int64(v) : 0;
 }
 
+/* @key's integer; @none if it is null or missing (schema 3 said -1). */
+static int64_t s64_or(json_object *o, const char *key, int64_t none)
+{
+	json_object *v = get(o, key);
+
+	return v ? json_object_get_int64(v) : none;
+}
+
+/* Whether @o has the member @key, null or not. */
+static bool has(json_object *o, const char *key)
+{
+	return o && json_object_is_type(o, json_type_object) &&
+	       json_object_object_get_ex(o, key, NULL);
+}
+
 static void str(char *dst, size_t n, json_object *o, const char *key)
 {
 	json_object *v = get(o, key);
@@ -344,7 +359,26 @@ static enum vmlat_preemptor_kind pkind_of(const char *name)
 	return VMLAT_BY_NONE;
 }
 
-static void parse_vm(struct vm *v, json_object *o)
+/* The names vmlat save wrote into a VM's object and its vCPUs'. */
+static void parse_saved_names(struct vm *v, json_object *o)
+{
+	json_object *a = get(o, "vcpus");
+	size_t i;
+
+	v->names_saved = has(o, "name");
+	if (!v->names_saved)
+		return;
+	v->named = get(o, "name") != NULL;
+	if (v->named)
+		str(v->name, sizeof(v->name), o, "name");
+	v->libvirt = json_object_get_boolean(get(o, "libvirt"));
+	str(v->uuid, sizeof(v->uuid), o, "uuid");
+	for (i = 0; i < v->nr_vcpus; i++)
+		str(v->vcpus[i].thread, sizeof(v->vcpus[i].thread),
+		    json_object_array_get_idx(a, i), "thread");
+}
+
+static void parse_vm(struct vm *v, json_object *o, int schema)
 {
 	json_object *a, *e, *h;
 	char kind[16];
@@ -398,14 +432,16 @@ static void parse_vm(struct vm *v, json_object *o)
 		p->pid = (int)s64(e, "pid");
 		str(p->comm, sizeof(p->comm), e, "comm");
 		p->vm_pid = (int)s64(e, "vm");
-		p->vcpu = (int)s64(e, "vcpu");
-		p->cpu = (int)s64(e, "cpu");
+		p->vcpu = (int)s64_or(e, "vcpu", -1);
+		p->cpu = (int)s64_or(e, "cpu", -1);
 		parse_fields(p, e, FIELDS(preemptor_fields));
 	}
 	parse_fields(v, o, FIELDS(vm_fields));
-	v->stolen_by_host = u64(get(o, "stolen_by"), "host");
+	v->stolen_by_host = u64(get(o, "stolen_by"),
+				schema < 4 ? "host" : "host_ns");
 	parse_fields(&v->steal, get(o, "steal"), FIELDS(steal_fields));
 	snprintf(v->name, sizeof(v->name), "%s", v->comm);
+	parse_saved_names(v, o);
 }
 
 int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
@@ -429,9 +465,9 @@ int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
 		return -1;
 	}
 	s->schema = (int)s64(root, "schema");
-	if (s->schema != VMLAT_SCHEMA) {
-		snprintf(err, errlen, "the document has schema %d, this command reads schema %d: use the vmlat command of the module's version (%s)",
-			 s->schema, VMLAT_SCHEMA,
+	if (s->schema < VMLAT_SCHEMA_OLDEST || s->schema > VMLAT_SCHEMA) {
+		snprintf(err, errlen, "the document has schema %d, this command reads schemas %d to %d: use the vmlat command of the module's version (%s)",
+			 s->schema, VMLAT_SCHEMA_OLDEST, VMLAT_SCHEMA,
 			 json_object_get_string(get(root, "version")) ?: "?");
 		json_object_put(root);
 		return -1;
@@ -447,12 +483,16 @@ int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
 	s->nr_vms = arr_len(vms);
 	s->vms = xcalloc(s->nr_vms, sizeof(*s->vms));
 	for (i = 0; i < s->nr_vms; i++)
-		parse_vm(&s->vms[i], json_object_array_get_idx(vms, i));
+		parse_vm(&s->vms[i], json_object_array_get_idx(vms, i),
+			 s->schema);
 	d = get(root, "dropped");
 	s->dropped_vms = u64(d, "vms");
 	s->dropped_vcpus = u64(d, "vcpus");
 	s->dropped_victims = u64(d, "victims");
-	json_object_put(root);
+	if (snap_keep_doc)
+		s->doc = root;
+	else
+		json_object_put(root);
 	return 0;
 }
 
@@ -553,6 +593,8 @@ static void explain_open(const char *path, int e, char *err, size_t errlen)
 	snprintf(err, errlen, "%s: %s", path, strerror(e));
 }
 
+bool snap_keep_doc;
+
 static char *stdin_text;
 
 int snap_read(struct snap *s, const char *path, char *err, size_t errlen)
@@ -632,6 +674,7 @@ void snap_free(struct snap *s)
 	for (i = 0; i < s->nr_vms; i++)
 		vm_free(&s->vms[i]);
 	free(s->vms);
+	json_object_put(s->doc);
 	memset(s, 0, sizeof(*s));
 }
 

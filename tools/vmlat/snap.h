@@ -50,7 +50,9 @@ struct field {
 extern const struct field nested_fields[], sync_fields[], exit_fields[];
 extern const size_t nr_nested_fields, nr_sync_fields, nr_exit_fields;
 
-#define VMLAT_SCHEMA		3
+/* The schema the module writes, and the oldest this command still reads. */
+#define VMLAT_SCHEMA		4
+#define VMLAT_SCHEMA_OLDEST	3
 #define VMLAT_DEBUGFS		"/sys/kernel/debug"
 #define VMLAT_JSON		VMLAT_DEBUGFS "/vmlat/json"
 
@@ -172,18 +174,29 @@ struct vm {
 	uint64_t stolen_by_host;
 	struct steal steal;
 	char name[128];		/* names.c: libvirt's, QEMU's -name, or comm */
+	bool named;		/* names.c: @name is one of the first two */
 	bool libvirt;		/* names.c: @name is its libvirt domain's */
 	char uuid[37];		/* names.c: its UUID, lowercase; "": none */
+	/*
+	 * The document says its names (vmlat save wrote them): names.c
+	 * leaves @name, @named, @libvirt, @uuid and the vCPUs' threads as
+	 * the document has them.
+	 */
+	bool names_saved;
 };
 
 struct snap {
-	int schema;
+	int schema;		/* as read; the parse is of VMLAT_SCHEMA */
 	char version[32];
 	uint64_t now_ns;
 	size_t nr_vms;
 	struct vm *vms;
 	uint64_t dropped_vms, dropped_vcpus, dropped_victims;
+	void *doc;		/* its json_object, if snap_keep_doc */
 };
+
+/* Whether snap_parse() keeps the parsed document in snap.doc (save). */
+extern bool snap_keep_doc;
 
 /*
  * snap_parse() - @text (a json document) into @s. Return 0, or -1 with a

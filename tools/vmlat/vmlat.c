@@ -353,6 +353,7 @@ static const struct {
 	{ "hist", cmd_hist, "latency histograms as text" },
 	{ "export", cmd_export, "Prometheus metrics (node_exporter textfile)" },
 	{ "plot", cmd_plot, "PNG/SVG plots (gnuplot)" },
+	{ "save", cmd_save, "the document, with this host's VM names" },
 };
 
 static void usage(FILE *f)
@@ -395,8 +396,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(args[0], "-V") || !strcmp(args[0], "--version")) {
-		printf("vmlat %s (reads the module's JSON schema %d)\n",
-		       VMLAT_CMD_VERSION, VMLAT_SCHEMA);
+		printf("vmlat %s (reads the module's JSON schemas %d to %d)\n",
+		       VMLAT_CMD_VERSION, VMLAT_SCHEMA_OLDEST, VMLAT_SCHEMA);
 		free(args);
 		return 0;
 	}

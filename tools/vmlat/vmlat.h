@@ -171,5 +171,6 @@ int cmd_report(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_save(int argc, char **argv);
 
 #endif /* VMLAT_CMD_H */

@@ -6,7 +6,20 @@ import os
 import re
 import tempfile
 
-from cmdtest import HERE, fixture, load
+from cmdtest import HERE, fixture, fixture_names, load
+
+
+def module_schema():
+    """The schema the module writes (debugfs/tables.c), and the oldest the
+    command reads: the recorded fixtures' (made by an older module)."""
+    with open(os.path.join(HERE, "..", "..", "..", "debugfs", "tables.c"),
+              encoding="utf-8") as f:
+        newest = int(re.search(r"#define VMLAT_JSON_SCHEMA\s+(\d+)",
+                               f.read()).group(1))
+    return min(load(n)["schema"] for n in fixture_names()), newest
+
+
+OLDEST, NEWEST = module_schema()
 
 
 def run(ctx):
@@ -20,7 +33,8 @@ def run(ctx):
         with open(p, "w", encoding="utf-8") as f:
             json.dump(doc, f)
         cases.append((p, "schema_%s" % name,
-                      "schema %d, this command reads schema 3" % schema))
+                      "schema %d, this command reads schemas %d to %d" %
+                      (schema, OLDEST, NEWEST)))
     del doc["schema"]
     p = os.path.join(tmp, "none.json")
     with open(p, "w", encoding="utf-8") as f:
@@ -51,13 +65,14 @@ def run(ctx):
         ctx.check(rc == 2 and err == want and not out,
                   "errors.bad_option.%s" % cmd, (rc, err[:300]))
     # The command's version is the module's (vmlat/vmlat.h), and it says
-    # which schema of the module's JSON it reads (the fixtures').
+    # which schemas of the module's JSON it reads: the module's, and the
+    # fixtures' (recorded by an older module).
     with open(os.path.join(HERE, "..", "..", "..", "vmlat", "vmlat.h"),
               encoding="utf-8") as f:
         version = re.search(r'#define VMLAT_VERSION\s+"([^"]+)"',
                             f.read()).group(1)
-    want = "vmlat %s (reads the module's JSON schema %d)\n" % (
-        version, load("contention-2")["schema"])
+    want = "vmlat %s (reads the module's JSON schemas %d to %d)\n" % (
+        version, OLDEST, NEWEST)
     for opt in ("--version", "-V"):
         rc, out, err = ctx.run([opt])
         ctx.check(rc == 0 and out == want and not err,

@@ -110,7 +110,8 @@ def check_vmlat8(ctx, roff, text, help_):
                   re.search(r"^%s$" % cmd.upper(), text, re.M),
                   "man.vmlat8.command.%s" % cmd,
                   "no section %s" % cmd.upper())
-        ctx.check(re.search(r"vmlat \[-f FILE\]\.\.\. %s\b" % cmd,
+        # "-f FILE..." for a command of several reads, "-f FILE" for one
+        ctx.check(re.search(r"vmlat \[-f FILE\](\.\.\.)? %s\b" % cmd,
                             synopsis), "man.vmlat8.synopsis.%s" % cmd,
                   synopsis[:400])
     # Global options in OPTIONS; a command's in its section (or, like
