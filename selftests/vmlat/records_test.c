@@ -377,6 +377,21 @@ static int stolen_keys_ok(const char *p, char *why, size_t len)
 	return 1;
 }
 
+/*
+ * The next VM object at or after @p: {"id":N,"pid":P (a stolen_by entry
+ * is {"id":N,"stolen_ns":...}), or NULL.
+ */
+static char *next_vm(char *p)
+{
+	unsigned int id;
+	int pid;
+
+	for (p = strstr(p, "{\"id\":"); p; p = strstr(p + 1, "{\"id\":"))
+		if (sscanf(p, "{\"id\":%u,\"pid\":%d", &id, &pid) == 2)
+			return p;
+	return NULL;
+}
+
 static int read_json(struct jdoc *d)
 {
 	char *s = read_all(VMLAT_JSON_PATH), *p, *next, *end, *v, *e;
@@ -392,11 +407,10 @@ static int read_json(struct jdoc *d)
 	}
 	sscanf(end, "],\"dropped\":{\"vms\":%ld,\"vcpus\":%ld",
 	       &d->dropped_vms, &d->dropped_vcpus);
-	for (p = strstr(s, "{\"id\":"); p && p < end && d->nr < JDOC_VMS;
-	     p = next) {
+	for (p = next_vm(s); p && p < end && d->nr < JDOC_VMS; p = next) {
 		struct jvm *j = &d->vms[d->nr++];
 
-		next = strstr(p + 1, "{\"id\":");
+		next = next_vm(p + 1);
 		if (!next || next > end)
 			next = end;
 		sscanf(p, "{\"id\":%u,\"pid\":%d", &j->id, &j->pid);
