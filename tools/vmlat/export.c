@@ -460,6 +460,13 @@ static void export_vms(struct ctx *c)
 	for_each_vm(c, v)
 		sample1(o, ID(c, v), "comm", v->comm, "1");
 
+	/* Sparse: a series of its own for every VM would cost the budget. */
+	family(o, "vmlat_vm_partly_tracked", "gauge",
+	       "1 for a VM one of whose vCPU threads vmlat turned away at its caps (max_vms, max_vcpus): its figures miss that thread's time. Only such VMs have the series.");
+	for_each_vm(c, v)
+		if (v->partly)
+			sample(o, NULL, ID(c, v), NULL, "1");
+
 	family(o, "vmlat_vcpus", "gauge", "vCPUs of the VM that vmlat saw.");
 	for_each_vm(c, v) {
 		for (i = n = 0; i < v->nr_vcpus; i++)

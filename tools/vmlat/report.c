@@ -338,6 +338,16 @@ static void summary(FILE *o, const struct report *r)
  * has each (@has) and its lines (@print: "  - " the first, "    " the
  * others).
  */
+static bool has_partly(const struct vm *v)
+{
+	return v->partly;
+}
+
+static void partly(FILE *o, const struct vm *v, const struct snap *s)
+{
+	fprintf(o, "  - partly tracked: vmlat turned one of its vCPU threads away at its caps (max_vms, max_vcpus), and its figures miss that thread's time; the status file's tables line says how full they are.\n");
+}
+
 static bool has_type1(const struct vm *v)
 {
 	return pct(v->steal.ready_ns, v->st.observed_ns) >= TYPE1_NOTE_PCT;
@@ -363,6 +373,7 @@ static const struct {
 	bool (*has)(const struct vm *v);
 	void (*print)(FILE *o, const struct vm *v, const struct snap *s);
 } findings[] = {
+	{ "partly_tracked", has_partly, partly },
 	{ "type1_steal", has_type1, type1 },
 	{ "type2_steal", has_type2, type2 },
 	{ "nested", has_nested, nested },
@@ -749,6 +760,7 @@ static json_object *vm_json(const struct vm *v, const struct snap *s)
 	add(o, "comm", jstr(fmt_name(name, sizeof(name), v->comm)));
 	add(o, "vcpus", ju(v->nr_vcpus));
 	add(o, "exited", json_object_new_boolean(v->exited));
+	add(o, "partly_tracked", json_object_new_boolean(v->partly));
 	add(o, "observed_ns", ju(st->observed_ns));
 	t = json_object_new_object();
 	sh = json_object_new_object();

@@ -389,6 +389,7 @@ static void parse_vm(struct vm *v, json_object *o, int schema)
 	v->pid = (int)s64(o, "pid");
 	str(v->comm, sizeof(v->comm), o, "comm");
 	v->exited = json_object_get_boolean(get(o, "exited"));
+	v->partly = json_object_get_boolean(get(o, "partly_tracked"));
 	parse_states(&v->st, o);
 
 	a = get(o, "vcpus");

@@ -159,6 +159,11 @@ struct vm {
 	int pid;
 	char comm[64];
 	bool exited;
+	/*
+	 * A vCPU thread of it was turned away at the module's caps: its
+	 * figures miss that thread's time (partly_tracked).
+	 */
+	bool partly;
 	struct states st;
 	size_t nr_vcpus;
 	struct vcpu *vcpus;
