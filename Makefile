@@ -6,7 +6,9 @@
 #   make check-full         the whole suite on every kernel (about 2.5 hours)
 #   make soak               the churn and fuzzing soaks at full size (6.12, debug)
 #   make unit               the pure-logic unit tests, in userspace (ASan/UBSan)
-#   make deb                build/vmlat-dkms_<version>_all.deb (DKMS package)
+#   make deb                vmlat's Debian packages, from debian/, into build/:
+#                           vmlat-dkms_<version>_all.deb (the module, for DKMS)
+#                           and vmlat_<version>_<arch>.deb (the command)
 #   make install            install vmlat.ko for KDIR's kernel (without DKMS)
 #
 # Without KDIR, tools/kdir.sh picks the running kernel's build dir or the
@@ -50,6 +52,8 @@ cases:
 unit:
 	$(MAKE) -C selftests/unit run
 
+# Built in a copy of git's tree (tools/mkdeb), reproducibly; prints the
+# packages' paths.
 deb:
 	tools/mkdeb build
 

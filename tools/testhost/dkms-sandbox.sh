@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# dkms-sandbox.sh <package.deb> <kernel-dir> <outdir>
+# dkms-sandbox.sh <kernel-dir> <outdir> <package.deb>...
 #
-# Installs a DKMS package with dpkg, as a host whose only kernel is
-# <kernel-dir>'s (kernel.sh) would: its postinst has Debian's dkms build,
-# sign and install the modules for that kernel. It runs natively, not in
+# Installs packages with one dpkg -i, a DKMS package among them, as a host
+# whose only kernel is <kernel-dir>'s (kernel.sh) would: the DKMS
+# package's postinst has Debian's dkms build, sign and install the modules
+# for that kernel. It runs natively, not in
 # an emulated test host, where DKMS' compile took 8 of make check's
 # minutes: in a private mount namespace, chrooted into an overlay of this
 # machine's root whose upper layer (on a tmpfs) takes every change. This
@@ -22,23 +23,29 @@ shopt -s inherit_errexit
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-[[ $# -eq 3 ]] || { echo "usage: $0 <package.deb> <kernel-dir> <outdir>" >&2; exit 2; }
-deb=$(realpath "$1")
-kd=$(realpath "$2")
-out=$3
-[[ -f $deb && -f $kd/release && -f $kd/kdir ]] || die "no package $deb or kernel dir $kd"
+[[ $# -ge 3 ]] || { echo "usage: $0 <kernel-dir> <outdir> <package.deb>..." >&2; exit 2; }
+kd=$(realpath "$1")
+out=$2
+shift 2
+debs=()
+for d in "$@"; do
+	[[ -f $d ]] || die "no package $d"
+	debs+=("$(realpath "$d")")
+done
+[[ -f $kd/release && -f $kd/kdir ]] || die "no kernel dir $kd"
 need_cmd unshare chroot dpkg dkms
 release=$(<"$kd/release")
 headers=$(<"$kd/kdir")
 rm -rf "$out"
 mkdir -p "$out"
 out=$(realpath "$out")
-log "dpkg -i $(basename "$deb") for $release (natively, in an overlay of /)"
+log "dpkg -i ${debs[*]##*/} for $release (natively, in an overlay of /)"
 
 # In the namespace: the overlay's upper layer must not lie inside its
 # lower one (/), so it is on a tmpfs of its own; copied out at the end.
 unshare --mount --propagation private -- bash -euo pipefail -c '
-	deb=$1 release=$2 headers=$3 out=$4 kd=$5
+	release=$1 headers=$2 out=$3 kd=$4
+	shift 4
 	t=$(mktemp -d)
 	mount -t tmpfs -o size=2g,mode=0755 vmlat-dkms "$t"
 	mkdir "$t/upper" "$t/work" "$t/root" "$t/mods" "$t/mods-work"
@@ -54,7 +61,7 @@ unshare --mount --propagation private -- bash -euo pipefail -c '
 	mount -t overlay overlay -o "lowerdir=$kd/lib/modules/$release,upperdir=$t/mods,workdir=$t/mods-work" "$m"
 	ln -sfn "$headers" "$m/build"
 	rc=0
-	DEBIAN_FRONTEND=noninteractive chroot "$t/root" dpkg -i "$deb" \
+	DEBIAN_FRONTEND=noninteractive chroot "$t/root" dpkg -i "$@" \
 		>"$out/dpkg.log" 2>&1 || rc=$?
 	echo "$rc" >"$out/dpkg.rc"
 	umount "$m"
@@ -74,5 +81,5 @@ unshare --mount --propagation private -- bash -euo pipefail -c '
 		tar --no-recursion -cf - -T -) | tar -C "$out/state" -xf -
 	umount "$t"
 	rmdir "$t"
-' sandbox "$deb" "$release" "$headers" "$out" "$kd"
+' sandbox "$release" "$headers" "$out" "$kd" "${debs[@]}"
 log "dpkg exited with $(<"$out/dpkg.rc"); $(find "$out/state" -type f | wc -l) files changed, $(wc -l <"$out/deleted") deleted"
