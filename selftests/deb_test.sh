@@ -23,25 +23,15 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd -P)
+# shellcheck source-path=SCRIPTDIR source=vmlat/tap.sh
+. "$TOP/selftests/vmlat/tap.sh"
 OUT=${1:?usage: $0 OUTDIR}
-
-skip() { echo "1..0 # SKIP $*"; exit 4; }
 
 for c in dpkg-buildpackage dh dh_dkms lintian git; do
 	command -v $c >/dev/null || skip "$c is missing (tools/install-deps)"
 done
 git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1 || skip "$TOP is not a git checkout"
 
-n=0 fail=0
-result() {	# result OK NAME [WHY]
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then
-		echo "ok $n $2${3:+ # $3}"
-	else
-		echo "not ok $n $2${3:+ # $3}"
-		fail=$((fail + 1))
-	fi
-}
 ok() { "$@" >/dev/null 2>&1 && echo 1 || echo 0; }
 
 echo "TAP version 13"

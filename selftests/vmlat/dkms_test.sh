@@ -33,9 +33,9 @@ set -u
 
 STATUS=/sys/kernel/debug/vmlat/status
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=tap.sh
+. "$HERE/tap.sh"
 REL=$(uname -r)
-
-skip() { echo "1..0 # SKIP $*"; exit 4; }
 
 # $VMLAT_DEBS: word-split on purpose (paths of build/, without spaces).
 debs=
@@ -56,16 +56,6 @@ for p in vmlat-dkms vmlat; do
 	dpkg -s $p >/dev/null 2>&1 && skip "$p already installed"
 done
 
-n=0 fail=0
-result() {	# result OK NAME [WHY]
-	n=$((n + 1))
-	if [ "$1" = 1 ]; then
-		echo "ok $n $2${3:+ # $3}"
-	else
-		echo "not ok $n $2${3:+ # $3}"
-		fail=$((fail + 1))
-	fi
-}
 
 hits() {
 	awk -v h="$1" '$1 == h { print $3 }' $STATUS 2>/dev/null
