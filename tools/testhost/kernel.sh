@@ -24,6 +24,7 @@ shopt -s inherit_errexit
 KERNELS_DIR=$VMLAT_CACHE/kernels
 DEBS_DIR=$VMLAT_CACHE/debs
 SID_DIR=$VMLAT_CACHE/apt-sid
+BULLSEYE_DIR=$VMLAT_CACHE/apt-bullseye
 # Options of every apt-get and apt-cache call: none for Debian 12 (the
 # machine's own configuration), the private one for unstable (use_sid).
 APT_OPTS=()
@@ -32,7 +33,7 @@ APT_OPTS=()
 SPLIT_IMAGE=0
 
 usage() {
-	echo "usage: $0 prepare <6.1|6.12|6.12-rt|7.2|7.2-rt|debug>" >&2
+	echo "usage: $0 prepare <5.10|6.1|6.12|6.12-rt|7.2|7.2-rt|debug>" >&2
 	exit 2
 }
 
@@ -47,24 +48,29 @@ debian_mirror() {
 	} | grep -E '^(https?|file)://.*/debian/?$' | head -n 1 | sed 's|/$||'
 }
 
-# Points APT_OPTS at Debian unstable: a sources list, package lists and a
-# package cache of its own in the cache, checked with Debian's archive
+# Points APT_OPTS at suite $1 of the machine's Debian mirror (unstable:
+# sid; Debian 11: bullseye): a sources list, package lists and a package
+# cache of its own in the cache ($2), checked with Debian's archive
 # keyring. Nothing of the machine's apt configuration changes.
-use_sid() {
-	local mirror
+use_suite() {
+	local suite=$1 dir=$2 mirror
 	mirror=$(debian_mirror || true)
 	[[ -n $mirror ]] ||
-		die "no Debian mirror in /etc/apt/sources.list*: cannot reach unstable"
-	mkdir -p "$SID_DIR/lists/partial" "$SID_DIR/cache/archives/partial"
-	printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s sid main\n' \
-		"$mirror" >"$SID_DIR/sources.list"
-	APT_OPTS=(-o "Dir::Etc::sourcelist=$SID_DIR/sources.list"
+		die "no Debian mirror in /etc/apt/sources.list*: cannot reach $suite"
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+		"$mirror" "$suite" >"$dir/sources.list"
+	APT_OPTS=(-o "Dir::Etc::sourcelist=$dir/sources.list"
 		-o Dir::Etc::sourceparts=/nonexistent
-		-o "Dir::State::Lists=$SID_DIR/lists"
-		-o "Dir::Cache=$SID_DIR/cache")
-	SPLIT_IMAGE=1
+		-o "Dir::State::Lists=$dir/lists"
+		-o "Dir::Cache=$dir/cache")
 	# No lists yet: fetch them now (later, only when they went stale).
-	compgen -G "$SID_DIR/lists/*_Packages*" >/dev/null || apt_update
+	compgen -G "$dir/lists/*_Packages*" >/dev/null || apt_update
+}
+
+use_sid() {
+	use_suite sid "$SID_DIR"
+	SPLIT_IMAGE=1
 }
 
 apt_update() {
@@ -457,6 +463,8 @@ main() {
 	6.12) prepare_stock linux-image-6.12-amd64 ;;
 	6.12-rt) prepare_stock linux-image-6.12-rt-amd64 ;;
 	7.2) use_sid; prepare_stock linux-image-amd64 ;;
+	# Debian 11's kernel (not a lane of make check yet: issue 42)
+	5.10) use_suite bullseye "$BULLSEYE_DIR"; prepare_stock linux-image-amd64 ;;
 	7.2-rt)
 		# KVM refuses PREEMPT_RT without a constant-rate TSC, and
 		# QEMU's TCG offers no invariant TSC (CPUID 0x80000007) to
