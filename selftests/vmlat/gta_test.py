@@ -271,7 +271,7 @@ def burners(pti):
             "%d ms, ticks %d ms || %s" % (
                 seen // 10**6, row["guest_ns"] // 10**6, row["as"],
                 want[2] // 10**6, want[1] // 10**6, summary))
-    kern = [r for r in rows if not r["user"] and "pid" not in r]
+    kern = [r for r in rows if not r["user"] and r["pid"] is None]
     tap(bool(kern), tag + ".kernel_named", summary)
     # vmlat_guest.ko's names: the guest's own pid and comm of each burner
     # (a by the list at load, b by its fork and exec), every call taken.
