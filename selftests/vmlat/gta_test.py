@@ -644,7 +644,8 @@ def t_compensated():
     # steal_test's), measured. Where half the exit handling is not above
     # that, the guest's figure cannot show that it misses it.
     hist = last_vm["histograms"]
-    longest = max(hist["preempt"]["max_ns"], hist["wait"]["max_ns"])
+    # (null: none of that kind, schema 4)
+    longest = max(hist["preempt"]["max_ns"] or 0, hist["wait"]["max_ns"] or 0)
     rdl = (sum((delays[n + 1][1] - delays[n][1]) -
                (delays[n + 1][0] - delays[n][0]) for n in (1, 3))
            if None not in delays else None)
