@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cache.h>
 #include <linux/kvm_host.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -26,7 +27,7 @@
 #include "layout.h"
 #include "vmlat.h"
 
-u32 vmlat_layout_refused;
+u32 vmlat_layout_refused __read_mostly;
 
 /*
  * A test build (make VMLAT_TEST_LAYOUT_SKEW=1, selftests only) expects
