@@ -245,8 +245,8 @@ def test_layout_skew():
         if rc:
             raise RuntimeError("insmod %s: %s" % (skew, err))
         m = layout_line()
-        status = rd(VMLAT + "/status")
         scenario("exits", "2")
+        status = rd(VMLAT + "/status")
         exits = rd(VMLAT + "/exits")
         log = dmesg()
     finally:
