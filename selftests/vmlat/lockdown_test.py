@@ -186,7 +186,7 @@ def test_unload_race():
 # ---- layouts -----------------------------------------------------------------
 
 LAYOUT = re.compile(r"^# layout: kvm (\S+) (\d+)/(\d+) kvm_amd (\S+) (\d+)/(\d+) "
-                    r"refused (\S+)(.*)$", re.M)
+                    r"refused ([^\s;]+)(.*)$", re.M)
 DIFFER = "members differ from this build's headers"
 
 
