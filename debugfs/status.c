@@ -6,7 +6,8 @@
  * ran, and its confirmed prototype or why it is detached; then '#' lines
  * of name-value pairs: how full the bounded tables are, how the kernel
  * traces kvm_exit and what did not come in order, and the kernel variant
- * vmlat found (preemption model, width of SVM's exit code). The format is
+ * vmlat found (preemption model, width of SVM's exit code), and whether
+ * BTF confirmed the layouts of KVM's private structs (layout.h). The format is
  * documented in Documentation/vmlat.rst; tests parse it, so columns and
  * names only ever get added at the end.
  */
@@ -20,6 +21,7 @@
 #include "compat.h"
 #include "debugfs.h"
 #include "exit_late.h"
+#include "layout.h"
 #include "view.h"
 #include "vmlat.h"
 
@@ -60,6 +62,7 @@ static int status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "# kernel: preempt %s svm_exit_code_bits %u clock %s\n",
 		   vmlat_preempt_model(), vmlat_view_svm_exit_code_bits(),
 		   vmlat_clock_name());
+	vmlat_layout_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);

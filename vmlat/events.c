@@ -740,9 +740,14 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	if (!vc)
 		return;
 	vm = vc->vm;
-	/* The record's vCPU, if this thread runs it now: alive. */
+	/*
+	 * The record's vCPU, if this thread runs it now: alive. Its
+	 * registers unreadable (their layout refused, layout.h), the call's
+	 * CPL stays unknown: refused, as a call from user mode.
+	 */
 	vcpu = (struct kvm_vcpu *)vc->kvm_vcpu;
-	if (!vmlat_kvm_vcpu_loaded(vcpu))
+	if (!vmlat_layout_ok(VMLAT_LAYOUT_REGS) ||
+	    !vmlat_kvm_vcpu_loaded(vcpu))
 		vcpu = NULL;
 	else if (vmlat_kvm_in_l2(vcpu))
 		/*

@@ -12,7 +12,10 @@
  *
  * A probe is attached only after its prototype has been read from the
  * running kernel's BTF (btf.c) and found equal to one vmlat has a probe
- * for; otherwise the hook stays detached and debugfs says why.
+ * for; otherwise the hook stays detached and debugfs says why. The same
+ * BTF confirms the layouts of KVM's private structs that the probes read
+ * (layout.c): kvm's before its hooks attach, kvm_amd's when it loads
+ * (a module notifier of its own: kvm_amd has no tracepoints).
  *
  * Locking: vmlat_hooks_lock serialises everything here. The module
  * notifier runs under tracepoint_module_list_mutex, so the order is
@@ -31,6 +34,7 @@
 
 #include "btf.h"
 #include "compat.h"
+#include "layout.h"
 #include "vmlat.h"
 
 /* BTF of vmlinux is a few MiB; refuse anything absurd. */
@@ -183,11 +187,14 @@ static void vmlat_btf_set_free(struct vmlat_btf_set *set)
 }
 
 /*
- * Load the BTF that describes tracepoints of @mod (NULL: vmlinux). On
- * failure set->top stays NULL and set->why says what is missing; the hooks
- * concerned then stay detached with that reason.
+ * Load the BTF of module @name (NULL: vmlinux only), @mod if it is being
+ * loaded (its raw section at hand), else NULL. On failure set->top stays
+ * NULL and set->why says what is missing; the hooks concerned then stay
+ * detached with that reason. Return the error of reading the module's
+ * BTF from sysfs, 0 if it was read or not needed.
  */
-static void vmlat_btf_set_load(struct vmlat_btf_set *set, struct module *mod)
+static ssize_t vmlat_btf_set_load(struct vmlat_btf_set *set, const char *name,
+				  struct module *mod)
 {
 	const void *mod_data = NULL;
 	size_t mod_size = 0;
@@ -199,18 +206,18 @@ static void vmlat_btf_set_load(struct vmlat_btf_set *set, struct module *mod)
 	if (n < 0) {
 		snprintf(set->why, sizeof(set->why),
 			 "no vmlinux BTF (%zd)", n);
-		return;
+		return 0;
 	}
 	err = vmlat_btf_index(&set->vmlinux, set->vmlinux_data, n, NULL,
 			      &set->vmlinux_offs);
 	if (err) {
 		snprintf(set->why, sizeof(set->why),
 			 "bad vmlinux BTF (%d)", err);
-		return;
+		return 0;
 	}
-	if (!mod) {
+	if (!name) {
 		set->top = &set->vmlinux;
-		return;
+		return 0;
 	}
 
 	/*
@@ -218,14 +225,14 @@ static void vmlat_btf_set_load(struct vmlat_btf_set *set, struct module *mod)
 	 * modules loaded earlier it is gone (or, mid-load, about to be), and
 	 * the BPF core's copy in sysfs is the one to read.
 	 */
-	if (current != READ_ONCE(vmlat_replay_task))
+	if (mod && current != READ_ONCE(vmlat_replay_task))
 		mod_data = vmlat_module_btf(mod, &mod_size);
 	if (!mod_data) {
-		n = vmlat_read_btf(mod->name, &set->mod_file);
+		n = vmlat_read_btf(name, &set->mod_file);
 		if (n < 0) {
 			snprintf(set->why, sizeof(set->why),
-				 "no BTF for module %s (%zd)", mod->name, n);
-			return;
+				 "no BTF for module %s (%zd)", name, n);
+			return n;
 		}
 		mod_data = set->mod_file;
 		mod_size = n;
@@ -234,10 +241,11 @@ static void vmlat_btf_set_load(struct vmlat_btf_set *set, struct module *mod)
 			      &set->mod_offs);
 	if (err) {
 		snprintf(set->why, sizeof(set->why),
-			 "bad BTF for module %s (%d)", mod->name, err);
-		return;
+			 "bad BTF for module %s (%d)", name, err);
+		return 0;
 	}
 	set->top = &set->mod;
+	return 0;
 }
 
 /* Confirm the prototype of @tp and register the matching probe. */
@@ -359,15 +367,26 @@ static bool vmlat_sched_hooks_attached(const char **missing)
  */
 static int vmlat_attach_found(struct vmlat_found *found, struct module *mod)
 {
+	char layout[VMLAT_DETAIL_LEN - 16];
 	struct vmlat_btf_set set;
 	const char *missing;
+	u32 refused = 0;
 	int id, ret;
 
 	BUILD_BUG_ON(VMLAT_HOOK_KVM_ENTRY != 0 ||
 		     VMLAT_HOOK_SCHED_SWITCH < VMLAT_HOOK_KVM_MMU_GET_PAGE);
 	if (!found->nr)
 		return 0;
-	vmlat_btf_set_load(&set, mod);
+	vmlat_btf_set_load(&set, mod ? mod->name : NULL, mod);
+	/* kvm's private layouts, while none of its hooks is attached */
+	for (id = 0; id < VMLAT_HOOK_SCHED_SWITCH; id++) {
+		if (found->tp[id] && !vmlat_hooks[id].tp) {
+			refused = vmlat_layout_check(VMLAT_LAYOUT_KVM, set.top,
+						     set.why, layout,
+						     sizeof(layout));
+			break;
+		}
+	}
 	for (id = VMLAT_NR_HOOKS - 1; id >= 0; id--) {
 		if (!found->tp[id])
 			continue;
@@ -376,6 +395,12 @@ static int vmlat_attach_found(struct vmlat_found *found, struct module *mod)
 			snprintf(vmlat_hooks[id].detail, VMLAT_DETAIL_LEN,
 				 "not attached: the scheduler's %s is not",
 				 missing);
+			continue;
+		}
+		if (id < VMLAT_HOOK_SCHED_SWITCH &&
+		    (refused & VMLAT_LAYOUT_VCPU)) {
+			snprintf(vmlat_hooks[id].detail, VMLAT_DETAIL_LEN,
+				 "not attached: %s", layout);
 			continue;
 		}
 		vmlat_hook_attach(id, found->tp[id], mod, &set);
@@ -433,6 +458,51 @@ static struct notifier_block vmlat_tp_module_nb = {
 	.notifier_call = vmlat_tp_module_notify,
 };
 
+/* ---- kvm_amd: the layouts of its struct vcpu_svm and of the VMCB ---- */
+
+/*
+ * Confirm kvm_amd's layouts from its BTF: @mod in its COMING notifier,
+ * NULL for a kvm_amd loaded before vmlat (its BTF in sysfs, none there if
+ * it is not loaded). Under vmlat_hooks_lock, whose work queue reads BTF.
+ */
+static void vmlat_svm_layout_check(struct module *mod)
+{
+	struct vmlat_btf_set set;
+	ssize_t n;
+
+	lockdep_assert_held(&vmlat_hooks_lock);
+	n = vmlat_btf_set_load(&set, "kvm_amd", mod);
+	if (n != -ENOENT || mod)
+		vmlat_layout_check(VMLAT_LAYOUT_KVM_AMD,
+				   set.top == &set.mod ? set.top : NULL,
+				   set.why, NULL, 0);
+	vmlat_btf_set_free(&set);
+}
+
+/*
+ * kvm_amd loading: its COMING notification comes before its init, so
+ * before any of its vCPUs runs. Only this module's state is taken here.
+ */
+static int vmlat_vendor_module_notify(struct notifier_block *nb,
+				      unsigned long state, void *data)
+{
+	struct module *mod = data;
+
+	if (strcmp(mod->name, "kvm_amd"))
+		return NOTIFY_DONE;
+	mutex_lock(&vmlat_hooks_lock);
+	if (state == MODULE_STATE_COMING)
+		vmlat_svm_layout_check(mod);
+	else if (state == MODULE_STATE_GOING)
+		vmlat_layout_forget(VMLAT_LAYOUT_KVM_AMD);
+	mutex_unlock(&vmlat_hooks_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block vmlat_vendor_module_nb = {
+	.notifier_call = vmlat_vendor_module_notify,
+};
+
 static void vmlat_hooks_set_initial_detail(void)
 {
 	const struct vmlat_hook_desc *desc;
@@ -474,12 +544,27 @@ int vmlat_hooks_init(void)
 		goto err_detach;
 	}
 
+	/*
+	 * kvm_amd's layouts before kvm's hooks attach: from its notifier
+	 * if it loads from now on, from sysfs if it is loaded already (both,
+	 * if it loads now: the second check repeats the first).
+	 */
+	err = register_module_notifier(&vmlat_vendor_module_nb);
+	if (err) {
+		pr_err("cannot watch modules for kvm_amd (error %d)\n", err);
+		goto err_detach;
+	}
+	mutex_lock(&vmlat_hooks_lock);
+	vmlat_svm_layout_check(NULL);
+	mutex_unlock(&vmlat_hooks_lock);
+
 	/* Replays MODULE_STATE_COMING for modules already loaded (kvm). */
 	WRITE_ONCE(vmlat_replay_task, current);
 	err = register_tracepoint_module_notifier(&vmlat_tp_module_nb);
 	WRITE_ONCE(vmlat_replay_task, NULL);
 	if (err) {
 		pr_err("cannot watch modules for tracepoints (error %d)\n", err);
+		unregister_module_notifier(&vmlat_vendor_module_nb);
 		goto err_detach;
 	}
 	if (!vmlat_hooks[VMLAT_HOOK_KVM_EXIT].tp &&
@@ -507,6 +592,7 @@ void vmlat_hooks_exit(void)
 
 	/* Replays MODULE_STATE_GOING for loaded modules: detaches kvm hooks. */
 	unregister_tracepoint_module_notifier(&vmlat_tp_module_nb);
+	unregister_module_notifier(&vmlat_vendor_module_nb);
 
 	mutex_lock(&vmlat_hooks_lock);
 	for (id = 0; id < VMLAT_NR_HOOKS; id++)

@@ -22,6 +22,19 @@ the knobs instead.
                or finds no parameter (ENOENT) or a module going away
                (ENODEV), and the host stays up (no splat: selftests/run
                scans the log).
+  layout:      the status file's layout line: every member of kvm's and
+               (AMD) kvm_amd's layouts that vmlat reads confirmed from
+               BTF, nothing refused, no "members differ" in the kernel
+               log; kvm_amd reloaded under vmlat is confirmed again (its
+               module notifier), "unchecked" while it is out.
+  layout-skew: (AMD, $VMLAT_KO_LAYOUT_SKEW: selftests/run's build with
+               VMLAT_TEST_LAYOUT_SKEW=1, expecting the VMCB's exit code 8
+               bytes from where it is) loaded instead: one kernel log line
+               names vmcb.control.exit_code, the build's offset and BTF's,
+               and what is refused (svm_exit); the status line says the
+               same; kvm_exit still attaches, and a VM's exits are all
+               counted undecoded, none read from the wrong offset. Then
+               the stock vmlat again, confirmed.
   lockdown:    the kernel's lockdown raised to integrity at run time (as
                Secure Boot does at boot; it cannot be lowered again, so
                this case comes last and guest-job.sh runs this test last);
@@ -46,6 +59,7 @@ TAP output; exit status 4 when everything was skipped.
 """
 import errno
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -169,6 +183,117 @@ def test_unload_race():
     knobs_default(PARAMS)
 
 
+# ---- layouts -----------------------------------------------------------------
+
+LAYOUT = re.compile(r"^# layout: kvm (\S+) (\d+)/(\d+) kvm_amd (\S+) (\d+)/(\d+) "
+                    r"refused ([^\s;]+)(.*)$", re.M)
+DIFFER = "members differ from this build's headers"
+
+
+def amd():
+    with open("/proc/cpuinfo") as f:
+        return " svm " in f.read()
+
+
+def layout_line():
+    """The status file's layout line, as a match of LAYOUT."""
+    m = LAYOUT.search(rd(VMLAT + "/status"))
+    if not m:
+        raise RuntimeError("no layout line in the status file")
+    return m
+
+
+def confirmed(m, first):
+    """Whether LAYOUT's match @m says its module from group @first on is
+    confirmed, all its members."""
+    return (m.group(first) == "confirmed" and int(m.group(first + 1)) > 0 and
+            m.group(first + 1) == m.group(first + 2))
+
+
+def test_layout():
+    m = layout_line()
+    lines = [m.group(0)]
+    ok = confirmed(m, 1) and m.group(7) == "none" and not m.group(8)
+    ok &= confirmed(m, 4) if amd() else m.group(4) == "unchecked"
+    if amd():
+        # kvm_amd out and back while vmlat is loaded: its notifier.
+        if subprocess.run(["rmmod", "kvm_amd"]).returncode:
+            raise RuntimeError("rmmod kvm_amd failed")
+        out = layout_line()
+        if subprocess.run(["modprobe", "kvm_amd", "nested=1"]).returncode:
+            raise RuntimeError("modprobe kvm_amd nested=1 failed")
+        back = layout_line()
+        lines += [out.group(0), back.group(0)]
+        ok &= out.group(4) == "unchecked" and confirmed(back, 4)
+        ok &= back.group(7) == "none"
+    log = [ln for ln in dmesg().splitlines() if DIFFER in ln]
+    keep("lockdown_test_layout.txt", "\n".join(lines + log) + "\n")
+    tap(ok and not log, "layout", "; ".join(lines + log))
+
+
+def test_layout_skew():
+    skew = os.environ.get("VMLAT_KO_LAYOUT_SKEW", "")
+    if not amd():
+        raise SkipTest("kvm_intel: no struct of kvm_amd's to skew")
+    if not skew:
+        raise SkipTest("no $VMLAT_KO_LAYOUT_SKEW (selftests/run builds it)")
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed")
+    dmesg(clear=True)
+    try:
+        rc, err = insmod(skew)
+        if rc:
+            raise RuntimeError("insmod %s: %s" % (skew, err))
+        m = layout_line()
+        scenario("exits", "2")
+        status = rd(VMLAT + "/status")
+        exits = rd(VMLAT + "/exits")
+        log = dmesg()
+    finally:
+        rmmod()
+        rc, err = insmod(KO)
+    if rc:
+        raise RuntimeError("insmod %s: %s" % (KO, err))
+    again = layout_line()
+    keep("lockdown_test_layout_skew.txt",
+         "%s\n%s\n%s\n%s" % (log, status, exits, again.group(0)))
+
+    # One line, the build's offset 8 bytes past BTF's.
+    said = [ln for ln in log.splitlines() if DIFFER in ln]
+    w = re.search(r"vmlat: kvm_amd: 1 of (\d+) " + re.escape(DIFFER) +
+                  r" \(first vmcb\.control\.exit_code: offset (\d+) "
+                  r"size (\d+), BTF offset (\d+) size \3\): refused "
+                  r"svm_exit: SVM exit reasons undecoded$",
+                  said[0] if said else "")
+    ok = len(said) == 1 and w and int(w.group(2)) == int(w.group(4)) + 8
+    # The status line: kvm confirmed, kvm_amd all but one, the same why.
+    ok = ok and confirmed(m, 1) and m.group(4) == "differ"
+    ok = ok and int(m.group(5)) == int(m.group(6)) - 1
+    ok = ok and m.group(7) == "svm_exit"
+    ok = ok and m.group(8) == "; kvm_amd: vmcb.control.exit_code: offset " \
+        "%s size %s, BTF offset %s size %s" % (w.group(2), w.group(3),
+                                               w.group(4), w.group(3))
+    # kvm_exit attached; every exit undecoded.
+    attached = re.search(r"^kvm:kvm_exit\s+attached\s+(\d+)", status, re.M)
+    decoded = undecoded = 0
+    for ln in exits.splitlines():
+        f = ln.split()
+        if len(f) < 5 or ln.startswith("#"):
+            continue
+        if f[3] == "undecoded":
+            undecoded += int(f[4])
+        else:
+            decoded += int(f[4])
+    ok = ok and attached and int(attached.group(1)) > 0
+    ok = ok and undecoded > 0 and decoded == 0
+    ok = ok and confirmed(again, 4) and again.group(7) == "none"
+    tap(bool(ok), "layout-skew",
+        "log %r; status %r; kvm_exit %s; exits decoded %d undecoded %d; "
+        "stock vmlat again: %r" % (said, m.group(0),
+                                   attached.group(0) if attached else None,
+                                   decoded, undecoded, again.group(0)))
+
+
 # ---- lockdown ---------------------------------------------------------------
 
 def need_lockdown():
@@ -265,6 +390,7 @@ def test_lockdown_unsigned():
 
 
 if __name__ == "__main__":
-    main([test_load_args, test_params, test_unload_race, test_lockdown,
+    main([test_load_args, test_params, test_unload_race, test_layout,
+          test_layout_skew, test_lockdown,
           test_lockdown_debugfs, test_lockdown_params, test_lockdown_reports,
           test_lockdown_unsigned])

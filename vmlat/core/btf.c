@@ -436,3 +436,270 @@ int vmlat_btf_tp_proto(const struct vmlat_btf *btf, const char *tp_name,
 	out_str(&o, ")");
 	return o.len < size ? 0 : -ENAMETOOLONG;
 }
+
+/* ---- struct members and layouts --------------------------------------- */
+
+/* @id with typedefs and qualifiers stripped; NULL if it does not resolve. */
+static const struct btf_type *btf_resolve(const struct vmlat_btf *btf, u32 id)
+{
+	const struct btf_type *t;
+	int depth;
+
+	for (depth = 0; depth <= VMLAT_BTF_MAX_DEPTH; depth++) {
+		t = id ? btf_type(btf, id) : NULL;
+		if (!t)
+			return NULL;
+		switch (BTF_INFO_KIND(t->info)) {
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_CONST:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			break;
+		default:
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static bool btf_is_composite(const struct btf_type *t)
+{
+	return t && (BTF_INFO_KIND(t->info) == BTF_KIND_STRUCT ||
+		     BTF_INFO_KIND(t->info) == BTF_KIND_UNION);
+}
+
+/* Size in bytes of type @id, or 0 if it has none (void, function, loop). */
+static u64 btf_type_bytes(const struct vmlat_btf *btf, u32 id, int depth)
+{
+	const struct btf_type *t = btf_resolve(btf, id);
+	const struct btf_array *a;
+
+	if (!t || depth > VMLAT_BTF_MAX_DEPTH)
+		return 0;
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+	case BTF_KIND_FLOAT:
+		return t->size;
+	case BTF_KIND_PTR:
+		/* BTF describes the running kernel: this build's pointers. */
+		return sizeof(void *);
+	case BTF_KIND_ARRAY:
+		a = (const struct btf_array *)(t + 1);
+		return a->nelems * btf_type_bytes(btf, a->type, depth + 1);
+	default:
+		return 0;
+	}
+}
+
+/* Length of the first component of @path ("control" of "control.x"). */
+static size_t btf_path_len(const char *path)
+{
+	const char *dot = strchr(path, '.');
+
+	return dot ? (size_t)(dot - path) : strlen(path);
+}
+
+/*
+ * Find member @name (@len characters) of struct or union @t, looking into
+ * its anonymous struct and union members as C does. On success set
+ * @bit_off (from the start of @t), @found to the member and @kflag to
+ * whether the struct that holds it has bitfield offsets.
+ */
+static int btf_find_member(const struct vmlat_btf *btf,
+			   const struct btf_type *t, const char *name,
+			   size_t len, u32 *bit_off,
+			   const struct btf_member **found, bool *kflag,
+			   int depth)
+{
+	const struct btf_member *m = (const struct btf_member *)(t + 1);
+	u32 i, vlen = BTF_INFO_VLEN(t->info), off, inner;
+	bool kf = BTF_INFO_KFLAG(t->info);
+	const char *s;
+	int err;
+
+	if (depth > VMLAT_BTF_MAX_DEPTH)
+		return -ELOOP;
+	for (i = 0; i < vlen; i++) {
+		off = kf ? BTF_MEMBER_BIT_OFFSET(m[i].offset) : m[i].offset;
+		s = btf_str(btf, m[i].name_off);
+		if (!s)
+			return -EINVAL;
+		if (*s) {
+			if (strlen(s) != len || memcmp(s, name, len))
+				continue;
+			*bit_off = off;
+			*found = &m[i];
+			*kflag = kf;
+			return 0;
+		}
+		/* Anonymous: a nested struct or union, or unnamed padding. */
+		if (!btf_is_composite(btf_resolve(btf, m[i].type)))
+			continue;
+		err = btf_find_member(btf, btf_resolve(btf, m[i].type), name,
+				      len, &inner, found, kflag, depth + 1);
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			return err;
+		*bit_off = off + inner;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/**
+ * vmlat_btf_member() - where a member of a struct lies, from BTF
+ * @btf:	indexed BTF (with its base, for split BTF)
+ * @type_name:	the struct or union, e.g. "vmcb"
+ * @path:	its member, nested ones joined by '.': "control.exit_code"
+ *		(members of anonymous structs and unions are named as in C)
+ * @loc:	on success: bit offset from the start of @type_name, size in
+ *		bits (a bitfield's width, else 8 times its type's size)
+ *
+ * Return: 0; -ENOENT if BTF has no struct or union @type_name
+ * (@loc->bits then 0) or it has no member @path (@loc->bits then 1);
+ * -EINVAL if @type_name or a member @path goes through is not a struct or
+ * union, a member has no size, or a name is corrupt; -ELOOP for a cycle.
+ */
+int vmlat_btf_member(const struct vmlat_btf *btf, const char *type_name,
+		     const char *path, struct vmlat_btf_loc *loc)
+{
+	const struct btf_member *m = NULL;
+	const struct btf_type *t;
+	u32 off = 0, inner = 0;
+	bool kflag = false;
+	size_t len;
+	s32 id;
+	u64 bytes;
+	int err;
+
+	loc->bit_off = 0;
+	loc->bits = 0;
+	id = btf_find(btf, type_name, BTF_KIND_STRUCT);
+	if (id < 0)
+		id = btf_find(btf, type_name, BTF_KIND_UNION);
+	if (id < 0) {
+		/* A typedef or an enum of that name is the wrong kind. */
+		if (btf_find(btf, type_name, BTF_KIND_TYPEDEF) >= 0 ||
+		    btf_find(btf, type_name, BTF_KIND_ENUM) >= 0)
+			return -EINVAL;
+		return -ENOENT;
+	}
+	t = btf_type(btf, id);
+	for (;;) {
+		len = btf_path_len(path);
+		if (!len)
+			return -EINVAL;
+		if (!btf_is_composite(t))
+			return -EINVAL;
+		err = btf_find_member(btf, t, path, len, &inner, &m, &kflag, 0);
+		if (err == -ENOENT)
+			loc->bits = 1;
+		if (err)
+			return err;
+		off += inner;
+		if (!path[len])
+			break;
+		path += len + 1;
+		t = btf_resolve(btf, m->type);
+	}
+	if (kflag && BTF_MEMBER_BITFIELD_SIZE(m->offset)) {
+		loc->bits = BTF_MEMBER_BITFIELD_SIZE(m->offset);
+	} else {
+		bytes = btf_type_bytes(btf, m->type, 0);
+		if (!bytes || bytes > (1U << 28))
+			return -EINVAL;
+		loc->bits = bytes * 8;
+	}
+	loc->bit_off = off;
+	return 0;
+}
+
+static void out_u32(struct btf_out *o, u32 v)
+{
+	char num[11];
+	int i = sizeof(num) - 1;
+
+	num[i] = '\0';
+	do {
+		num[--i] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	out_str(o, num + i);
+}
+
+/* "offset 112 size 4", or "bit 8327 width 1" for a bitfield. */
+static void layout_where(struct btf_out *o, u32 bit_off, u32 bits)
+{
+	bool bytes = !(bit_off % 8 || bits % 8);
+
+	out_str(o, bytes ? "offset " : "bit ");
+	out_u32(o, bytes ? bit_off / 8 : bit_off);
+	out_str(o, bytes ? " size " : " width ");
+	out_u32(o, bytes ? bits / 8 : bits);
+}
+
+/**
+ * vmlat_btf_check_layout() - confirm a table of member layouts against BTF
+ * @btf:	the running kernel's BTF (with its base, for split BTF)
+ * @tab:	what the build's headers say, @n entries
+ * @n:		entries in @tab
+ * @res:	the outcome: members confirmed, members whose struct BTF
+ *		lacks (unconfirmed), the OR of @groups of every member that
+ *		differs or is missing, and the first of them, e.g.
+ *		"vmcb.control.exit_code: offset 112 size 4, BTF offset 120
+ *		size 4"
+ *
+ * A struct BTF does not have at all leaves its members unconfirmed, not
+ * refused: BTF that describes nothing of it (a kernel without module BTF)
+ * cannot contradict the headers.
+ */
+void vmlat_btf_check_layout(const struct vmlat_btf *btf,
+			    const struct vmlat_layout_member *tab, u32 n,
+			    struct vmlat_layout_result *res)
+{
+	struct btf_out o = { .buf = res->why, .size = sizeof(res->why) };
+	struct vmlat_btf_loc loc;
+	u32 i;
+	int err;
+
+	res->confirmed = 0;
+	res->unconfirmed = 0;
+	res->differ = 0;
+	res->refused = 0;
+	res->why[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const struct vmlat_layout_member *e = &tab[i];
+
+		err = vmlat_btf_member(btf, e->type, e->path, &loc);
+		if (err == -ENOENT && !loc.bits) {
+			res->unconfirmed++;
+			continue;
+		}
+		if (!err && loc.bit_off == e->bit_off && loc.bits == e->bits) {
+			res->confirmed++;
+			continue;
+		}
+		res->refused |= e->groups;
+		if (res->differ++)
+			continue;
+		out_str(&o, e->type);
+		out_str(&o, ".");
+		out_str(&o, e->path);
+		out_str(&o, ": ");
+		layout_where(&o, e->bit_off, e->bits);
+		if (err) {
+			out_str(&o, err == -ENOENT ? ", not in BTF" :
+				    ", unreadable in BTF");
+			continue;
+		}
+		out_str(&o, ", BTF ");
+		layout_where(&o, loc.bit_off, loc.bits);
+	}
+}

@@ -56,4 +56,54 @@ int vmlat_btf_init(struct vmlat_btf *btf, const void *data, size_t size,
 int vmlat_btf_tp_proto(const struct vmlat_btf *btf, const char *tp_name,
 		       char *buf, size_t size);
 
+/**
+ * struct vmlat_btf_loc - where a member lies in its struct
+ * @bit_off:	bit offset from the start of the outermost struct
+ * @bits:	size in bits: a bitfield's width, else 8 * its type's size
+ */
+struct vmlat_btf_loc {
+	u32 bit_off;
+	u32 bits;
+};
+
+int vmlat_btf_member(const struct vmlat_btf *btf, const char *type_name,
+		     const char *path, struct vmlat_btf_loc *loc);
+
+/**
+ * struct vmlat_layout_member - a private member vmlat reads, as built
+ * @type:	its outermost struct, as BTF names it: "vcpu_svm"
+ * @path:	the member: "vmcb", "arch.hflags", "control.exit_code"
+ * @bit_off:	its bit offset in the headers vmlat was built with
+ * @bits:	its size in bits there (a bitfield's width)
+ * @groups:	what reads it: a mask of the caller's groups, all refused
+ *		if BTF says otherwise
+ */
+struct vmlat_layout_member {
+	const char *type;
+	const char *path;
+	u32 bit_off;
+	u32 bits;
+	u32 groups;
+};
+
+/**
+ * struct vmlat_layout_result - what vmlat_btf_check_layout() found
+ * @confirmed:	members BTF places where the build does
+ * @unconfirmed: members of structs BTF does not have
+ * @differ:	members BTF places elsewhere, or lacks in a struct it has
+ * @refused:	the OR of those members' groups
+ * @why:	the first of them: build's offset, then BTF's
+ */
+struct vmlat_layout_result {
+	u32 confirmed;
+	u32 unconfirmed;
+	u32 differ;
+	u32 refused;
+	char why[112];
+};
+
+void vmlat_btf_check_layout(const struct vmlat_btf *btf,
+			    const struct vmlat_layout_member *tab, u32 n,
+			    struct vmlat_layout_result *res);
+
 #endif /* _VMLAT_BTF_H */

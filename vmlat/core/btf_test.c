@@ -530,6 +530,356 @@ static void vmlat_btf_survives_corruption(struct kunit *test)
 	KUNIT_EXPECT_GT(test, parsed, 0U);
 }
 
+/* ---- struct members and layouts --------------------------------------- */
+
+struct bb_mem {
+	const char *name;	/* "" for an anonymous member */
+	u32 type;
+	u32 bit_off;
+	u32 bitfield;		/* width, 0 if not a bitfield */
+};
+
+/* A struct or union; kind_flag set when a member is a bitfield. */
+static u32 bb_struct(struct btf_builder *b, u32 kind, const char *name,
+		     u32 size, const struct bb_mem *m, u32 n)
+{
+	bool kflag = false;
+	u32 id, i;
+
+	for (i = 0; i < n; i++)
+		kflag |= m[i].bitfield != 0;
+	bb_u32(b, bb_str(b, name));
+	bb_u32(b, BB_INFO(kind, kflag, n));
+	bb_u32(b, size);
+	id = b->id_base + ++b->nr;
+	for (i = 0; i < n; i++) {
+		bb_u32(b, bb_str(b, m[i].name));
+		bb_u32(b, m[i].type);
+		bb_u32(b, kflag ? (m[i].bitfield << 24) | m[i].bit_off :
+			  m[i].bit_off);
+	}
+	return id;
+}
+
+static u32 bb_array(struct btf_builder *b, u32 elem, u32 index, u32 nelems)
+{
+	u32 id = bb_type(b, BTF_KIND_ARRAY, 0, "", 0);
+
+	bb_u32(b, elem);
+	bb_u32(b, index);
+	bb_u32(b, nelems);
+	return id;
+}
+
+/*
+ * Shapes of KVM's own: vmcb (control, save), kvm_vcpu (cpu, arch with an
+ * array, a pointer, an anonymous union), kvm_mmu (a union with a bitfield
+ * in an anonymous struct), a typedef, an enum. Set @vcpu and @vmcb_ptr,
+ * for bb_vcpu_svm().
+ */
+static void bb_kvm_layout(struct btf_builder *b, u32 *vcpu_id, u32 *vmcb_id)
+{
+	u32 u8_t, u32_t, u64_t, ulong, ctl, save, vmcb, vmcb_ptr, arch, vcpu,
+	    role, role_bits, mmu, mmu_ptr, regs, anon, td;
+
+	u8_t = bb_int(b, "u8", 1);
+	u32_t = bb_int(b, "u32", 4);
+	u64_t = bb_int(b, "u64", 8);
+	ulong = bb_int(b, "long unsigned int", 8);
+	td = bb_type(b, BTF_KIND_TYPEDEF, 0, "__u64", u64_t);
+	ctl = bb_struct(b, BTF_KIND_STRUCT, "vmcb_control_area", 1024,
+			(const struct bb_mem[]){
+				{ "intercepts", bb_array(b, u32_t, u32_t, 5), 0 },
+				{ "exit_code", u32_t, 112 * 8 },
+				{ "exit_code_hi", u32_t, 116 * 8 },
+			}, 3);
+	save = bb_struct(b, BTF_KIND_STRUCT, "vmcb_save_area", 1024,
+			 (const struct bb_mem[]){
+				{ "cpl", u8_t, 203 * 8 },
+				{ "cr3", td, 336 * 8 },
+				{ "rax", bb_type(b, BTF_KIND_VOLATILE, 0, "", td),
+				  504 * 8 },
+			 }, 3);
+	vmcb = bb_struct(b, BTF_KIND_STRUCT, "vmcb", 4096,
+			 (const struct bb_mem[]){
+				{ "control", ctl, 0 },
+				{ "save", save, 1024 * 8 },
+			 }, 2);
+	vmcb_ptr = bb_type(b, BTF_KIND_PTR, 0, "", vmcb);
+	role_bits = bb_struct(b, BTF_KIND_STRUCT, "", 4,
+			      (const struct bb_mem[]){
+					{ "level", u32_t, 0, 4 },
+					{ "direct", u32_t, 7, 1 },
+			      }, 2);
+	role = bb_struct(b, BTF_KIND_UNION, "kvm_mmu_page_role", 4,
+			 (const struct bb_mem[]){
+				{ "word", u32_t, 0 },
+				{ "", role_bits, 0 },
+			 }, 2);
+	mmu = bb_struct(b, BTF_KIND_STRUCT, "kvm_mmu", 64,
+			(const struct bb_mem[]){
+				{ "root_role", role, 32 * 8 },
+			}, 1);
+	mmu_ptr = bb_type(b, BTF_KIND_PTR, 0, "", mmu);
+	regs = bb_array(b, ulong, u32_t, 17);
+	anon = bb_struct(b, BTF_KIND_UNION, "", 8,
+			 (const struct bb_mem[]){
+				{ "l1_tsc_offset", u64_t, 0 },
+				{ "hflags", u32_t, 0 },
+			 }, 2);
+	arch = bb_struct(b, BTF_KIND_STRUCT, "kvm_vcpu_arch", 512,
+			 (const struct bb_mem[]){
+				{ "regs", regs, 0 },
+				{ "mmu", mmu_ptr, 136 * 8 },
+				{ "", anon, 144 * 8 },
+			 }, 3);
+	vcpu = bb_struct(b, BTF_KIND_STRUCT, "kvm_vcpu", 1024,
+			 (const struct bb_mem[]){
+				{ "cpu", u32_t, 0 },
+				{ "arch", arch, 256 * 8 },
+			 }, 2);
+	bb_type(b, BTF_KIND_TYPEDEF, 0, "vcpu_t", vcpu);
+	bb_type(b, BTF_KIND_ENUM, 0, "vcpu_mode", 4);
+	*vcpu_id = vcpu;
+	*vmcb_id = vmcb_ptr;
+}
+
+/* kvm_amd's struct vcpu_svm, in @b or a module's split BTF */
+static void bb_vcpu_svm(struct btf_builder *b, u32 vcpu, u32 vmcb_ptr)
+{
+	bb_struct(b, BTF_KIND_STRUCT, "vcpu_svm", 2048,
+		  (const struct bb_mem[]){
+			{ "vcpu", vcpu, 0 },
+			{ "vmcb", vmcb_ptr, 1024 * 8 },
+		  }, 2);
+}
+
+static void bb_kvm_btf(struct kunit *test, struct vmlat_btf *btf)
+{
+	struct btf_builder *b = bb_new(test, NULL);
+	u32 vcpu, vmcb_ptr;
+
+	bb_kvm_layout(b, &vcpu, &vmcb_ptr);
+	bb_vcpu_svm(b, vcpu, vmcb_ptr);
+	KUNIT_ASSERT_EQ(test, bb_index(test, b, btf, NULL), 0);
+}
+
+static void expect_member(struct kunit *test, const struct vmlat_btf *btf,
+			  const char *type, const char *path, u32 bit_off,
+			  u32 bits)
+{
+	struct vmlat_btf_loc loc;
+
+	KUNIT_EXPECT_EQ_MSG(test, vmlat_btf_member(btf, type, path, &loc), 0,
+			    "%s.%s", type, path);
+	KUNIT_EXPECT_EQ_MSG(test, loc.bit_off, bit_off, "%s.%s", type, path);
+	KUNIT_EXPECT_EQ_MSG(test, loc.bits, bits, "%s.%s", type, path);
+}
+
+static void vmlat_btf_member_nested_paths(struct kunit *test)
+{
+	struct vmlat_btf btf;
+
+	bb_kvm_btf(test, &btf);
+	expect_member(test, &btf, "vcpu_svm", "vcpu", 0, 1024 * 8);
+	expect_member(test, &btf, "vcpu_svm", "vmcb", 1024 * 8,
+		      8 * sizeof(void *));
+	expect_member(test, &btf, "vmcb", "control.exit_code", 112 * 8, 32);
+	/* through a typedef, and a volatile typedef */
+	expect_member(test, &btf, "vmcb", "save.cr3", (1024 + 336) * 8, 64);
+	expect_member(test, &btf, "vmcb", "save.rax", (1024 + 504) * 8, 64);
+	expect_member(test, &btf, "vmcb", "save.cpl", (1024 + 203) * 8, 8);
+	expect_member(test, &btf, "vmcb", "control.intercepts", 0, 5 * 32);
+	expect_member(test, &btf, "kvm_vcpu", "arch.regs", 256 * 8, 17 * 64);
+	expect_member(test, &btf, "kvm_vcpu", "arch.mmu", (256 + 136) * 8,
+		      8 * sizeof(void *));
+	/* the outermost struct itself through a path of three */
+	expect_member(test, &btf, "vcpu_svm", "vcpu.arch.mmu",
+		      (256 + 136) * 8, 8 * sizeof(void *));
+}
+
+static void vmlat_btf_member_anonymous_union(struct kunit *test)
+{
+	struct vmlat_btf btf;
+
+	bb_kvm_btf(test, &btf);
+	expect_member(test, &btf, "kvm_vcpu", "arch.hflags",
+		      (256 + 144) * 8, 32);
+	expect_member(test, &btf, "kvm_vcpu", "arch.l1_tsc_offset",
+		      (256 + 144) * 8, 64);
+}
+
+static void vmlat_btf_member_bitfield(struct kunit *test)
+{
+	struct vmlat_btf btf;
+
+	bb_kvm_btf(test, &btf);
+	/* in an anonymous struct of a union, in a kind_flag struct */
+	expect_member(test, &btf, "kvm_mmu", "root_role.direct", 32 * 8 + 7, 1);
+	expect_member(test, &btf, "kvm_mmu", "root_role.level", 32 * 8, 4);
+	expect_member(test, &btf, "kvm_mmu_page_role", "word", 0, 32);
+}
+
+static void vmlat_btf_member_missing_is_enoent(struct kunit *test)
+{
+	struct vmlat_btf_loc loc;
+	struct vmlat_btf btf;
+
+	bb_kvm_btf(test, &btf);
+	/* no such member: bits 1 */
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vmcb", "control.cr3",
+					       &loc), -ENOENT);
+	KUNIT_EXPECT_EQ(test, loc.bits, 1U);
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "kvm_vcpu",
+					       "arch.hflag", &loc), -ENOENT);
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "kvm_vcpu",
+					       "arch.hflagsx", &loc), -ENOENT);
+	/* no such struct: bits 0 */
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vcpu_vmx", "vcpu",
+					       &loc), -ENOENT);
+	KUNIT_EXPECT_EQ(test, loc.bits, 0U);
+}
+
+static void vmlat_btf_member_wrong_kind_is_einval(struct kunit *test)
+{
+	struct vmlat_btf_loc loc;
+	struct vmlat_btf btf;
+
+	bb_kvm_btf(test, &btf);
+	/* a typedef or an enum of that name, not a struct */
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vcpu_t", "cpu", &loc),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vcpu_mode", "cpu",
+					       &loc), -EINVAL);
+	/* through an int, a pointer, an array */
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "kvm_vcpu", "cpu.x",
+					       &loc), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vcpu_svm",
+					       "vmcb.control", &loc), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "kvm_vcpu",
+					       "arch.regs.x", &loc), -EINVAL);
+	/* empty components */
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vmcb", "", &loc),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vmcb", "control.",
+					       &loc), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&btf, "vmcb", ".control",
+					       &loc), -EINVAL);
+}
+
+static void vmlat_btf_member_split_module_btf(struct kunit *test)
+{
+	struct btf_builder *b = bb_new(test, NULL), *m;
+	struct vmlat_btf base, mod;
+	struct vmlat_btf_loc loc;
+	u32 vcpu, vmcb_ptr;
+
+	/* vcpu_svm in the module, what it contains in vmlinux */
+	bb_kvm_layout(b, &vcpu, &vmcb_ptr);
+	KUNIT_ASSERT_EQ(test, bb_index(test, b, &base, NULL), 0);
+	m = bb_new(test, b);
+	bb_vcpu_svm(m, vcpu, vmcb_ptr);
+	KUNIT_ASSERT_EQ(test, bb_index(test, m, &mod, &base), 0);
+
+	KUNIT_EXPECT_EQ(test, vmlat_btf_member(&base, "vcpu_svm", "vmcb", &loc),
+			-ENOENT);
+	expect_member(test, &mod, "vcpu_svm", "vmcb", 1024 * 8,
+		      8 * sizeof(void *));
+	expect_member(test, &mod, "vcpu_svm", "vcpu.arch.hflags",
+		      (256 + 144) * 8, 32);
+	expect_member(test, &mod, "vmcb", "control.exit_code", 112 * 8, 32);
+}
+
+#define GROUP_CORE	0x1
+#define GROUP_EXIT	0x2
+#define GROUP_CR3	0x4
+#define GROUP_CPL	0x8
+
+/* What kvm_x86.h would compile from the headers bb_kvm_layout() mimics. */
+static const struct vmlat_layout_member good_layout[] = {
+	{ "vcpu_svm", "vcpu", 0, 1024 * 8, GROUP_CORE },
+	{ "vcpu_svm", "vmcb", 1024 * 8, 8 * sizeof(void *), GROUP_CORE },
+	{ "vmcb", "control.exit_code", 112 * 8, 32, GROUP_EXIT },
+	{ "vmcb", "save.cr3", (1024 + 336) * 8, 64, GROUP_CR3 },
+	{ "vmcb", "save.cpl", (1024 + 203) * 8, 8, GROUP_CPL | GROUP_CR3 },
+	{ "kvm_mmu", "root_role.direct", 32 * 8 + 7, 1, GROUP_CR3 },
+	{ "kvm_vcpu", "arch.hflags", (256 + 144) * 8, 32, GROUP_CORE },
+};
+
+static void vmlat_btf_check_layout_confirms(struct kunit *test)
+{
+	struct vmlat_layout_result res;
+	struct vmlat_btf btf;
+
+	bb_kvm_btf(test, &btf);
+	vmlat_btf_check_layout(&btf, good_layout, ARRAY_SIZE(good_layout),
+			       &res);
+	KUNIT_EXPECT_EQ(test, res.confirmed, (u32)ARRAY_SIZE(good_layout));
+	KUNIT_EXPECT_EQ(test, res.unconfirmed, 0U);
+	KUNIT_EXPECT_EQ(test, res.differ, 0U);
+	KUNIT_EXPECT_EQ(test, res.refused, 0U);
+	KUNIT_EXPECT_STREQ(test, res.why, "");
+}
+
+/* A wrong expected offset refuses its member's groups, and says so. */
+static void vmlat_btf_check_layout_refuses_mismatch(struct kunit *test)
+{
+	struct vmlat_layout_member tab[ARRAY_SIZE(good_layout)];
+	struct vmlat_layout_result res;
+	struct vmlat_btf btf;
+
+	bb_kvm_btf(test, &btf);
+	memcpy(tab, good_layout, sizeof(tab));
+	tab[2].bit_off += 8 * 8;	/* control.exit_code at 120 */
+	vmlat_btf_check_layout(&btf, tab, ARRAY_SIZE(tab), &res);
+	KUNIT_EXPECT_EQ(test, res.confirmed, (u32)ARRAY_SIZE(tab) - 1);
+	KUNIT_EXPECT_EQ(test, res.differ, 1U);
+	KUNIT_EXPECT_EQ(test, res.refused, (u32)GROUP_EXIT);
+	KUNIT_EXPECT_STREQ(test, res.why,
+			   "vmcb.control.exit_code: offset 120 size 4, BTF offset 112 size 4");
+
+	/* A size, a bitfield's bit, a missing member; the first is told. */
+	memcpy(tab, good_layout, sizeof(tab));
+	tab[3].bits = 32;
+	tab[5].bit_off--;
+	tab[6].path = "arch.hflags2";
+	vmlat_btf_check_layout(&btf, tab, ARRAY_SIZE(tab), &res);
+	KUNIT_EXPECT_EQ(test, res.confirmed, (u32)ARRAY_SIZE(tab) - 3);
+	KUNIT_EXPECT_EQ(test, res.differ, 3U);
+	KUNIT_EXPECT_EQ(test, res.refused, (u32)(GROUP_CR3 | GROUP_CORE));
+	KUNIT_EXPECT_STREQ(test, res.why,
+			   "vmcb.save.cr3: offset 1360 size 4, BTF offset 1360 size 8");
+
+	tab[3] = good_layout[3];
+	tab[5] = good_layout[5];
+	tab[5].bit_off--;
+	vmlat_btf_check_layout(&btf, tab, ARRAY_SIZE(tab), &res);
+	KUNIT_EXPECT_STREQ(test, res.why,
+			   "kvm_mmu.root_role.direct: bit 262 width 1, BTF bit 263 width 1");
+
+	tab[5] = good_layout[5];
+	vmlat_btf_check_layout(&btf, tab, ARRAY_SIZE(tab), &res);
+	KUNIT_EXPECT_EQ(test, res.refused, (u32)GROUP_CORE);
+	KUNIT_EXPECT_STREQ(test, res.why,
+			   "kvm_vcpu.arch.hflags2: offset 400 size 4, not in BTF");
+}
+
+/* BTF without the struct (no module BTF): unconfirmed, nothing refused. */
+static void vmlat_btf_check_layout_missing_struct(struct kunit *test)
+{
+	struct vmlat_layout_result res;
+	struct btf_builder *b = bb_new(test, NULL);
+	struct vmlat_btf btf;
+
+	bb_int(b, "u32", 4);
+	KUNIT_ASSERT_EQ(test, bb_index(test, b, &btf, NULL), 0);
+	vmlat_btf_check_layout(&btf, good_layout, ARRAY_SIZE(good_layout),
+			       &res);
+	KUNIT_EXPECT_EQ(test, res.confirmed, 0U);
+	KUNIT_EXPECT_EQ(test, res.unconfirmed, (u32)ARRAY_SIZE(good_layout));
+	KUNIT_EXPECT_EQ(test, res.refused, 0U);
+}
+
 static struct kunit_case vmlat_btf_cases[] = {
 	KUNIT_CASE(vmlat_btf_tp_proto_kvm_entry_both_variants),
 	KUNIT_CASE(vmlat_btf_tp_proto_split_module_btf),
@@ -543,6 +893,15 @@ static struct kunit_case vmlat_btf_cases[] = {
 			 header_gen_params),
 	KUNIT_CASE(vmlat_btf_count_rejects_bad_records),
 	KUNIT_CASE(vmlat_btf_survives_corruption),
+	KUNIT_CASE(vmlat_btf_member_nested_paths),
+	KUNIT_CASE(vmlat_btf_member_anonymous_union),
+	KUNIT_CASE(vmlat_btf_member_bitfield),
+	KUNIT_CASE(vmlat_btf_member_missing_is_enoent),
+	KUNIT_CASE(vmlat_btf_member_wrong_kind_is_einval),
+	KUNIT_CASE(vmlat_btf_member_split_module_btf),
+	KUNIT_CASE(vmlat_btf_check_layout_confirms),
+	KUNIT_CASE(vmlat_btf_check_layout_refuses_mismatch),
+	KUNIT_CASE(vmlat_btf_check_layout_missing_struct),
 	{}
 };
 

@@ -36,6 +36,7 @@
 
 #include "exit_codes.h"
 #include "exit_codes_uapi.h"
+#include "layout.h"
 
 /*
  * The first two members of KVM's private struct vcpu_svm
@@ -53,7 +54,10 @@
  * neither struct is __randomize_layout. struct kvm_vcpu comes from the
  * same headers KVM was built with, so @vmcb has the same offset here.
  * The pointer is vmcb01's or, while L2 runs, vmcb02's: the one the exit
- * was written to. It is checked for plausibility before use all the same.
+ * was written to. It is checked for plausibility before use all the same,
+ * and layout.c confirms both members, and the VMCB fields read, against
+ * kvm_amd's BTF when it loads: each reader below fails while its members'
+ * group is refused (layout.h).
  */
 struct vmlat_vcpu_svm {
 	struct kvm_vcpu vcpu;
@@ -102,15 +106,20 @@ VMLAT_SVM_EXITS(VMLAT_SVM_UAPI_CHECK_)
 
 /*
  * The current VMCB of an SVM @vcpu, or NULL if the pointer is not
- * plausible; @checked: the caller's per-vCPU memory of the last one found
- * so (NULL at first).
+ * plausible or the layout of struct vcpu_svm or of the VMCB fields the
+ * caller reads (@group, layout.h) is refused; @checked: the caller's
+ * per-vCPU memory of the last one found so (NULL at first).
  */
 static __always_inline const struct vmcb *
-vmlat_svm_vmcb(struct kvm_vcpu *vcpu, const void **checked)
+vmlat_svm_vmcb(struct kvm_vcpu *vcpu, const void **checked, u32 group)
 {
 	struct vmlat_vcpu_svm *svm =
 		container_of(vcpu, struct vmlat_vcpu_svm, vcpu);
-	const struct vmcb *vmcb = READ_ONCE(svm->vmcb);
+	const struct vmcb *vmcb;
+
+	if (unlikely(!vmlat_layout_ok(VMLAT_LAYOUT_SVM_VMCB | group)))
+		return NULL;
+	vmcb = READ_ONCE(svm->vmcb);
 
 	/*
 	 * A VMCB is a page of its own (alloc_page()), in the direct map.
@@ -129,7 +138,8 @@ static __always_inline int vmlat_read_svm_exit_code(struct kvm_vcpu *vcpu,
 						    u64 *code,
 						    const void **checked)
 {
-	const struct vmcb *vmcb = vmlat_svm_vmcb(vcpu, checked);
+	const struct vmcb *vmcb = vmlat_svm_vmcb(vcpu, checked,
+						 VMLAT_LAYOUT_SVM_EXIT);
 
 	if (!vmcb)
 		return -EOPNOTSUPP;
@@ -224,7 +234,7 @@ static __always_inline bool vmlat_kvm_in_l2(const struct kvm_vcpu *vcpu)
  * to vcpu_put(), around every KVM_RUN; only the thread itself changes its
  * own list. Found there, @vcpu is alive and runs in this thread: it may be
  * dereferenced until the probe returns. Only its address is computed
- * otherwise.
+ * otherwise. False while the notifier's offset is refused (layout.h).
  *
  * Context: any, preemption off; a few loads.
  */
@@ -234,6 +244,9 @@ static __always_inline bool vmlat_kvm_vcpu_loaded(const void *vcpu)
 	const struct preempt_notifier *want =
 		&((const struct kvm_vcpu *)vcpu)->preempt_notifier;
 	struct preempt_notifier *pn;
+
+	if (unlikely(!vmlat_layout_ok(VMLAT_LAYOUT_LOADED)))
+		return false;
 
 	hlist_for_each_entry(pn, &current->preempt_notifiers, link)
 		if (pn == want)
@@ -294,7 +307,7 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
 
 	switch (isa) {
 	case VMLAT_ISA_SVM:
-		vmcb = vmlat_svm_vmcb(vcpu, checked);
+		vmcb = vmlat_svm_vmcb(vcpu, checked, VMLAT_LAYOUT_SVM_CPL);
 		if (!vmcb)
 			return -EOPNOTSUPP;
 		return READ_ONCE(vmcb->save.cpl) & 3;
@@ -344,7 +357,8 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 	const struct vmcb *vmcb;
 	unsigned long v;
 
-	if (unlikely(READ_ONCE(vcpu->arch.guest_state_protected)))
+	if (unlikely(!vmlat_layout_ok(VMLAT_LAYOUT_GUEST_CR3) ||
+		     READ_ONCE(vcpu->arch.guest_state_protected)))
 		return -EOPNOTSUPP;
 	if (unlikely(!READ_ONCE(vcpu->arch.mmu)->root_role.direct)) {
 		*cr3 = READ_ONCE(vcpu->arch.cr3);
@@ -352,7 +366,7 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 	}
 	switch (isa) {
 	case VMLAT_ISA_SVM:
-		vmcb = vmlat_svm_vmcb(vcpu, checked);
+		vmcb = vmlat_svm_vmcb(vcpu, checked, VMLAT_LAYOUT_SVM_CR3);
 		if (!vmcb)
 			return -EOPNOTSUPP;
 		*cr3 = READ_ONCE(vmcb->save.cr3);
@@ -410,11 +424,12 @@ static __always_inline int vmlat_kvm_read_rax(struct kvm_vcpu *vcpu, u32 isa,
 {
 	const struct vmcb *vmcb;
 
-	if (unlikely(READ_ONCE(vcpu->arch.guest_state_protected)))
+	if (unlikely(!vmlat_layout_ok(VMLAT_LAYOUT_REGS) ||
+		     READ_ONCE(vcpu->arch.guest_state_protected)))
 		return -EOPNOTSUPP;
 	switch (isa) {
 	case VMLAT_ISA_SVM:
-		vmcb = vmlat_svm_vmcb(vcpu, checked);
+		vmcb = vmlat_svm_vmcb(vcpu, checked, VMLAT_LAYOUT_SVM_RAX);
 		if (!vmcb)
 			return -EOPNOTSUPP;
 		*rax = READ_ONCE(vmcb->save.rax);
@@ -510,12 +525,14 @@ static __always_inline bool vmlat_kvm_tsc_unscaled(u64 ratio)
  * or when the guest writes its TSC (while KVM handles that exit): the
  * caller checks that the result falls inside the guest time it ends.
  *
- * Return: 0, or -EOPNOTSUPP if the vCPU's TSC is scaled.
+ * Return: 0, or -EOPNOTSUPP if the vCPU's TSC is scaled or the three
+ * members' layout is refused (layout.h).
  */
 static __always_inline int vmlat_kvm_exit_tsc(const struct kvm_vcpu *vcpu,
 					      u64 *tsc)
 {
-	if (!vmlat_kvm_tsc_unscaled(READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio)))
+	if (!vmlat_layout_ok(VMLAT_LAYOUT_EXIT_TSC) ||
+	    !vmlat_kvm_tsc_unscaled(READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio)))
 		return -EOPNOTSUPP;
 	*tsc = READ_ONCE(vcpu->arch.last_guest_tsc) -
 	       READ_ONCE(vcpu->arch.l1_tsc_offset);
