@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 
 #include "charge.h"
+#include "compat.h"
 #include "events.h"
 #include "exit_late.h"
 #include "kvm_x86.h"
@@ -798,7 +799,7 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 				       struct vmlat_vcpu *nv)
 {
 	u64 now = vmlat_now_ns();
-	unsigned int state = READ_ONCE(prev->__state);
+	unsigned int state = vmlat_task_state(prev);
 	enum vmlat_event ev;
 	bool runnable;
 

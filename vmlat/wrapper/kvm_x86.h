@@ -29,6 +29,7 @@
 #include <linux/errno.h>
 #include <linux/kvm_host.h>
 #include <linux/mm.h>
+#include <linux/version.h>
 #include <linux/smp.h>
 #include <asm/asm.h>
 #include <asm/svm.h>
@@ -36,6 +37,44 @@
 
 #include "exit_codes.h"
 #include "exit_codes_uapi.h"
+
+/*
+ * What differs in <linux/kvm_host.h>'s struct kvm_vcpu_arch and kvm_mmu
+ * from 5.10 to 6.1 (5.10 has none of the three, 6.1 all; the versions in
+ * between are those of the commits that added them):
+ *  - guest_state_protected (5.11, SEV-ES): before it, no vCPU's state is
+ *    protected from KVM;
+ *  - l1_tsc_scaling_ratio (5.14, nested TSC scaling): before it,
+ *    tsc_scaling_ratio is L1's, and 0 where the CPU cannot scale;
+ *  - kvm_mmu.root_role.direct (5.19): kvm_mmu.direct_map before.
+ */
+static __always_inline bool vmlat_kvm_state_protected(struct kvm_vcpu *vcpu)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+	return READ_ONCE(vcpu->arch.guest_state_protected);
+#else
+	return false;
+#endif
+}
+
+static __always_inline u64
+vmlat_kvm_l1_tsc_ratio(const struct kvm_vcpu *vcpu)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+	return READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio);
+#else
+	return READ_ONCE(vcpu->arch.tsc_scaling_ratio) ?: 1;
+#endif
+}
+
+static __always_inline bool vmlat_kvm_mmu_direct(struct kvm_vcpu *vcpu)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 19, 0)
+	return READ_ONCE(vcpu->arch.mmu)->root_role.direct;
+#else
+	return READ_ONCE(vcpu->arch.mmu)->direct_map;
+#endif
+}
 
 /*
  * The first two members of KVM's private struct vcpu_svm
@@ -344,9 +383,9 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 	const struct vmcb *vmcb;
 	unsigned long v;
 
-	if (unlikely(READ_ONCE(vcpu->arch.guest_state_protected)))
+	if (unlikely(vmlat_kvm_state_protected(vcpu)))
 		return -EOPNOTSUPP;
-	if (unlikely(!READ_ONCE(vcpu->arch.mmu)->root_role.direct)) {
+	if (unlikely(!vmlat_kvm_mmu_direct(vcpu))) {
 		*cr3 = READ_ONCE(vcpu->arch.cr3);
 		return 0;
 	}
@@ -410,7 +449,7 @@ static __always_inline int vmlat_kvm_read_rax(struct kvm_vcpu *vcpu, u32 isa,
 {
 	const struct vmcb *vmcb;
 
-	if (unlikely(READ_ONCE(vcpu->arch.guest_state_protected)))
+	if (unlikely(vmlat_kvm_state_protected(vcpu)))
 		return -EOPNOTSUPP;
 	switch (isa) {
 	case VMLAT_ISA_SVM:
@@ -515,7 +554,7 @@ static __always_inline bool vmlat_kvm_tsc_unscaled(u64 ratio)
 static __always_inline int vmlat_kvm_exit_tsc(const struct kvm_vcpu *vcpu,
 					      u64 *tsc)
 {
-	if (!vmlat_kvm_tsc_unscaled(READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio)))
+	if (!vmlat_kvm_tsc_unscaled(vmlat_kvm_l1_tsc_ratio(vcpu)))
 		return -EOPNOTSUPP;
 	*tsc = READ_ONCE(vcpu->arch.last_guest_tsc) -
 	       READ_ONCE(vcpu->arch.l1_tsc_offset);
