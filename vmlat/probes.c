@@ -246,6 +246,9 @@ static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 }
 
 #define VARIANT(proto_str, fn)	{ .proto = proto_str, .probe = (void *)fn }
+/* The same, of a prototype read in 5.10's source (5.10.223). */
+#define VARIANT_5_10(proto_str, fn)					\
+	{ .proto = proto_str, .probe = (void *)fn, .src_5_10 = true }
 #define HOOK(id, sys, tp, prov, ...)					\
 	[id] = {							\
 		.system = sys,						\
@@ -265,28 +268,28 @@ static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 	HOOK(VMLAT_HOOK_KVM_ENTRY, "kvm", "kvm_entry", "kvm",
 	     VARIANT("(" P_VCPU ", bool)", vmlat_probe_kvm_entry),
-	     VARIANT("(" P_VCPU ")", vmlat_probe_kvm_entry_v1)),
+	     VARIANT_5_10("(" P_VCPU ")", vmlat_probe_kvm_entry_v1)),
 	HOOK(VMLAT_HOOK_KVM_EXIT, "kvm", "kvm_exit", "kvm",
 	     VARIANT("(" P_VCPU ", u32)", vmlat_probe_kvm_exit),
-	     VARIANT("(unsigned int, " P_VCPU ", u32)",
-		     vmlat_probe_kvm_exit_v0)),
+	     VARIANT_5_10("(unsigned int, " P_VCPU ", u32)",
+			  vmlat_probe_kvm_exit_v0)),
 	HOOK(VMLAT_HOOK_KVM_USERSPACE_EXIT, "kvm", "kvm_userspace_exit", "kvm",
-	     VARIANT("(__u32, int)", vmlat_probe_kvm_userspace_exit)),
+	     VARIANT_5_10("(__u32, int)", vmlat_probe_kvm_userspace_exit)),
 	HOOK(VMLAT_HOOK_KVM_HYPERCALL, "kvm", "kvm_hypercall", "kvm",
-	     VARIANT("(" P_UL ", " P_UL ", " P_UL ", " P_UL ", " P_UL ")",
-		     vmlat_probe_kvm_hypercall)),
+	     VARIANT_5_10("(" P_UL ", " P_UL ", " P_UL ", " P_UL ", " P_UL ")",
+			  vmlat_probe_kvm_hypercall)),
 	HOOK(VMLAT_HOOK_KVM_NESTED_VMENTER, "kvm", "kvm_nested_vmenter", "kvm",
 	     VARIANT("(__u64, __u64, __u64, __u32, __u32, bool, __u64, __u64, __u32)",
 		     vmlat_probe_kvm_nested_vmenter)),
 	HOOK(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT, "kvm",
 	     "kvm_nested_vmexit_inject", "kvm",
-	     VARIANT("(__u32, __u64, __u64, __u32, __u32, __u32)",
-		     vmlat_probe_kvm_nested_vmexit_inject),
+	     VARIANT_5_10("(__u32, __u64, __u64, __u32, __u32, __u32)",
+			  vmlat_probe_kvm_nested_vmexit_inject),
 	     VARIANT("(__u64, __u64, __u64, __u32, __u32, __u32)",
 		     vmlat_probe_kvm_nested_vmexit_inject_v2)),
 	HOOK(VMLAT_HOOK_KVM_MMU_GET_PAGE, "kvmmmu", "kvm_mmu_get_page", "kvm",
-	     VARIANT("(struct kvm_mmu_page *, bool)",
-		     vmlat_probe_kvm_mmu_get_page)),
+	     VARIANT_5_10("(struct kvm_mmu_page *, bool)",
+			  vmlat_probe_kvm_mmu_get_page)),
 	HOOK(VMLAT_HOOK_SCHED_SWITCH, "sched", "sched_switch", NULL,
 	     VARIANT("(bool, " P_TASK ", " P_TASK ", unsigned int)",
 		     vmlat_probe_sched_switch),

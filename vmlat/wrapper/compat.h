@@ -17,6 +17,7 @@
 #include <linux/mem_encrypt.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/tracepoint-defs.h>
 #include <linux/seq_file.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
@@ -186,6 +187,34 @@ static inline bool vmlat_tdx_guest(void)
 #else
 	return false;
 #endif
+}
+
+/*
+ * Whether this is Linux 5.10, whose modules have no BTF (module BTF came
+ * in 5.11): hooks.c may then take the prototypes of 5.10's source.
+ */
+static inline bool vmlat_kernel_5_10(void)
+{
+	return LINUX_VERSION_CODE >= KERNEL_VERSION(5, 10, 0) &&
+	       LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0);
+}
+
+/*
+ * How many arguments tracepoint @tp of module @mod takes, as the BPF raw
+ * tracepoint table that every TRACE_EVENT adds to its module says
+ * (struct bpf_raw_event_map, since 4.17); -ENOENT if it has none.
+ */
+static inline int vmlat_module_tp_args(const struct module *mod,
+				       const struct tracepoint *tp)
+{
+#ifdef CONFIG_BPF_EVENTS
+	unsigned int i;
+
+	for (i = 0; i < mod->num_bpf_raw_events; i++)
+		if (mod->bpf_raw_events[i].tp == tp)
+			return mod->bpf_raw_events[i].num_args;
+#endif
+	return -ENOENT;
 }
 
 /* A static irq_work's initializer: IRQ_WORK_INIT() came in 5.11. */
