@@ -769,8 +769,8 @@ def t_nested_wakeup():
     nt = vm["nested"]["totals"]
     why = ("L2 wake-ups %d, median %.0f us; L1 %d, median %.0f us; %d "
            "exits reflected to L1, %d handled by L0; [P1] L2 300 us, L1 "
-           "73 us" % (l2["count"], l2.get("p50_ns", 0) / 1e3, l1["count"],
-                      l1.get("p50_ns", 0) / 1e3, nt["l2_exits_l1"],
+           "73 us" % (l2["count"], (l2["p50_ns"] or 0) / 1e3, l1["count"],
+                      (l1["p50_ns"] or 0) / 1e3, nt["l2_exits_l1"],
                       nt["l2_exits_l0"]))
     tap(l1["count"] >= 100 and l2["count"] >= 100 and
         l2["p50_ns"] >= 2 * l1["p50_ns"],

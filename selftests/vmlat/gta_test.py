@@ -271,7 +271,7 @@ def burners(pti):
             "%d ms, ticks %d ms || %s" % (
                 seen // 10**6, row["guest_ns"] // 10**6, row["as"],
                 want[2] // 10**6, want[1] // 10**6, summary))
-    kern = [r for r in rows if not r["user"] and "pid" not in r]
+    kern = [r for r in rows if not r["user"] and r["pid"] is None]
     tap(bool(kern), tag + ".kernel_named", summary)
     # vmlat_guest.ko's names: the guest's own pid and comm of each burner
     # (a by the list at load, b by its fork and exec), every call taken.
@@ -644,7 +644,8 @@ def t_compensated():
     # steal_test's), measured. Where half the exit handling is not above
     # that, the guest's figure cannot show that it misses it.
     hist = last_vm["histograms"]
-    longest = max(hist["preempt"]["max_ns"], hist["wait"]["max_ns"])
+    # (null: none of that kind, schema 4)
+    longest = max(hist["preempt"]["max_ns"] or 0, hist["wait"]["max_ns"] or 0)
     rdl = (sum((delays[n + 1][1] - delays[n][1]) -
                (delays[n + 1][0] - delays[n][0]) for n in (1, 3))
            if None not in delays else None)

@@ -284,7 +284,8 @@ def t_l1_wakeups():
     tap(h["count"] == len(ivs) > 0 and near(h["sum_ns"], sum(ivs), slack),
         "idle.wakeup_l1_histogram_near_oracle",
         "vmlat %d/%d oracle %d/%d slack %d, p50 %d ns" %
-        (h["count"], h["sum_ns"], len(ivs), sum(ivs), slack, h["p50_ns"]))
+        (h["count"], h["sum_ns"], len(ivs), sum(ivs), slack,
+         h["p50_ns"] or 0))
     tap(not vm["nested"]["vcpus"] and not vm["nested"]["exits"] and
         vm["histograms"]["wakeup_l2"]["count"] == 0, "idle.nothing_nested",
         json.dumps(vm["nested"]))
