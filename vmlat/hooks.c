@@ -461,6 +461,13 @@ static void vmlat_module_coming(struct module *mod)
 	if (found.tp[VMLAT_HOOK_KVM_EXIT])
 		vmlat_kvm_seen = true;
 	vmlat_attach_found(&found, mod);
+	/* Its tracepoints vmlat knows that this kernel's module has not. */
+	for (i = 0; i < VMLAT_NR_HOOKS; i++) {
+		if (!found.tp[i] && vmlat_hook_descs[i].provider &&
+		    !strcmp(vmlat_hook_descs[i].provider, mod->name))
+			snprintf(vmlat_hooks[i].detail, VMLAT_DETAIL_LEN,
+				 "module %s has no such tracepoint", mod->name);
+	}
 }
 
 static void vmlat_module_going(struct module *mod)

@@ -28,8 +28,8 @@
 #include <asm/cpuid.h>
 #endif
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "vmlat needs Linux 6.1 or later"
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+#error "vmlat needs Linux 5.10 or later"
 #endif
 
 /**

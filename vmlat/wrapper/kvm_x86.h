@@ -493,9 +493,15 @@ static __always_inline u64 vmlat_kvm_read_rdi(struct kvm_vcpu *vcpu)
  * number ever after. Its kvm_entry sees -1 exactly on a new vCPU's first
  * entry (more than once if KVM re-enters at once from the fastpath), so a
  * vCPU at the address of one that ran is another vCPU.
+ *
+ * In 5.10 last_vmentry_cpu is unsigned and 0 until the first entry, a
+ * CPU number too: there, stat.exits, which vcpu_enter_guest() counts
+ * right after every VM exit, is 0 exactly until the first exit.
  */
 static __always_inline bool vmlat_kvm_vcpu_never_ran(const struct kvm_vcpu *vcpu)
 {
+	if (!is_signed_type(typeof(vcpu->arch.last_vmentry_cpu)))
+		return !READ_ONCE(vcpu->stat.exits);
 	return READ_ONCE(vcpu->arch.last_vmentry_cpu) < 0;
 }
 
