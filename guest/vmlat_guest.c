@@ -47,11 +47,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cc_platform.h>
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/kstrtox.h>
 #include <linux/mem_encrypt.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -903,8 +903,8 @@ static int __init vmlat_guest_init(void)
 			  cpuid_eax(VMLAT_HV_CPUID_INTERFACE) ==
 			  VMLAT_HV_SIGNATURE_EAX;
 	/* SEV-ES: the #VC handler brings back RAX only. */
-	st.replies_hidden = cc_platform_has(CC_ATTR_GUEST_STATE_ENCRYPT);
-	if (cpu_feature_enabled(X86_FEATURE_TDX_GUEST))
+	st.replies_hidden = vmlat_guest_state_encrypted();
+	if (vmlat_tdx_guest())
 		st.disabled = "tdx";
 	else if (vmlat_cpuid_base_hypervisor("XenVMMXenVMM", 2))
 		st.disabled = "xen";

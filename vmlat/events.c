@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 
 #include "charge.h"
+#include "compat.h"
 #include "events.h"
 #include "exit_late.h"
 #include "kvm_x86.h"
@@ -568,16 +569,15 @@ static noinline int vmlat_l2_sync_slot(struct vmlat_vcpu *vc,
 	return VMLAT_SLOT_L2_SYNC;
 }
 
-/**
- * vmlat_on_kvm_exit() - a vCPU leaves guest mode
- * @vcpu:	the vCPU; current is its thread
- * @isa:	KVM_ISA_SVM or KVM_ISA_VMX
- *
- * Context: kvm_exit tracepoint, on the vCPU's CPU, preemption disabled.
+/*
+ * A vCPU leaves guest mode (vmlat_on_kvm_exit()): with the raw exit code
+ * @given when the tracepoint passes it (@have), else read from the VMCB
+ * or VMCS.
  */
-void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
+static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
+					   bool have, u64 given)
 {
-	u64 now = vmlat_now_ns(), code, exit_ns = now;
+	u64 now = vmlat_now_ns(), code = given, exit_ns = now;
 	struct vmlat_vcpu *vc, *created;
 	bool hlt = false, decoded;
 	int slot = VMLAT_SLOT_UNDECODED;
@@ -589,8 +589,8 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	if (!vc && !created)
 		return;
 
-	decoded = !vmlat_read_exit_code(vcpu, isa, &code,
-					&(vc ?: created)->vmcb_checked);
+	decoded = have || !vmlat_read_exit_code(vcpu, isa, &code,
+						&(vc ?: created)->vmcb_checked);
 	if (decoded) {
 		slot = vmlat_exit_slot(isa, code);
 		hlt = vmlat_exit_slot_is_hlt(slot);
@@ -625,6 +625,31 @@ void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
 	vc->exit_reason = decoded ? (u32)code : 0;
 	vc->exit_ns = exit_ns;
 	vmlat_exit_stats_count(&vc->vm->exits, slot);
+}
+
+/**
+ * vmlat_on_kvm_exit() - a vCPU leaves guest mode
+ * @vcpu:	the vCPU; current is its thread
+ * @isa:	KVM_ISA_SVM or KVM_ISA_VMX
+ *
+ * Context: kvm_exit tracepoint, on the vCPU's CPU, preemption disabled.
+ */
+void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
+{
+	vmlat_kvm_exit(vcpu, isa, false, 0);
+}
+
+/**
+ * vmlat_on_kvm_exit_reason() - the same, where kvm_exit passes the code
+ * @vcpu:	the vCPU; current is its thread
+ * @isa:	KVM_ISA_SVM or KVM_ISA_VMX
+ * @reason:	the raw exit code, as KVM's kvm_exit records it
+ *
+ * Context: as vmlat_on_kvm_exit(); the older kvm_exit (5.10's).
+ */
+void vmlat_on_kvm_exit_reason(struct kvm_vcpu *vcpu, u32 isa, u32 reason)
+{
+	vmlat_kvm_exit(vcpu, isa, true, reason);
 }
 
 /**
@@ -803,7 +828,7 @@ static noinline void vmlat_switch_vcpu(bool preempt, struct task_struct *prev,
 				       struct vmlat_vcpu *nv)
 {
 	u64 now = vmlat_now_ns();
-	unsigned int state = READ_ONCE(prev->__state);
+	unsigned int state = vmlat_task_state(prev);
 	enum vmlat_event ev;
 	bool runnable;
 

@@ -14,6 +14,7 @@ struct task_struct;
 int vmlat_events_init(void);
 void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
 void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
+void vmlat_on_kvm_exit_reason(struct kvm_vcpu *vcpu, u32 isa, u32 reason);
 void vmlat_on_userspace_exit(void);
 void vmlat_on_mmu_get_page(void);
 void vmlat_on_nested_vmexit_inject(void);

@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -75,6 +76,7 @@ struct vmlat_btf_set {
 	struct vmlat_btf mod;
 	const struct vmlat_btf *top;	/* what to look tracepoints up in */
 	char why[112];		/* why @top is NULL */
+	bool no_mod_btf;	/* only the module's BTF is missing */
 };
 
 static int vmlat_btf_index(struct vmlat_btf *btf, const void *data,
@@ -232,6 +234,7 @@ static ssize_t vmlat_btf_set_load(struct vmlat_btf_set *set, const char *name,
 		if (n < 0) {
 			snprintf(set->why, sizeof(set->why),
 				 "no BTF for module %s (%zd)", name, n);
+			set->no_mod_btf = n == -ENOENT;
 			return n;
 		}
 		mod_data = set->mod_file;
@@ -248,6 +251,44 @@ static ssize_t vmlat_btf_set_load(struct vmlat_btf_set *set, const char *name,
 	return 0;
 }
 
+/* How many arguments @proto ("(a, b)", "()") declares. */
+static unsigned int vmlat_proto_args(const char *proto)
+{
+	unsigned int n = strcmp(proto, "()") ? 1 : 0;
+
+	for (; *proto; proto++)
+		n += *proto == ',';
+	return n;
+}
+
+/*
+ * Linux 5.10's modules have no BTF. There, a hook of module @mod takes
+ * the one variant whose prototype is the one 5.10's source declares
+ * (src_5_10), if @tp takes as many arguments as it does (the module's BPF
+ * raw tracepoint table): the index of that variant, or -1 with the reason
+ * in @hook's detail.
+ */
+static int vmlat_variant_5_10(const struct vmlat_hook_desc *desc,
+			      struct vmlat_hook *hook, struct module *mod,
+			      struct tracepoint *tp, const char *why)
+{
+	int args = vmlat_module_tp_args(mod, tp);
+	unsigned int i;
+
+	for (i = 0; i < desc->nr_variants; i++) {
+		if (desc->variants[i].src_5_10)
+			break;
+	}
+	if (i == desc->nr_variants || args < 0 ||
+	    vmlat_proto_args(desc->variants[i].proto) != args) {
+		snprintf(hook->detail, sizeof(hook->detail),
+			 "cannot confirm prototype: %s; %d arguments, none of 5.10's",
+			 why, args);
+		return -1;
+	}
+	return i;
+}
+
 /* Confirm the prototype of @tp and register the matching probe. */
 static void vmlat_hook_attach(enum vmlat_hook_id id, struct tracepoint *tp,
 			      struct module *mod, struct vmlat_btf_set *set)
@@ -262,6 +303,16 @@ static void vmlat_hook_attach(enum vmlat_hook_id id, struct tracepoint *tp,
 	if (hook->tp)
 		return;
 
+	if (!set->top && set->no_mod_btf && mod && vmlat_kernel_5_10()) {
+		err = vmlat_variant_5_10(desc, hook, mod, tp, set->why);
+		if (err < 0)
+			return;
+		i = err;
+		snprintf(proto, sizeof(proto), "%s (5.10's; %u args, no BTF)",
+			 desc->variants[i].proto,
+			 vmlat_proto_args(desc->variants[i].proto));
+		goto attach;
+	}
 	if (!set->top) {
 		snprintf(hook->detail, sizeof(hook->detail),
 			 "cannot confirm prototype: %s", set->why);
@@ -283,6 +334,7 @@ static void vmlat_hook_attach(enum vmlat_hook_id id, struct tracepoint *tp,
 			 "unsupported prototype %s", proto);
 		return;
 	}
+attach:
 	err = tracepoint_probe_register(tp, desc->variants[i].probe, NULL);
 	if (err) {
 		snprintf(hook->detail, sizeof(hook->detail),
@@ -405,12 +457,18 @@ static int vmlat_attach_found(struct vmlat_found *found, struct module *mod)
 		}
 		vmlat_hook_attach(id, found->tp[id], mod, &set);
 	}
-	if (!set.top)
+	if (!set.top && set.no_mod_btf && vmlat_kernel_5_10())
+		pr_info("module %s has no BTF (Linux 5.10): its hooks take 5.10's prototypes, checked by their numbers of arguments\n",
+			mod->name);
+	else if (!set.top)
 		pr_warn("cannot confirm tracepoint prototypes: %s\n", set.why);
 	ret = set.top ? 0 : -EOPNOTSUPP;
 	vmlat_btf_set_free(&set);
 	return ret;
 }
+
+/* kvm's tracepoints were seen (its hooks may have been refused). */
+static bool vmlat_kvm_seen;
 
 static void vmlat_collect_builtin(struct tracepoint *tp, void *priv)
 {
@@ -425,7 +483,16 @@ static void vmlat_module_coming(struct module *mod)
 	for (i = 0; i < mod->num_tracepoints; i++)
 		vmlat_found_add(&found,
 				tracepoint_ptr_deref(mod->tracepoints_ptrs + i));
+	if (found.tp[VMLAT_HOOK_KVM_EXIT])
+		vmlat_kvm_seen = true;
 	vmlat_attach_found(&found, mod);
+	/* Its tracepoints vmlat knows that this kernel's module has not. */
+	for (i = 0; i < VMLAT_NR_HOOKS; i++) {
+		if (!found.tp[i] && vmlat_hook_descs[i].provider &&
+		    !strcmp(vmlat_hook_descs[i].provider, mod->name))
+			snprintf(vmlat_hooks[i].detail, VMLAT_DETAIL_LEN,
+				 "module %s has no such tracepoint", mod->name);
+	}
 }
 
 static void vmlat_module_going(struct module *mod)
@@ -567,8 +634,7 @@ int vmlat_hooks_init(void)
 		unregister_module_notifier(&vmlat_vendor_module_nb);
 		goto err_detach;
 	}
-	if (!vmlat_hooks[VMLAT_HOOK_KVM_EXIT].tp &&
-	    !vmlat_hooks[VMLAT_HOOK_KVM_EXIT].mod)
+	if (!vmlat_kvm_seen)
 		pr_info("kvm is not loaded: its hooks attach when it is (modprobe kvm_amd or kvm_intel)\n");
 	return 0;
 

@@ -28,7 +28,7 @@ static inline void vmlat_kick_irq_workfn(struct irq_work *iw)
 /* A kick @name whose work runs @fn. */
 #define VMLAT_KICK(name, fn)						\
 	struct vmlat_kick name = {					\
-		.iw = IRQ_WORK_INIT(vmlat_kick_irq_workfn),		\
+		.iw = VMLAT_IRQ_WORK_INIT(vmlat_kick_irq_workfn),	\
 		.work = __WORK_INITIALIZER(name.work, fn),		\
 	}
 

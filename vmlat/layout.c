@@ -59,20 +59,27 @@ static struct vmlat_layout_member vmlat_kvm_members[] = {
 	VMLAT_VCPU(arch.hflags, VMLAT_LAYOUT_VCPU),
 	VMLAT_VCPU(arch.last_vmentry_cpu, VMLAT_LAYOUT_VCPU),
 	VMLAT_MEMBER("kvm", struct kvm, online_vcpus, VMLAT_LAYOUT_VCPU),
-	VMLAT_MEMBER("kvm", struct kvm, vcpu_array, VMLAT_LAYOUT_VCPU),
+	VMLAT_MEMBER("kvm", struct kvm, VMLAT_KVM_VCPUS, VMLAT_LAYOUT_VCPU),
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 	VMLAT_VCPU(preempt_notifier, VMLAT_LAYOUT_LOADED),
 #endif
+#if VMLAT_KVM_HAS_STATE_PROTECTED
 	VMLAT_VCPU(arch.guest_state_protected,
 		   VMLAT_LAYOUT_GUEST_CR3 | VMLAT_LAYOUT_REGS),
+#endif
 	VMLAT_VCPU(arch.mmu, VMLAT_LAYOUT_GUEST_CR3),
 	VMLAT_VCPU(arch.cr3, VMLAT_LAYOUT_GUEST_CR3),
+#if VMLAT_KVM_MMU_ROOT_ROLE
 	/* a bitfield: its bit is filled in by vmlat_layout_fill() */
 	{ .type = "kvm_mmu", .path = "root_role.direct", .bits = 1,
 	  .groups = VMLAT_LAYOUT_GUEST_CR3 },
+#else
+	VMLAT_MEMBER("kvm_mmu", struct kvm_mmu, direct_map,
+		     VMLAT_LAYOUT_GUEST_CR3),
+#endif
 	VMLAT_VCPU(arch.regs, VMLAT_LAYOUT_REGS),
 	VMLAT_VCPU(arch.l1_tsc_offset, VMLAT_LAYOUT_EXIT_TSC),
-	VMLAT_VCPU(arch.l1_tsc_scaling_ratio, VMLAT_LAYOUT_EXIT_TSC),
+	VMLAT_VCPU(VMLAT_KVM_L1_TSC_RATIO, VMLAT_LAYOUT_EXIT_TSC),
 	VMLAT_VCPU(arch.last_guest_tsc, VMLAT_LAYOUT_EXIT_TSC),
 };
 
@@ -160,6 +167,7 @@ static DEFINE_MUTEX(vmlat_layout_lock);
 /* The bit of root_role.direct: C has no offsetof() for a bitfield. */
 static void vmlat_layout_fill(void)
 {
+#if VMLAT_KVM_MMU_ROOT_ROLE
 	union kvm_mmu_page_role role = { .word = 0 };
 	unsigned int i;
 
@@ -170,6 +178,7 @@ static void vmlat_layout_fill(void)
 				8 * offsetof(struct kvm_mmu, root_role) +
 				__ffs(role.word);
 	}
+#endif
 }
 
 /* Append the names of @groups ("svm_exit,svm_cr3") or their effects. */

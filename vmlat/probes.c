@@ -30,6 +30,7 @@
 #include <linux/kvm_host.h>
 #include <linux/sched.h>
 
+#include "compat.h"
 #include "events.h"
 #include "vmlat.h"
 
@@ -71,6 +72,16 @@ static void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
 		return;
 	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
 	vmlat_on_kvm_exit(vcpu, isa);
+}
+
+/* The older kvm_exit (5.10's), which passes the raw exit code first. */
+static void vmlat_probe_kvm_exit_v0(void *data, unsigned int exit_reason,
+				    struct kvm_vcpu *vcpu, u32 isa)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
+	vmlat_on_kvm_exit_reason(vcpu, isa, exit_reason);
 }
 
 static void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
@@ -162,6 +173,21 @@ static void vmlat_probe_sched_switch(void *data, bool preempt,
 	vmlat_on_sched_switch(preempt, prev, next, prev_state);
 }
 
+/*
+ * sched_switch before 5.18, without prev_state: the tracepoint comes
+ * after __schedule() made a sleeper with a signal pending TASK_RUNNING
+ * again, so prev's own state is the one to pass.
+ */
+static void vmlat_probe_sched_switch_v0(void *data, bool preempt,
+					struct task_struct *prev,
+					struct task_struct *next)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_SCHED_SWITCH);
+	vmlat_on_sched_switch(preempt, prev, next, vmlat_task_state(prev));
+}
+
 static void vmlat_probe_sched_waking(void *data, struct task_struct *p)
 {
 	if (VMLAT_FLOOR)
@@ -220,6 +246,9 @@ static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 }
 
 #define VARIANT(proto_str, fn)	{ .proto = proto_str, .probe = (void *)fn }
+/* The same, of a prototype read in 5.10's source (5.10.223). */
+#define VARIANT_5_10(proto_str, fn)					\
+	{ .proto = proto_str, .probe = (void *)fn, .src_5_10 = true }
 #define HOOK(id, sys, tp, prov, ...)					\
 	[id] = {							\
 		.system = sys,						\
@@ -239,29 +268,33 @@ static void vmlat_probe_sched_process_exit_v2(void *data, struct task_struct *p,
 const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 	HOOK(VMLAT_HOOK_KVM_ENTRY, "kvm", "kvm_entry", "kvm",
 	     VARIANT("(" P_VCPU ", bool)", vmlat_probe_kvm_entry),
-	     VARIANT("(" P_VCPU ")", vmlat_probe_kvm_entry_v1)),
+	     VARIANT_5_10("(" P_VCPU ")", vmlat_probe_kvm_entry_v1)),
 	HOOK(VMLAT_HOOK_KVM_EXIT, "kvm", "kvm_exit", "kvm",
-	     VARIANT("(" P_VCPU ", u32)", vmlat_probe_kvm_exit)),
+	     VARIANT("(" P_VCPU ", u32)", vmlat_probe_kvm_exit),
+	     VARIANT_5_10("(unsigned int, " P_VCPU ", u32)",
+			  vmlat_probe_kvm_exit_v0)),
 	HOOK(VMLAT_HOOK_KVM_USERSPACE_EXIT, "kvm", "kvm_userspace_exit", "kvm",
-	     VARIANT("(__u32, int)", vmlat_probe_kvm_userspace_exit)),
+	     VARIANT_5_10("(__u32, int)", vmlat_probe_kvm_userspace_exit)),
 	HOOK(VMLAT_HOOK_KVM_HYPERCALL, "kvm", "kvm_hypercall", "kvm",
-	     VARIANT("(" P_UL ", " P_UL ", " P_UL ", " P_UL ", " P_UL ")",
-		     vmlat_probe_kvm_hypercall)),
+	     VARIANT_5_10("(" P_UL ", " P_UL ", " P_UL ", " P_UL ", " P_UL ")",
+			  vmlat_probe_kvm_hypercall)),
 	HOOK(VMLAT_HOOK_KVM_NESTED_VMENTER, "kvm", "kvm_nested_vmenter", "kvm",
 	     VARIANT("(__u64, __u64, __u64, __u32, __u32, bool, __u64, __u64, __u32)",
 		     vmlat_probe_kvm_nested_vmenter)),
 	HOOK(VMLAT_HOOK_KVM_NESTED_VMEXIT_INJECT, "kvm",
 	     "kvm_nested_vmexit_inject", "kvm",
-	     VARIANT("(__u32, __u64, __u64, __u32, __u32, __u32)",
-		     vmlat_probe_kvm_nested_vmexit_inject),
+	     VARIANT_5_10("(__u32, __u64, __u64, __u32, __u32, __u32)",
+			  vmlat_probe_kvm_nested_vmexit_inject),
 	     VARIANT("(__u64, __u64, __u64, __u32, __u32, __u32)",
 		     vmlat_probe_kvm_nested_vmexit_inject_v2)),
 	HOOK(VMLAT_HOOK_KVM_MMU_GET_PAGE, "kvmmmu", "kvm_mmu_get_page", "kvm",
-	     VARIANT("(struct kvm_mmu_page *, bool)",
-		     vmlat_probe_kvm_mmu_get_page)),
+	     VARIANT_5_10("(struct kvm_mmu_page *, bool)",
+			  vmlat_probe_kvm_mmu_get_page)),
 	HOOK(VMLAT_HOOK_SCHED_SWITCH, "sched", "sched_switch", NULL,
 	     VARIANT("(bool, " P_TASK ", " P_TASK ", unsigned int)",
-		     vmlat_probe_sched_switch)),
+		     vmlat_probe_sched_switch),
+	     VARIANT("(bool, " P_TASK ", " P_TASK ")",
+		     vmlat_probe_sched_switch_v0)),
 	HOOK(VMLAT_HOOK_SCHED_WAKING, "sched", "sched_waking", NULL,
 	     VARIANT("(" P_TASK ")", vmlat_probe_sched_waking)),
 	HOOK(VMLAT_HOOK_SCHED_WAKEUP, "sched", "sched_wakeup", NULL,

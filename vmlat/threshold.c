@@ -90,7 +90,7 @@ static void vmlat_snap_irq_workfn(struct irq_work *iw)
 }
 
 static struct irq_work vmlat_snap_irq_work =
-	IRQ_WORK_INIT(vmlat_snap_irq_workfn);
+	VMLAT_IRQ_WORK_INIT(vmlat_snap_irq_workfn);
 
 /**
  * vmlat_report() - an interval crossed its threshold

@@ -3,6 +3,7 @@
  * The read API (view.h): consistent copies of the records for debugfs.
  * The only reader-side code that knows the records' layout and locks.
  */
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 

@@ -33,10 +33,14 @@ enum vmlat_hook_id {
  * struct vmlat_probe_variant - a probe for one prototype of a tracepoint
  * @proto:	the prototype as vmlat_btf_tp_proto() renders it
  * @probe:	the probe function, of exactly that prototype
+ * @src_5_10:	@proto is the one Linux 5.10's source declares: on a 5.10
+ *		kernel, whose modules have no BTF, it may be confirmed by
+ *		its number of arguments instead (hooks.c)
  */
 struct vmlat_probe_variant {
 	const char *proto;
 	void *probe;
+	bool src_5_10;
 };
 
 /**

@@ -148,6 +148,13 @@ static void expect_all_attached(struct __test_metadata *_metadata,
 	}
 	for (i = 0; i < VMLAT_NR_HOOKS; i++) {
 		h = get_hook(_metadata, hooks, nr, vmlat_hook_names[i]);
+		/* A tracepoint this kernel has not (5.10: kvm_nested_vmrun). */
+		if (!h->attached &&
+		    !vmlat_tracefs_event_exists(vmlat_hook_names[i])) {
+			TH_LOG("%s: %s: no such event in tracefs: detached (%s)",
+			       when, h->hook, h->detail);
+			continue;
+		}
 		EXPECT_TRUE(h->attached)
 			TH_LOG("%s: hook %s is detached: %s", when, h->hook,
 			       h->detail);

@@ -57,6 +57,27 @@ static int split_event(const char *event, char *sys, char *name, size_t len)
  * Return: 1 if a "field:<type> @field;" (or "@field[...]") line exists,
  * 0 if not, negative errno if the format file cannot be read.
  */
+/*
+ * vmlat_tracefs_event_exists() - whether the running kernel (or a module
+ * of it now loaded) has trace event @event ("sys:name"): 1, 0, or a
+ * negative errno if tracefs cannot say.
+ */
+int vmlat_tracefs_event_exists(const char *event)
+{
+	char sys[64], name[64], path[PATH_MAX];
+	const char *root = vmlat_tracefs_root();
+
+	if (!root)
+		return -ENOENT;
+	if (split_event(event, sys, name, sizeof(sys)))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format",
+		 root, sys, name);
+	if (!access(path, F_OK))
+		return 1;
+	return errno == ENOENT ? 0 : -errno;
+}
+
 int vmlat_tracefs_event_has_field(const char *event, const char *field)
 {
 	char sys[64], name[64], path[PATH_MAX], *line = NULL;

@@ -25,6 +25,7 @@ struct vmlat_ftrace {
 };
 
 const char *vmlat_tracefs_root(void);
+int vmlat_tracefs_event_exists(const char *event);
 int vmlat_tracefs_event_has_field(const char *event, const char *field);
 int vmlat_ftrace_open(struct vmlat_ftrace *ft, unsigned int buffer_size_kb);
 int vmlat_ftrace_enable(struct vmlat_ftrace *ft, const char *event);

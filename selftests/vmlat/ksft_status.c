@@ -150,32 +150,30 @@ vmlat_status_find(const struct vmlat_hook_status *hooks, int nr,
 
 /**
  * vmlat_prototype_nr_params() - number of parameters in a "(a, b, c)" detail
- * @detail: detail column of an attached hook
+ * @detail: detail column of an attached hook: the prototype, and after it
+ *	    what confirmed it if not BTF (" (5.10's; 1 args, no BTF)")
  *
  * Commas inside nested parentheses (function pointers) do not count.
  *
- * Return: number of parameters ("()" and "(void)" have 0), or -1 if
- * @detail is not a parenthesised list.
+ * Return: number of parameters of the first parenthesised list ("()" and
+ * "(void)" have 0), or -1 if @detail does not begin with one.
  */
 int vmlat_prototype_nr_params(const char *detail)
 {
-	size_t len = strlen(detail);
-	int depth = 0, nr = 1;
+	int depth = 1, nr = 1;
 	const char *p;
 
-	if (len < 2 || detail[0] != '(' || detail[len - 1] != ')')
+	if (detail[0] != '(')
 		return -1;
-	if (!strcmp(detail, "()") || !strcmp(detail, "(void)"))
+	if (!strncmp(detail, "()", 2) || !strncmp(detail, "(void)", 6))
 		return 0;
-	for (p = detail + 1; p < detail + len - 1; p++) {
+	for (p = detail + 1; *p; p++) {
 		if (*p == '(')
 			depth++;
-		else if (*p == ')')
-			depth--;
-		else if (*p == ',' && depth == 0)
+		else if (*p == ')' && !--depth)
+			return nr;
+		else if (*p == ',' && depth == 1)
 			nr++;
-		if (depth < 0)
-			return -1;
 	}
-	return depth ? -1 : nr;
+	return -1;
 }

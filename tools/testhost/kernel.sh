@@ -132,6 +132,7 @@ download_deb() {
 # What a complete stock kernel dir's .complete holds.
 stock_key() {
 	printf '%s %s, headers unpacked, modules uncompressed' "$(image_pkg "$1")" "$2"
+	((OWN_CC)) && printf ', this gcc'
 	((SPLIT_IMAGE)) && printf ', kbuild %s' "$(declare -f own_kbuild \
 		toolchain_config kbuild_programs | sha256sum | cut -c1-16)"
 	echo
@@ -245,6 +246,19 @@ own_kbuild() {
 		override CONFIG_DEBUG_INFO_BTF_MODULES :=
 		override PAHOLE_VERSION = $(CONFIG_PAHOLE_VERSION)
 	EOF2
+}
+
+# Debian 11 builds its kernel with gcc-10, which Debian 12 does not have:
+# modules for it are built with this machine's gcc (a test harness's
+# choice; a Debian 11 host builds them with its own gcc-10). The headers
+# at $1 name the compiler in .kernelvariables.
+own_cc() {
+	local vars=$1/.kernelvariables
+	[[ -f $vars ]] || die "no $vars"
+	# shellcheck disable=SC2016 # make's $(...), not the shell's
+	sed -i 's|^CC = \(.*\)$(CROSS_COMPILE)gcc-[0-9]*$|CC = \1$(CROSS_COMPILE)gcc|' "$vars"
+	grep -q '^CC = .*(CROSS_COMPILE)gcc$' "$vars" ||
+		die "$vars: no CC = ...gcc-N line to point at this machine's gcc"
 }
 
 # Replaces the toolchain symbols of config file $1 (auto.conf or
@@ -383,6 +397,7 @@ unpack_stock() {
 	unpack_headers "$release" "$tmp/headers" "$dir/headers"
 	printf '%s\n' "$dir/headers/usr/src/linux-headers-$release" >"$tmp/kdir"
 	((SPLIT_IMAGE)) && own_kbuild "$tmp/headers" "$release"
+	((OWN_CC)) && own_cc "$tmp/headers/usr/src/linux-headers-$release"
 	# Modules kept uncompressed: inside the test host, depmod and
 	# modprobe read them under TCG, and DKMS runs depmod at every install
 	# and removal; xz makes depmod 14 times slower (7.2's 4216 modules:
@@ -398,6 +413,10 @@ unpack_stock() {
 	rm -rf "$dir"
 	mv "$tmp" "$dir"
 }
+
+# Whether the modules of the kernel at hand are built with this machine's
+# gcc (own_cc), set by main().
+OWN_CC=0
 
 # Kernel arguments a stock kernel needs in the test host (boot.sh reads
 # <kernel-dir>/cmdline), set by main().
@@ -464,7 +483,10 @@ main() {
 	6.12-rt) prepare_stock linux-image-6.12-rt-amd64 ;;
 	7.2) use_sid; prepare_stock linux-image-amd64 ;;
 	# Debian 11's kernel (not a lane of make check yet: issue 42)
-	5.10) use_suite bullseye "$BULLSEYE_DIR"; prepare_stock linux-image-amd64 ;;
+	5.10)
+		use_suite bullseye "$BULLSEYE_DIR"
+		OWN_CC=1
+		prepare_stock linux-image-amd64 ;;
 	7.2-rt)
 		# KVM refuses PREEMPT_RT without a constant-rate TSC, and
 		# QEMU's TCG offers no invariant TSC (CPUID 0x80000007) to

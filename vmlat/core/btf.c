@@ -54,7 +54,7 @@ static u32 btf_type_size(const struct btf_type *t)
 	switch (BTF_INFO_KIND(t->info)) {
 	case BTF_KIND_INT:
 	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
+	case VMLAT_BTF_KIND_DECL_TAG:
 		return base + sizeof(u32);
 	case BTF_KIND_ARRAY:
 		return base + sizeof(struct btf_array);
@@ -63,8 +63,8 @@ static u32 btf_type_size(const struct btf_type *t)
 		return base + vlen * sizeof(struct btf_member);
 	case BTF_KIND_ENUM:
 		return base + vlen * sizeof(struct btf_enum);
-	case BTF_KIND_ENUM64:
-		return base + vlen * sizeof(struct btf_enum64);
+	case VMLAT_BTF_KIND_ENUM64:
+		return base + vlen * sizeof(struct vmlat_btf_enum64);
 	case BTF_KIND_FUNC_PROTO:
 		return base + vlen * sizeof(struct btf_param);
 	case BTF_KIND_DATASEC:
@@ -76,8 +76,8 @@ static u32 btf_type_size(const struct btf_type *t)
 	case BTF_KIND_CONST:
 	case BTF_KIND_RESTRICT:
 	case BTF_KIND_FUNC:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG:
+	case VMLAT_BTF_KIND_FLOAT:
+	case VMLAT_BTF_KIND_TYPE_TAG:
 		return base;
 	default:
 		return 0;
@@ -338,7 +338,7 @@ static int btf_render(const struct vmlat_btf *btf, u32 id, struct btf_out *o,
 		out_str(o, " ");
 		return btf_render(btf, t->type, o, depth + 1);
 	case BTF_KIND_RESTRICT:
-	case BTF_KIND_TYPE_TAG:
+	case VMLAT_BTF_KIND_TYPE_TAG:
 		/* Neither changes how a caller passes the argument. */
 		return btf_render(btf, t->type, o, depth + 1);
 	case BTF_KIND_STRUCT:
@@ -351,11 +351,11 @@ static int btf_render(const struct vmlat_btf *btf, u32 id, struct btf_out *o,
 		prefix = BTF_INFO_KFLAG(t->info) ? "union " : "struct ";
 		break;
 	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
+	case VMLAT_BTF_KIND_ENUM64:
 		prefix = "enum ";
 		break;
 	case BTF_KIND_INT:
-	case BTF_KIND_FLOAT:
+	case VMLAT_BTF_KIND_FLOAT:
 	case BTF_KIND_TYPEDEF:
 		break;
 	default:
@@ -454,7 +454,7 @@ static const struct btf_type *btf_resolve(const struct vmlat_btf *btf, u32 id)
 		case BTF_KIND_CONST:
 		case BTF_KIND_VOLATILE:
 		case BTF_KIND_RESTRICT:
-		case BTF_KIND_TYPE_TAG:
+		case VMLAT_BTF_KIND_TYPE_TAG:
 			id = t->type;
 			break;
 		default:
@@ -481,10 +481,10 @@ static u64 btf_type_bytes(const struct vmlat_btf *btf, u32 id, int depth)
 	switch (BTF_INFO_KIND(t->info)) {
 	case BTF_KIND_INT:
 	case BTF_KIND_ENUM:
-	case BTF_KIND_ENUM64:
+	case VMLAT_BTF_KIND_ENUM64:
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
-	case BTF_KIND_FLOAT:
+	case VMLAT_BTF_KIND_FLOAT:
 		return t->size;
 	case BTF_KIND_PTR:
 		/* BTF describes the running kernel: this build's pointers. */

@@ -26,6 +26,27 @@
 
 #include "pure.h"
 
+/*
+ * BTF kinds younger than Linux 5.10's <uapi/linux/btf.h> (FLOAT 5.13,
+ * DECL_TAG 5.16, TYPE_TAG 5.17, ENUM64 6.0), by their values in the BTF
+ * format, which never change: a 5.10 kernel's BTF has none, but the
+ * reader must know their sizes to walk a newer one, whatever the headers
+ * it is built with (btf_test checks them against the uapi ones).
+ */
+enum {
+	VMLAT_BTF_KIND_FLOAT = 16,
+	VMLAT_BTF_KIND_DECL_TAG = 17,
+	VMLAT_BTF_KIND_TYPE_TAG = 18,
+	VMLAT_BTF_KIND_ENUM64 = 19,
+};
+
+/* struct btf_enum64's layout (6.0): a name and a value in two halves. */
+struct vmlat_btf_enum64 {
+	u32 name_off;
+	u32 val_lo32;
+	u32 val_hi32;
+};
+
 /**
  * struct vmlat_btf - an indexed, validated BTF blob
  * @types:	start of the type section

@@ -488,6 +488,23 @@ static void vmlat_btf_count_rejects_bad_records(struct kunit *test)
  * each result fully. Nothing may be read out of bounds (KASAN, ASan) and
  * the output, when there is one, stays a terminated string.
  */
+/*
+ * btf.h's own values of the kinds 5.10's headers lack are the format's:
+ * those of the uapi headers these tests are built with (6.1's or later:
+ * the debug kernel's, linux-libc-dev's).
+ */
+static void vmlat_btf_kinds_are_the_uapi_ones(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, VMLAT_BTF_KIND_FLOAT, BTF_KIND_FLOAT);
+	KUNIT_EXPECT_EQ(test, VMLAT_BTF_KIND_DECL_TAG, BTF_KIND_DECL_TAG);
+	KUNIT_EXPECT_EQ(test, VMLAT_BTF_KIND_TYPE_TAG, BTF_KIND_TYPE_TAG);
+	KUNIT_EXPECT_EQ(test, VMLAT_BTF_KIND_ENUM64, BTF_KIND_ENUM64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct vmlat_btf_enum64),
+			sizeof(struct btf_enum64));
+	KUNIT_EXPECT_EQ(test, offsetof(struct vmlat_btf_enum64, val_hi32),
+			offsetof(struct btf_enum64, val_hi32));
+}
+
 static void vmlat_btf_survives_corruption(struct kunit *test)
 {
 	struct base_ids id;
@@ -902,6 +919,7 @@ static struct kunit_case vmlat_btf_cases[] = {
 	KUNIT_CASE(vmlat_btf_check_layout_confirms),
 	KUNIT_CASE(vmlat_btf_check_layout_refuses_mismatch),
 	KUNIT_CASE(vmlat_btf_check_layout_missing_struct),
+	KUNIT_CASE(vmlat_btf_kinds_are_the_uapi_ones),
 	{}
 };
 

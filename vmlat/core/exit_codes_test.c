@@ -462,6 +462,7 @@ static void vmlat_exits_match_uapi_lists(struct kunit *test)
 	memset(want, 1, VMLAT_EXIT_NR_SLOTS);
 #define SINCE_6_12(isa, name) \
 	want[VMLAT_EXIT_##isa##_##name] = VMLAT_UAPI_HAS_##isa##_##name;
+	VMLAT_EXITS_SINCE_5_10(SINCE_6_12)
 	VMLAT_EXITS_SINCE_6_12(SINCE_6_12)
 #undef SINCE_6_12
 	for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++)

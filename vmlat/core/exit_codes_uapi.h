@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Which of exit_codes.h's newer entries (VMLAT_EXITS_SINCE_6_12()) the
- * uapi exit lists at hand name. Include after <asm/svm.h> and <asm/vmx.h>,
- * where exit_codes.h's uapi expressions are expanded (wrapper/kvm_x86.h,
- * exit_codes_test.c).
+ * Which of exit_codes.h's newer entries (VMLAT_EXITS_SINCE_5_10() and
+ * VMLAT_EXITS_SINCE_6_12()) the uapi exit lists at hand name. Include
+ * after <asm/svm.h> and <asm/vmx.h>, where exit_codes.h's uapi
+ * expressions are expanded (wrapper/kvm_x86.h, exit_codes_test.c).
  *
- * Each such entry's macro and list entry came together (7.2 has all five,
- * 6.12 none). For headers without one, the macro is defined here with its
+ * Each such entry's macro and list entry came together (7.2 has all five
+ * of 6.12's, 6.12 none; 6.1 all of 5.10's), but for the first software
+ * VMGEXIT codes (below). For headers without one, the macro is defined
+ * here with its
  * architectural code, so that the tables still expand, and
  * VMLAT_UAPI_HAS_<ISA>_<name> is 0; VMLAT_UAPI_VMX_NR and VMLAT_UAPI_SVM_NR
  * are then how many entries the headers' lists must have.
@@ -16,6 +18,128 @@
 
 #include "exit_codes.h"
 
+/*
+ * 6.1's entries that 5.10's lists lack (VMLAT_EXITS_SINCE_5_10()). The
+ * first software VMGEXIT codes' macros predate their list entries, which
+ * came with SVM_EXIT_VMGEXIT's.
+ */
+#ifdef EXIT_REASON_SIPI_SIGNAL
+#define VMLAT_UAPI_HAS_VMX_SIPI_SIGNAL 1
+#else
+#define VMLAT_UAPI_HAS_VMX_SIPI_SIGNAL 0
+#define EXIT_REASON_SIPI_SIGNAL 4
+#endif
+
+#ifdef EXIT_REASON_BUS_LOCK
+#define VMLAT_UAPI_HAS_VMX_BUS_LOCK 1
+#else
+#define VMLAT_UAPI_HAS_VMX_BUS_LOCK 0
+#define EXIT_REASON_BUS_LOCK 74
+#endif
+
+#ifdef EXIT_REASON_NOTIFY
+#define VMLAT_UAPI_HAS_VMX_NOTIFY 1
+#else
+#define VMLAT_UAPI_HAS_VMX_NOTIFY 0
+#define EXIT_REASON_NOTIFY 75
+#endif
+
+#ifdef SVM_EXIT_EFER_WRITE_TRAP
+#define VMLAT_UAPI_HAS_SVM_EFER_WRITE_TRAP 1
+#else
+#define VMLAT_UAPI_HAS_SVM_EFER_WRITE_TRAP 0
+#define SVM_EXIT_EFER_WRITE_TRAP 0x08f
+#endif
+
+#ifdef SVM_EXIT_CR0_WRITE_TRAP
+#define VMLAT_UAPI_HAS_SVM_CR0_WRITE_TRAP 1
+#else
+#define VMLAT_UAPI_HAS_SVM_CR0_WRITE_TRAP 0
+#define SVM_EXIT_CR0_WRITE_TRAP 0x090
+#endif
+
+#ifdef SVM_EXIT_CR4_WRITE_TRAP
+#define VMLAT_UAPI_HAS_SVM_CR4_WRITE_TRAP 1
+#else
+#define VMLAT_UAPI_HAS_SVM_CR4_WRITE_TRAP 0
+#define SVM_EXIT_CR4_WRITE_TRAP 0x094
+#endif
+
+#ifdef SVM_EXIT_CR8_WRITE_TRAP
+#define VMLAT_UAPI_HAS_SVM_CR8_WRITE_TRAP 1
+#else
+#define VMLAT_UAPI_HAS_SVM_CR8_WRITE_TRAP 0
+#define SVM_EXIT_CR8_WRITE_TRAP 0x098
+#endif
+
+#ifdef SVM_EXIT_VMGEXIT
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT 1
+#else
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT 0
+#define SVM_EXIT_VMGEXIT 0x403
+#endif
+
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_MMIO_READ VMLAT_UAPI_HAS_SVM_VMGEXIT
+#ifndef SVM_VMGEXIT_MMIO_READ
+#define SVM_VMGEXIT_MMIO_READ 0x80000001
+#endif
+
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_MMIO_WRITE VMLAT_UAPI_HAS_SVM_VMGEXIT
+#ifndef SVM_VMGEXIT_MMIO_WRITE
+#define SVM_VMGEXIT_MMIO_WRITE 0x80000002
+#endif
+
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_NMI_COMPLETE VMLAT_UAPI_HAS_SVM_VMGEXIT
+#ifndef SVM_VMGEXIT_NMI_COMPLETE
+#define SVM_VMGEXIT_NMI_COMPLETE 0x80000003
+#endif
+
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_AP_HLT_LOOP VMLAT_UAPI_HAS_SVM_VMGEXIT
+#ifndef SVM_VMGEXIT_AP_HLT_LOOP
+#define SVM_VMGEXIT_AP_HLT_LOOP 0x80000004
+#endif
+
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_AP_JUMP_TABLE VMLAT_UAPI_HAS_SVM_VMGEXIT
+#ifndef SVM_VMGEXIT_AP_JUMP_TABLE
+#define SVM_VMGEXIT_AP_JUMP_TABLE 0x80000005
+#endif
+
+#ifdef SVM_VMGEXIT_PSC
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_PSC 1
+#else
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_PSC 0
+#define SVM_VMGEXIT_PSC 0x80000010
+#endif
+
+#ifdef SVM_VMGEXIT_GUEST_REQUEST
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_GUEST_REQUEST 1
+#else
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_GUEST_REQUEST 0
+#define SVM_VMGEXIT_GUEST_REQUEST 0x80000011
+#endif
+
+#ifdef SVM_VMGEXIT_EXT_GUEST_REQUEST
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_EXT_GUEST_REQUEST 1
+#else
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_EXT_GUEST_REQUEST 0
+#define SVM_VMGEXIT_EXT_GUEST_REQUEST 0x80000012
+#endif
+
+#ifdef SVM_VMGEXIT_AP_CREATION
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_AP_CREATION 1
+#else
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_AP_CREATION 0
+#define SVM_VMGEXIT_AP_CREATION 0x80000013
+#endif
+
+#ifdef SVM_VMGEXIT_HV_FEATURES
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_HV_FEATURES 1
+#else
+#define VMLAT_UAPI_HAS_SVM_VMGEXIT_HV_FEATURES 0
+#define SVM_VMGEXIT_HV_FEATURES 0x8000fffd
+#endif
+
+/* The entries 6.12's lists lack (VMLAT_EXITS_SINCE_6_12()). */
 #ifdef EXIT_REASON_TDCALL
 #define VMLAT_UAPI_HAS_VMX_TDCALL 1
 #else
@@ -57,9 +181,13 @@
 	+ (VMLAT_ISA_##isa == VMLAT_ISA_SVM && !VMLAT_UAPI_HAS_##isa##_##name)
 
 /* How many entries the uapi lists at hand have. */
-#define VMLAT_UAPI_VMX_NR \
-	(VMLAT_EXIT_VMX_NR - (0 VMLAT_EXITS_SINCE_6_12(VMLAT_UAPI_MISSING_VMX_)))
-#define VMLAT_UAPI_SVM_NR \
-	(VMLAT_EXIT_SVM_NR - (0 VMLAT_EXITS_SINCE_6_12(VMLAT_UAPI_MISSING_SVM_)))
+#define VMLAT_UAPI_VMX_NR						\
+	(VMLAT_EXIT_VMX_NR -						\
+	 (0 VMLAT_EXITS_SINCE_5_10(VMLAT_UAPI_MISSING_VMX_)		\
+	  VMLAT_EXITS_SINCE_6_12(VMLAT_UAPI_MISSING_VMX_)))
+#define VMLAT_UAPI_SVM_NR						\
+	(VMLAT_EXIT_SVM_NR -						\
+	 (0 VMLAT_EXITS_SINCE_5_10(VMLAT_UAPI_MISSING_SVM_)		\
+	  VMLAT_EXITS_SINCE_6_12(VMLAT_UAPI_MISSING_SVM_)))
 
 #endif /* _VMLAT_EXIT_CODES_UAPI_H */

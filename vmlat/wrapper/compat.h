@@ -10,9 +10,14 @@
 #define _VMLAT_COMPAT_H
 
 #include <linux/version.h>
+#if __has_include(<linux/cc_platform.h>)
+#include <linux/cc_platform.h>
+#endif
 #include <linux/hrtimer.h>
+#include <linux/mem_encrypt.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/tracepoint-defs.h>
 #include <linux/seq_file.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
@@ -23,8 +28,8 @@
 #include <asm/cpuid.h>
 #endif
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "vmlat needs Linux 6.1 or later"
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
+#error "vmlat needs Linux 5.10 or later"
 #endif
 
 /**
@@ -125,6 +130,18 @@ static inline u32 vmlat_cpuid_base_hypervisor(const char *sig, u32 leaves)
  */
 static inline const char *vmlat_preempt_model(void)
 {
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 18, 0)
+	/* Before 5.18, no preempt_model_*(): the config says it. */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return "rt";
+	if (IS_ENABLED(CONFIG_PREEMPT_DYNAMIC))
+		return "dynamic";
+	if (IS_ENABLED(CONFIG_PREEMPT))
+		return "full";
+	if (IS_ENABLED(CONFIG_PREEMPT_VOLUNTARY))
+		return "voluntary";
+	return "none";
+#else
 	if (preempt_model_rt())
 		return "rt";
 	if (preempt_model_full())
@@ -136,7 +153,76 @@ static inline const char *vmlat_preempt_model(void)
 	if (preempt_model_voluntary())
 		return "voluntary";
 	return "none";
+#endif
 }
+
+/* A task's state: task_struct.state until 5.14, __state from then on. */
+static inline unsigned int vmlat_task_state(const struct task_struct *t)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 14, 0)
+	return READ_ONCE(t->state);
+#else
+	return READ_ONCE(t->__state);
+#endif
+}
+
+/*
+ * In a guest: whether the CPU state is encrypted (SEV-ES, SEV-SNP), so
+ * that the host sees only what the guest exposes (cc_platform_has() from
+ * 5.16; sev_es_active() before); whether it is a TDX guest (5.19 on).
+ */
+static inline bool vmlat_guest_state_encrypted(void)
+{
+#if __has_include(<linux/cc_platform.h>)
+	return cc_platform_has(CC_ATTR_GUEST_STATE_ENCRYPT);
+#else
+	return sev_es_active();
+#endif
+}
+
+static inline bool vmlat_tdx_guest(void)
+{
+#ifdef X86_FEATURE_TDX_GUEST
+	return cpu_feature_enabled(X86_FEATURE_TDX_GUEST);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Whether this is Linux 5.10, whose modules have no BTF (module BTF came
+ * in 5.11): hooks.c may then take the prototypes of 5.10's source.
+ */
+static inline bool vmlat_kernel_5_10(void)
+{
+	return LINUX_VERSION_CODE >= KERNEL_VERSION(5, 10, 0) &&
+	       LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0);
+}
+
+/*
+ * How many arguments tracepoint @tp of module @mod takes, as the BPF raw
+ * tracepoint table that every TRACE_EVENT adds to its module says
+ * (struct bpf_raw_event_map, since 4.17); -ENOENT if it has none.
+ */
+static inline int vmlat_module_tp_args(const struct module *mod,
+				       const struct tracepoint *tp)
+{
+#ifdef CONFIG_BPF_EVENTS
+	unsigned int i;
+
+	for (i = 0; i < mod->num_bpf_raw_events; i++)
+		if (mod->bpf_raw_events[i].tp == tp)
+			return mod->bpf_raw_events[i].num_args;
+#endif
+	return -ENOENT;
+}
+
+/* A static irq_work's initializer: IRQ_WORK_INIT() came in 5.11. */
+#ifdef IRQ_WORK_INIT
+#define VMLAT_IRQ_WORK_INIT(fn)	IRQ_WORK_INIT(fn)
+#else
+#define VMLAT_IRQ_WORK_INIT(fn)	{ .func = (fn) }
+#endif
 
 /* rdmsrl_safe() is rdmsrq_safe() from 6.16 on. */
 static inline int vmlat_rdmsrq_safe(u32 msr, u64 *value)

@@ -29,6 +29,7 @@
 #include <linux/errno.h>
 #include <linux/kvm_host.h>
 #include <linux/mm.h>
+#include <linux/version.h>
 #include <linux/smp.h>
 #include <asm/asm.h>
 #include <asm/svm.h>
@@ -37,6 +38,65 @@
 #include "exit_codes.h"
 #include "exit_codes_uapi.h"
 #include "layout.h"
+
+/*
+ * What differs in <linux/kvm_host.h>'s struct kvm_vcpu_arch and kvm_mmu
+ * from 5.10 to 6.1 (5.10 has none of the three, 6.1 all; the versions in
+ * between are those of the commits that added them):
+ *  - guest_state_protected (5.11, SEV-ES): before it, no vCPU's state is
+ *    protected from KVM;
+ *  - l1_tsc_scaling_ratio (5.14, nested TSC scaling): before it,
+ *    tsc_scaling_ratio is L1's, and 0 where the CPU cannot scale;
+ *  - kvm_mmu.root_role.direct (5.19): kvm_mmu.direct_map before;
+ *  - kvm.vcpu_array (5.16, an xarray), which kvm_get_vcpu() reads:
+ *    kvm.vcpus[] before.
+ * layout.c checks the members of this kernel's line, named here.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define VMLAT_KVM_HAS_STATE_PROTECTED	1
+#else
+#define VMLAT_KVM_HAS_STATE_PROTECTED	0
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define VMLAT_KVM_L1_TSC_RATIO		arch.l1_tsc_scaling_ratio
+#else
+#define VMLAT_KVM_L1_TSC_RATIO		arch.tsc_scaling_ratio
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 19, 0)
+#define VMLAT_KVM_MMU_ROOT_ROLE		1
+#else
+#define VMLAT_KVM_MMU_ROOT_ROLE		0
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+#define VMLAT_KVM_VCPUS			vcpu_array
+#else
+#define VMLAT_KVM_VCPUS			vcpus
+#endif
+
+static __always_inline bool vmlat_kvm_state_protected(struct kvm_vcpu *vcpu)
+{
+#if VMLAT_KVM_HAS_STATE_PROTECTED
+	return READ_ONCE(vcpu->arch.guest_state_protected);
+#else
+	return false;
+#endif
+}
+
+static __always_inline u64
+vmlat_kvm_l1_tsc_ratio(const struct kvm_vcpu *vcpu)
+{
+	/* 0 before 5.14 where the CPU cannot scale: unscaled. */
+	return READ_ONCE(vcpu->VMLAT_KVM_L1_TSC_RATIO) ?: 1;
+}
+
+static __always_inline bool vmlat_kvm_mmu_direct(struct kvm_vcpu *vcpu)
+{
+#if VMLAT_KVM_MMU_ROOT_ROLE
+	return READ_ONCE(vcpu->arch.mmu)->root_role.direct;
+#else
+	return READ_ONCE(vcpu->arch.mmu)->direct_map;
+#endif
+}
 
 /*
  * The first two members of KVM's private struct vcpu_svm
@@ -358,9 +418,9 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 	unsigned long v;
 
 	if (unlikely(!vmlat_layout_ok(VMLAT_LAYOUT_GUEST_CR3) ||
-		     READ_ONCE(vcpu->arch.guest_state_protected)))
+		     vmlat_kvm_state_protected(vcpu)))
 		return -EOPNOTSUPP;
-	if (unlikely(!READ_ONCE(vcpu->arch.mmu)->root_role.direct)) {
+	if (unlikely(!vmlat_kvm_mmu_direct(vcpu))) {
 		*cr3 = READ_ONCE(vcpu->arch.cr3);
 		return 0;
 	}
@@ -425,7 +485,7 @@ static __always_inline int vmlat_kvm_read_rax(struct kvm_vcpu *vcpu, u32 isa,
 	const struct vmcb *vmcb;
 
 	if (unlikely(!vmlat_layout_ok(VMLAT_LAYOUT_REGS) ||
-		     READ_ONCE(vcpu->arch.guest_state_protected)))
+		     vmlat_kvm_state_protected(vcpu)))
 		return -EOPNOTSUPP;
 	switch (isa) {
 	case VMLAT_ISA_SVM:
@@ -469,9 +529,15 @@ static __always_inline u64 vmlat_kvm_read_rdi(struct kvm_vcpu *vcpu)
  * number ever after. Its kvm_entry sees -1 exactly on a new vCPU's first
  * entry (more than once if KVM re-enters at once from the fastpath), so a
  * vCPU at the address of one that ran is another vCPU.
+ *
+ * In 5.10 last_vmentry_cpu is unsigned and 0 until the first entry, a
+ * CPU number too: there, stat.exits, which vcpu_enter_guest() counts
+ * right after every VM exit, is 0 exactly until the first exit.
  */
 static __always_inline bool vmlat_kvm_vcpu_never_ran(const struct kvm_vcpu *vcpu)
 {
+	if (!is_signed_type(typeof(vcpu->arch.last_vmentry_cpu)))
+		return !READ_ONCE(vcpu->stat.exits);
 	return READ_ONCE(vcpu->arch.last_vmentry_cpu) < 0;
 }
 
@@ -532,7 +598,7 @@ static __always_inline int vmlat_kvm_exit_tsc(const struct kvm_vcpu *vcpu,
 					      u64 *tsc)
 {
 	if (!vmlat_layout_ok(VMLAT_LAYOUT_EXIT_TSC) ||
-	    !vmlat_kvm_tsc_unscaled(READ_ONCE(vcpu->arch.l1_tsc_scaling_ratio)))
+	    !vmlat_kvm_tsc_unscaled(vmlat_kvm_l1_tsc_ratio(vcpu)))
 		return -EOPNOTSUPP;
 	*tsc = READ_ONCE(vcpu->arch.last_guest_tsc) -
 	       READ_ONCE(vcpu->arch.l1_tsc_offset);
