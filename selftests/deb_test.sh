@@ -24,8 +24,9 @@
 #    and none below it; on a copy whose compat.h says 6.2 the check fails;
 #  - dpkg -i of both packages for a kernel vmlat does not build on (the
 #    headers of Debian's 6.12, copied and changed: release and headers
-#    saying 6.0; a .config without CONFIG_KVM; the unchanged kernel on a
-#    machine that says i686, setarch): DKMS skips ("... includes a
+#    saying the release below compat.h's floor, 5.9; a .config without
+#    CONFIG_KVM; the unchanged kernel on a machine that says i686,
+#    setarch): DKMS skips ("... includes a
 #    BUILD_EXCLUSIVE directive ..." then "Skipped."), builds nothing,
 #    dpkg exits 0 and vmlat-dkms's Status is "install ok installed"
 #    (tools/testhost/dkms-sandbox.sh: natively, in an overlay of this
@@ -238,7 +239,12 @@ excl_result() {
 	result $ok "$name" "$rel: dpkg exit $rc, Status: ${st:-none}; DKMS: ${msg:-no message}${mods:+; built: $mods}; see $o/dpkg.log"
 }
 
-excl=(dkms_skips_kernel_6.0 dkms_skips_kernel_without_kvm dkms_skips_arch_i686)
+# The release just below compat.h's floor (5.9 for 5.10): DKMS must skip it.
+floor=$(sed -n 's/^#if LINUX_VERSION_CODE < KERNEL_VERSION(\([0-9]*\), *\([0-9]*\), *0)$/\1 \2/p' \
+	"$TOP/vmlat/wrapper/compat.h")
+read -r fmaj fmin <<<"$floor"
+if [ "${fmin:-0}" -gt 0 ]; then below=$fmaj.$((fmin - 1)); else below=$((fmaj - 1)).99; fi
+excl=(dkms_skips_kernel_below_floor dkms_skips_kernel_without_kvm dkms_skips_arch_i686)
 kd=${VMLAT_DEB_KERNEL:-}
 if [ -z "$kd" ]; then
 	for d in "${VMLAT_CACHE:-/var/cache/vmlat}"/kernels/6.12.*+deb12; do
@@ -260,7 +266,7 @@ if [ -n "$nope" ]; then
 else
 	e=$OUT/excl
 	mkdir -p "$e"
-	if excl_kernel old 6.0.0-6-amd64 "$e/k-old"; then
+	if excl_kernel old "$below.0-6-amd64" "$e/k-old"; then
 		excl_result "${excl[0]}" "$e/k-old" "$e/old"
 	else
 		result 0 "${excl[0]}" "copying the headers of $kd failed"

@@ -417,7 +417,18 @@ def t_exits():
             "vmlat %d, its vmlat_exit events %d" % (e["total_ns"], mine_ev))
         slack = o["observed_ns"] // 100 + r["handled"] * 2 * SLACK_NS + \
             PAUSE_NS
-        if late:
+        if late and key.split(" ")[0] in ("interrupt",
+                                             "EXTERNAL_INTERRUPT"):
+            # An interrupt exit's handling is mostly the host's handling
+            # of the interrupt, before the late kvm_exit: ftrace's
+            # interval misses it, its bound from the kvm_entry before
+            # does not.
+            upper = sum(r["sorted_upper_ns"])
+            tap(r["total_ns"] - slack <= e["total_ns"] <= upper + slack,
+                "exits.%s_handling_total" % key,
+                "vmlat %d oracle %d..%d slack %d" % (
+                    e["total_ns"], r["total_ns"], upper, slack))
+        elif late:
             tap(near(e["total_ns"], r["total_ns"], slack),
                 "exits.%s_handling_total" % key,
                 "vmlat %d oracle %d slack %d" % (e["total_ns"],
