@@ -62,17 +62,27 @@ static int split_event(const char *event, char *sys, char *name, size_t len)
  * of it now loaded) has trace event @event ("sys:name"): 1, 0, or a
  * negative errno if tracefs cannot say.
  */
-int vmlat_tracefs_event_exists(const char *event)
+/* The format file of @event ("sys:name") into @path: 0 or -errno. */
+static int event_format_path(const char *event, char path[PATH_MAX])
 {
-	char sys[64], name[64], path[PATH_MAX];
 	const char *root = vmlat_tracefs_root();
+	char sys[64], name[64];
 
 	if (!root)
 		return -ENOENT;
 	if (split_event(event, sys, name, sizeof(sys)))
 		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format",
-		 root, sys, name);
+	snprintf(path, PATH_MAX, "%s/events/%s/%s/format", root, sys, name);
+	return 0;
+}
+
+int vmlat_tracefs_event_exists(const char *event)
+{
+	char path[PATH_MAX];
+	int err = event_format_path(event, path);
+
+	if (err)
+		return err;
 	if (!access(path, F_OK))
 		return 1;
 	return errno == ENOENT ? 0 : -errno;
@@ -80,18 +90,14 @@ int vmlat_tracefs_event_exists(const char *event)
 
 int vmlat_tracefs_event_has_field(const char *event, const char *field)
 {
-	char sys[64], name[64], path[PATH_MAX], *line = NULL;
-	const char *root = vmlat_tracefs_root();
+	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0, flen = strlen(field);
-	int found = 0;
+	int found = 0, err;
 	FILE *f;
 
-	if (!root)
-		return -ENOENT;
-	if (split_event(event, sys, name, sizeof(sys)))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format",
-		 root, sys, name);
+	err = event_format_path(event, path);
+	if (err)
+		return err;
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;

@@ -3,8 +3,8 @@
  * Every kernel-version and kernel-config difference vmlat depends on, in
  * one place (the lttng-modules rule): no .c file tests LINUX_VERSION_CODE.
  *
- * Supported: 6.1 and later; tested on Debian's 6.1, 6.12 and 7.2 lines
- * (stock and PREEMPT_RT).
+ * Supported: 5.10 and later; tested on Debian's 5.10, 6.1, 6.12 and 7.2
+ * lines (stock and PREEMPT_RT).
  */
 #ifndef _VMLAT_COMPAT_H
 #define _VMLAT_COMPAT_H
