@@ -48,8 +48,11 @@ u32 vmlat_layout_refused __read_mostly;
 	.groups = (grp),						\
 }
 
+/* (One level more, so that a member named by a macro is expanded.) */
 #define VMLAT_VCPU(member, grp) \
 	VMLAT_MEMBER("kvm_vcpu", struct kvm_vcpu, member, grp)
+#define VMLAT_KVM(member, grp) \
+	VMLAT_MEMBER("kvm", struct kvm, member, grp)
 
 /* kvm's: what kvm_x86.h and records.c read of a vCPU and its VM. */
 static struct vmlat_layout_member vmlat_kvm_members[] = {
@@ -59,7 +62,7 @@ static struct vmlat_layout_member vmlat_kvm_members[] = {
 	VMLAT_VCPU(arch.hflags, VMLAT_LAYOUT_VCPU),
 	VMLAT_VCPU(arch.last_vmentry_cpu, VMLAT_LAYOUT_VCPU),
 	VMLAT_MEMBER("kvm", struct kvm, online_vcpus, VMLAT_LAYOUT_VCPU),
-	VMLAT_MEMBER("kvm", struct kvm, VMLAT_KVM_VCPUS, VMLAT_LAYOUT_VCPU),
+	VMLAT_KVM(VMLAT_KVM_VCPUS, VMLAT_LAYOUT_VCPU),
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 	VMLAT_VCPU(preempt_notifier, VMLAT_LAYOUT_LOADED),
 #endif
