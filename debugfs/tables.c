@@ -912,6 +912,16 @@ DEFINE_SHOW_ATTRIBUTE(matrix);
 
 /* ---- json ------------------------------------------------------------ */
 
+/* ,"name":null for each of @cols. */
+static void json_nulls(struct seq_file *m, const struct vmlat_col *cols,
+		       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		seq_printf(m, ",\"%s\":null", cols[i].name);
+}
+
 static void json_hist(struct seq_file *m, const struct vmlat_hist_snap *h)
 {
 	struct hist_row r;
@@ -922,10 +932,9 @@ static void json_hist(struct seq_file *m, const struct vmlat_hist_snap *h)
 	if (!r.count) {
 		/* No sample: no minimum, quantile or maximum (null). */
 		seq_printf(m, "{\"%s\":0", hist_cols[0].name);
-		for (i = 1; i < ARRAY_SIZE(hist_cols) - 1; i++)
-			seq_printf(m, ",\"%s\":null", hist_cols[i].name);
+		json_nulls(m, hist_cols + 1, ARRAY_SIZE(hist_cols) - 2);
 		seq_printf(m, ",\"%s\":0,\"buckets\":[]}",
-			   hist_cols[i].name);
+			   hist_cols[ARRAY_SIZE(hist_cols) - 1].name);
 		return;
 	}
 	vmlat_cols_json_open(m, COLS(hist_cols), &r);
@@ -947,16 +956,6 @@ static void json_obj(struct seq_file *m, const struct vmlat_col *cols,
 {
 	vmlat_cols_json_open(m, cols, n, row);
 	seq_putc(m, '}');
-}
-
-/* ,"name":null for each of @cols. */
-static void json_nulls(struct seq_file *m, const struct vmlat_col *cols,
-		       unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		seq_printf(m, ",\"%s\":null", cols[i].name);
 }
 
 /* ,"@name":@v, or null if @none. */
