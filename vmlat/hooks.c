@@ -59,12 +59,27 @@ static struct vmlat_hook vmlat_hooks[VMLAT_NR_HOOKS];
 static DEFINE_MUTEX(vmlat_hooks_lock);
 
 /*
+ * selftests' builds, never a production one (make VMLAT_TEST_NO_MOD_BTF=1
+ * or 2): 1, a kernel built without module BTF; 2, a kernel whose kvm has
+ * lost its BTF, as the kernel drops a module's that does not match
+ * vmlinux's.
+ */
+#ifndef VMLAT_TEST_NO_MOD_BTF
+#define VMLAT_TEST_NO_MOD_BTF 0
+#endif
+
+/*
  * The task in which register_tracepoint_module_notifier() replays
  * MODULE_STATE_COMING for modules loaded before vmlat. A real COMING
  * notification runs in the loading task instead, which tells the two apart
  * even when they race.
  */
 static struct task_struct *vmlat_replay_task;
+/*
+ * Why the hooks of a module loaded before vmlat could not be confirmed
+ * (no BTF, and not Linux 5.10), or "".
+ */
+static char vmlat_mod_unconfirmed[112];
 
 /* BTF read for one attach pass: vmlinux, plus a module's split BTF. */
 struct vmlat_btf_set {
@@ -171,6 +186,11 @@ static ssize_t vmlat_read_btf(const char *name, void **data)
 {
 	struct vmlat_btf_read rd = { .name = name };
 
+	if (VMLAT_TEST_NO_MOD_BTF && strcmp(name, "vmlinux")) {
+		*data = NULL;
+		return -ENOENT;
+	}
+
 	INIT_WORK_ONSTACK(&rd.work, vmlat_btf_read_workfn);
 	queue_work(VMLAT_UNBOUND_WQ, &rd.work);
 	flush_work(&rd.work);
@@ -227,7 +247,8 @@ static ssize_t vmlat_btf_set_load(struct vmlat_btf_set *set, const char *name,
 	 * modules loaded earlier it is gone (or, mid-load, about to be), and
 	 * the BPF core's copy in sysfs is the one to read.
 	 */
-	if (mod && current != READ_ONCE(vmlat_replay_task))
+	if (mod && current != READ_ONCE(vmlat_replay_task) &&
+	    !VMLAT_TEST_NO_MOD_BTF)
 		mod_data = vmlat_module_btf(mod, &mod_size);
 	if (!mod_data) {
 		n = vmlat_read_btf(name, &set->mod_file);
@@ -457,12 +478,21 @@ static int vmlat_attach_found(struct vmlat_found *found, struct module *mod)
 		}
 		vmlat_hook_attach(id, found->tp[id], mod, &set);
 	}
+	ret = 0;
 	if (!set.top && set.no_mod_btf && vmlat_kernel_5_10())
 		pr_info("module %s has no BTF (Linux 5.10): its hooks take 5.10's prototypes, checked by their numbers of arguments\n",
 			mod->name);
 	else if (!set.top)
+		ret = -EOPNOTSUPP;
+	/* loaded before vmlat: vmlat_hooks_init() refuses the load */
+	if (ret && mod && current == READ_ONCE(vmlat_replay_task))
+		strscpy(vmlat_mod_unconfirmed, set.why,
+			sizeof(vmlat_mod_unconfirmed));
+	else if (ret && mod)
+		pr_warn("cannot confirm the prototypes of module %s's tracepoints (%s): its hooks stay detached until it loads with its BTF\n",
+			mod->name, set.why);
+	else if (ret)
 		pr_warn("cannot confirm tracepoint prototypes: %s\n", set.why);
-	ret = set.top ? 0 : -EOPNOTSUPP;
 	vmlat_btf_set_free(&set);
 	return ret;
 }
@@ -588,6 +618,26 @@ static void vmlat_hooks_set_initial_detail(void)
 }
 
 /**
+ * vmlat_hooks_check() - whether kvm's hooks can be confirmed on this kernel
+ *
+ * By the BTF of module kvm (CONFIG_DEBUG_INFO_BTF_MODULES, from Linux
+ * 5.11), or on 5.10, whose modules have none, by their numbers of
+ * arguments. On any other kernel vmlat would pin its memory and never
+ * measure a VM: it does not load.
+ *
+ * Context: process context, before anything is allocated.
+ * Return: 0 or -EOPNOTSUPP.
+ */
+int vmlat_hooks_check(void)
+{
+	if ((IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES) &&
+	     VMLAT_TEST_NO_MOD_BTF != 1) || vmlat_kernel_5_10())
+		return 0;
+	pr_err("kvm's tracepoints cannot be confirmed: this kernel has no module BTF (CONFIG_DEBUG_INFO_BTF_MODULES is not set) and is not Linux 5.10; vmlat does not load\n");
+	return -EOPNOTSUPP;
+}
+
+/**
  * vmlat_hooks_init() - attach every hook that can be confirmed
  *
  * Hooks of modules not loaded yet attach when the module loads.
@@ -632,6 +682,18 @@ int vmlat_hooks_init(void)
 	if (err) {
 		pr_err("cannot watch modules for tracepoints (error %d)\n", err);
 		unregister_module_notifier(&vmlat_vendor_module_nb);
+		goto err_detach;
+	}
+	/*
+	 * kvm is loaded and its hooks can be confirmed neither by its BTF
+	 * nor, on 5.10, by their arity: nothing to measure, nothing pinned.
+	 */
+	if (vmlat_mod_unconfirmed[0]) {
+		pr_err("kvm's tracepoints cannot be confirmed: %s; vmlat does not load (the kernel drops a module's BTF that does not match vmlinux's: see its log)\n",
+		       vmlat_mod_unconfirmed);
+		unregister_tracepoint_module_notifier(&vmlat_tp_module_nb);
+		unregister_module_notifier(&vmlat_vendor_module_nb);
+		err = -EOPNOTSUPP;
 		goto err_detach;
 	}
 	if (!vmlat_kvm_seen)

@@ -27,6 +27,8 @@
 
 /*
  * The parts, in the order they start; they stop in the reverse order.
+ * First, whether this kernel lets vmlat confirm kvm's hooks at all: if
+ * not, it refuses to load before it allocates anything.
  * Every probe calls into the tables, so they come before the hooks and
  * are freed only once no probe can run; the reports' and exit_late's
  * deferred work is waited for once the hooks are gone; debugfs readers
@@ -39,6 +41,7 @@ static const struct vmlat_part {
 	int (*init)(void);
 	void (*exit)(void);
 } vmlat_parts[] = {
+	{ "kernel",	vmlat_hooks_check,	NULL },
 	{ "clock",	vmlat_clock_init,	NULL },
 	{ "pool",	vmlat_pool_init,	vmlat_pool_exit },
 	{ "records",	vmlat_records_init,	vmlat_records_exit },

@@ -87,6 +87,7 @@ struct vmlat_hook_state {
 	char detail[VMLAT_DETAIL_LEN];
 };
 
+int vmlat_hooks_check(void);
 int vmlat_hooks_init(void);
 void vmlat_hooks_exit(void);
 void vmlat_hooks_get_state(enum vmlat_hook_id id, struct vmlat_hook_state *st);

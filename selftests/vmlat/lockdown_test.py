@@ -35,6 +35,22 @@ the knobs instead.
                same; kvm_exit still attaches, and a VM's exits are all
                counted undecoded, none read from the wrong offset. Then
                the stock vmlat again, confirmed.
+  no-mod-btf:  ($VMLAT_KO_NO_MOD_BTF: selftests/run's build with
+               VMLAT_TEST_NO_MOD_BTF=1, which takes the kernel for one
+               built without module BTF; not on 5.10, which has none and
+               confirms kvm's hooks by their arity) loaded instead: the
+               load fails with EOPNOTSUPP and one kernel log line saying
+               what is missing, and the kernel no longer lists the module
+               (/proc/modules): nothing of it stays. Then the stock vmlat
+               again.
+  kvm-no-btf:  (AMD, $VMLAT_KO_KVM_NO_BTF: VMLAT_TEST_NO_MOD_BTF=2, finds
+               no BTF for module kvm, as when the kernel drops a module's
+               BTF that does not match vmlinux's) with kvm loaded: the
+               load fails the same way, its one line naming module kvm's
+               missing BTF. With kvm loaded after it: vmlat loads, kvm's
+               seven hooks stay detached with that reason in the status
+               file, the scheduler's attach, and one line says so. Then
+               kvm_amd and the stock vmlat again.
   lockdown:    the kernel's lockdown raised to integrity at run time (as
                Secure Boot does at boot; it cannot be lowered again, so
                this case comes last and guest-job.sh runs this test last);
@@ -294,6 +310,115 @@ def test_layout_skew():
                                    decoded, undecoded, again.group(0)))
 
 
+# ---- kernels whose kvm hooks cannot be confirmed ---------------------------
+
+NO_MOD_BTF = ("vmlat: kvm's tracepoints cannot be confirmed: this kernel has "
+              "no module BTF (CONFIG_DEBUG_INFO_BTF_MODULES is not set) and "
+              "is not Linux 5.10; vmlat does not load")
+KVM_NO_BTF = ("vmlat: kvm's tracepoints cannot be confirmed: no BTF for "
+              "module kvm (-2); vmlat does not load (the kernel drops a "
+              "module's BTF that does not match vmlinux's: see its log)")
+KVM_NO_BTF_LATER = ("vmlat: cannot confirm the prototypes of module kvm's "
+                    "tracepoints (no BTF for module kvm (-2)): its hooks stay "
+                    "detached until it loads with its BTF")
+def linux_5_10():
+    return os.uname().release.startswith("5.10.")
+
+
+def vmlat_lines(log):
+    return [ln[ln.index("vmlat: "):] for ln in log.splitlines()
+            if "vmlat: " in ln]
+
+
+def refused_load(ko):
+    """Load @ko, which must refuse: (insmod's status and error, vmlat's
+    kernel log lines, whether the kernel still lists it)."""
+    dmesg(clear=True)
+    rc, err = insmod(ko)
+    lines = vmlat_lines(dmesg())
+    with open("/proc/modules") as f:
+        listed = any(ln.split()[0] == "vmlat" for ln in f)
+    return rc, err, lines, listed
+
+
+def refused_ok(got, line):
+    rc, err, lines, listed = got
+    return (rc != 0 and err.endswith("Operation not supported") and
+            lines == [line] and not listed)
+
+
+def stock_again():
+    if os.path.isdir("/sys/module/vmlat"):
+        rmmod()
+    rc, err = insmod(KO)
+    if rc:
+        raise RuntimeError("insmod %s: %s" % (KO, err))
+
+
+def test_no_mod_btf():
+    ko = os.environ.get("VMLAT_KO_NO_MOD_BTF", "")
+    if linux_5_10():
+        raise SkipTest("Linux 5.10: kvm's hooks confirmed by their arity")
+    if not ko:
+        raise SkipTest("no $VMLAT_KO_NO_MOD_BTF (selftests/run builds it)")
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed")
+    try:
+        got = refused_load(ko)
+    finally:
+        stock_again()
+    keep("lockdown_test_no_mod_btf.txt", "%r\n" % (got,))
+    tap(refused_ok(got, NO_MOD_BTF), "no-mod-btf",
+        "insmod %d %r; log %r; in /proc/modules %s" % got)
+
+
+def kvm_modules(load):
+    cmd = (["modprobe", "kvm_amd", "nested=1"] if load else
+           ["modprobe", "-r", "kvm_amd", "kvm"])
+    if subprocess.run(cmd).returncode:
+        raise RuntimeError(" ".join(cmd) + " failed")
+
+
+def test_kvm_no_btf():
+    ko = os.environ.get("VMLAT_KO_KVM_NO_BTF", "")
+    if linux_5_10():
+        raise SkipTest("Linux 5.10: kvm's hooks confirmed by their arity")
+    if not amd():
+        raise SkipTest("kvm_intel: the test reloads kvm_amd")
+    if not ko:
+        raise SkipTest("no $VMLAT_KO_KVM_NO_BTF (selftests/run builds it)")
+    if rmmod():
+        raise RuntimeError("rmmod vmlat failed")
+    status = ""
+    try:
+        loaded = refused_load(ko)
+        kvm_modules(False)
+        try:
+            dmesg(clear=True)
+            rc, err = insmod(ko)
+        finally:
+            kvm_modules(True)
+        log = vmlat_lines(dmesg())
+        if rc == 0:
+            status = rd(VMLAT + "/status")
+    finally:
+        stock_again()
+    keep("lockdown_test_kvm_no_btf.txt", "%r\n%r\n%s" % (loaded, log, status))
+    hooks = re.findall(r"^(kvm|kvmmmu|sched):(\S+)\s+(attached|detached)"
+                       r"\s+\d+\s+(.*)$", status, re.M)
+    kvm = [h for h in hooks if h[0] != "sched"]
+    sched = [h for h in hooks if h[0] == "sched"]
+    why = "cannot confirm prototype: no BTF for module kvm (-2)"
+    later = (rc == 0 and KVM_NO_BTF_LATER in log and
+             len(kvm) == 7 and all(h[2] == "detached" and h[3] == why
+                                   for h in kvm) and
+             len(sched) == 6 and all(h[2] == "attached" for h in sched))
+    tap(refused_ok(loaded, KVM_NO_BTF) and later, "kvm-no-btf",
+        "kvm loaded: insmod %d %r, log %r, in /proc/modules %s; "
+        "kvm loaded after: insmod %d, log %r, hooks %r" %
+        (loaded + (rc, log, hooks)))
+
+
 # ---- lockdown ---------------------------------------------------------------
 
 def need_lockdown():
@@ -391,6 +516,6 @@ def test_lockdown_unsigned():
 
 if __name__ == "__main__":
     main([test_load_args, test_params, test_unload_race, test_layout,
-          test_layout_skew, test_lockdown,
+          test_layout_skew, test_no_mod_btf, test_kvm_no_btf, test_lockdown,
           test_lockdown_debugfs, test_lockdown_params, test_lockdown_reports,
           test_lockdown_unsigned])
