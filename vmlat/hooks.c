@@ -156,10 +156,28 @@ out:
 	return n;
 }
 
-/* One read of /sys/kernel/btf/@name, made by a kernel worker. */
+/* 0 if module @name is loaded (/sys/module/@name), else an errno. */
+static int vmlat_sysfs_module(const char *name)
+{
+	char path[MODULE_NAME_LEN + 16];
+	struct file *file;
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	file = filp_open(path, O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	filp_close(file, NULL);
+	return 0;
+}
+
+/*
+ * One read of /sys/kernel/btf/@name (or, @module, a look for
+ * /sys/module/@name), made by a kernel worker.
+ */
 struct vmlat_btf_read {
 	struct work_struct work;
 	const char *name;
+	bool module;
 	void *data;
 	ssize_t ret;
 };
@@ -169,7 +187,18 @@ static void vmlat_btf_read_workfn(struct work_struct *work)
 	struct vmlat_btf_read *rd = container_of(work, struct vmlat_btf_read,
 						 work);
 
-	rd->ret = vmlat_read_sysfs_btf(rd->name, &rd->data);
+	if (rd->module)
+		rd->ret = vmlat_sysfs_module(rd->name);
+	else
+		rd->ret = vmlat_read_sysfs_btf(rd->name, &rd->data);
+}
+
+static void vmlat_btf_read_wait(struct vmlat_btf_read *rd)
+{
+	INIT_WORK_ONSTACK(&rd->work, vmlat_btf_read_workfn);
+	queue_work(VMLAT_UNBOUND_WQ, &rd->work);
+	flush_work(&rd->work);
+	destroy_work_on_stack(&rd->work);
 }
 
 /*
@@ -191,12 +220,18 @@ static ssize_t vmlat_read_btf(const char *name, void **data)
 		return -ENOENT;
 	}
 
-	INIT_WORK_ONSTACK(&rd.work, vmlat_btf_read_workfn);
-	queue_work(VMLAT_UNBOUND_WQ, &rd.work);
-	flush_work(&rd.work);
-	destroy_work_on_stack(&rd.work);
+	vmlat_btf_read_wait(&rd);
 	*data = rd.data;
 	return rd.ret;
+}
+
+/* Whether module @name is loaded, looked for as vmlat_read_btf() reads. */
+static bool vmlat_module_loaded(const char *name)
+{
+	struct vmlat_btf_read rd = { .name = name, .module = true };
+
+	vmlat_btf_read_wait(&rd);
+	return !rd.ret;
 }
 
 static void vmlat_btf_set_free(struct vmlat_btf_set *set)
@@ -560,7 +595,8 @@ static struct notifier_block vmlat_tp_module_nb = {
 /*
  * Confirm kvm_amd's layouts from its BTF: @mod in its COMING notifier,
  * NULL for a kvm_amd loaded before vmlat (its BTF in sysfs, none there if
- * it is not loaded). Under vmlat_hooks_lock, whose work queue reads BTF.
+ * it is not loaded, or if it has none: 5.10, where /sys/module tells the
+ * two apart). Under vmlat_hooks_lock, whose work queue reads BTF.
  */
 static void vmlat_svm_layout_check(struct module *mod)
 {
@@ -569,7 +605,8 @@ static void vmlat_svm_layout_check(struct module *mod)
 
 	lockdep_assert_held(&vmlat_hooks_lock);
 	n = vmlat_btf_set_load(&set, "kvm_amd", mod);
-	if (n != -ENOENT || mod)
+	/* no BTF: unless it is not loaded (5.10's modules have none) */
+	if (n != -ENOENT || mod || vmlat_module_loaded("kvm_amd"))
 		vmlat_layout_check(VMLAT_LAYOUT_KVM_AMD,
 				   set.top == &set.mod ? set.top : NULL,
 				   set.why, NULL, 0);
