@@ -270,7 +270,8 @@ MIGRATE_RE = re.compile(
     r"^comm=(?P<comm>.*) pid=(?P<pid>-?\d+) prio=-?\d+ "
     r"orig_cpu=(?P<orig>\d+) dest_cpu=(?P<dest>\d+)\s*$")
 ENTRY_RE = re.compile(r"^vcpu (?P<vcpu>\d+), rip 0x(?P<rip>[0-9a-fA-F]+)")
-VMENTER_RE = re.compile(r"nested_rip: 0x([0-9a-fA-F]+)")
+# kvm_nested_vmenter's nested_rip; kvm_nested_vmrun's nrip (SVM, 5.10)
+VMENTER_RE = re.compile(r"\bn(?:ested_)?rip: 0x([0-9a-fA-F]+)")
 EXIT_RE = re.compile(r"^vcpu (?P<vcpu>\d+) reason (?P<reason>.*?) rip 0x")
 UEXIT_RE = re.compile(r"^reason (?P<reason>\S+) \((?P<code>-?\d+)\)")
 HCALL_RE = re.compile(r"^nr (?P<nr>0x[0-9a-fA-F]+)")
@@ -1018,7 +1019,8 @@ class Nested:
     says L2. Its verdicts are counted against the level: p1[truth][says].
 
     Feed it every line of a trace; only the thread tid counts. Needs
-    kvm/kvm_entry, kvm_exit, kvm_nested_vmenter, kvm_nested_vmexit,
+    kvm/kvm_entry, kvm_exit, kvm_nested_vmenter (5.10, SVM:
+    kvm_nested_vmrun), kvm_nested_vmexit,
     kvm_nested_vmexit_inject; kvmmmu/kvm_mmu_get_page for the heuristic;
     sched/sched_waking for wake-ups that slept.
     """
@@ -1130,6 +1132,10 @@ class Nested:
         self.next_level = "l2"
         m = VMENTER_RE.search(body)
         self.vmenter_rip = int(m.group(1), 16) if m else None
+
+    # What 5.10's KVM traces instead (SVM only): the same place in
+    # nested_svm_vmrun(), before the entry's last checks.
+    on_kvm_nested_vmrun = on_kvm_nested_vmenter
 
     def on_kvm_nested_vmexit_inject(self, t, body):
         self.r["injects"] += 1
@@ -1322,6 +1328,15 @@ _EXPECT_NF = {
 }
 
 
+# The same as 5.10's KVM traces it: kvm_nested_vmrun, its nested_rip
+# printed as nrip.
+_VMRUN = ("rip: 0x0000000000001000 vmcb: 0x0000000000035000 nrip: "
+          "0x0000000000002000 int_ctl: 0x01000000 event_inj: 0x00000000 "
+          "npt: on")
+_CASE_NF_5_10 = [ln.replace("kvm_nested_vmenter: " + _VMENTER,
+                            "kvm_nested_vmrun: " + _VMRUN) for ln in _CASE_NF]
+
+
 def _other(us, cpu=1, comm="vcpu0", pid=100):
     """An event of @comm on @cpu that names no vCPU (it wakes a kworker)."""
     return _ev(comm, pid, cpu, us, "sched_waking",
@@ -1370,7 +1385,8 @@ def nested_self_test(i):
     failed = 0
     for j, (name, lines, exp) in enumerate(
             [("nested_l1_l2_reflected_handled_p1", _CASE_N, _EXPECT_N),
-             ("nested_failed_vmenter_resumes_l1", _CASE_NF, _EXPECT_NF)]):
+             ("nested_failed_vmenter_resumes_l1", _CASE_NF, _EXPECT_NF),
+             ("nested_5_10_vmrun", _CASE_NF_5_10, _EXPECT_NF)]):
         n = Nested(100)
         for line in lines:
             n.feed(line + "\n")
@@ -1390,7 +1406,7 @@ def self_test():
              ("window_markers", _CASE_C, _EXPECT_C,
               {"start_marker": "vmlat_start", "end_marker": "vmlat_end"})]
     print("TAP version 13")
-    print("1..%d" % (len(cases) + 3))
+    print("1..%d" % (len(cases) + 4))
     failed = 0
     for i, (name, lines, exp, kw) in enumerate(cases, 1):
         o = Oracle({100: Vcpu(100, 99)}, keep_intervals=True, **kw)
@@ -1432,7 +1448,7 @@ def self_test():
         else:
             print("ok %d %s" % (i, name))
     failed += nested_self_test(len(cases) + 1)
-    failed += bounds_self_test(len(cases) + 3)
+    failed += bounds_self_test(len(cases) + 4)
     return 1 if failed else 0
 
 
