@@ -21,7 +21,10 @@
 #include <linux/seq_file.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
-/* cpuid_eax(), hypervisor_cpuid_base(): <asm/processor.h> until 6.15. */
+/*
+ * cpuid_eax(), hypervisor_cpuid_base(): <asm/processor.h> until after
+ * 6.1, <asm/cpuid.h> by 6.8, <asm/cpuid/api.h> from 6.16.
+ */
 #if __has_include(<asm/cpuid/api.h>)
 #include <asm/cpuid/api.h>
 #elif __has_include(<asm/cpuid.h>)
@@ -30,6 +33,19 @@
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 0)
 #error "vmlat needs Linux 5.10 or later"
+#endif
+
+/*
+ * RHEL's kernels keep their LINUX_VERSION_CODE (RHEL 9: 5.14.0) and take
+ * backports in each minor release; their <linux/version.h> names the
+ * release. VMLAT_RHEL_SINCE(9, 1): RHEL 9.1 or later (RHEL 10 too), never
+ * on another kernel. Each use below was read in AlmaLinux's rebuilds of
+ * RHEL 9.0 to 9.6 and 10.0; no RHEL kernel was built or run here.
+ */
+#ifdef RHEL_RELEASE_CODE
+#define VMLAT_RHEL_SINCE(a, b)	(RHEL_RELEASE_CODE >= RHEL_RELEASE_VERSION(a, b))
+#else
+#define VMLAT_RHEL_SINCE(a, b)	0
 #endif
 
 /**
@@ -48,7 +64,7 @@
 static inline const void *vmlat_module_btf(struct module *mod, size_t *size)
 {
 #ifdef CONFIG_DEBUG_INFO_BTF_MODULES
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0) || VMLAT_RHEL_SINCE(9, 6)
 	if (mod->btf_base_data)
 		return NULL;
 #endif
@@ -126,12 +142,13 @@ static inline u32 vmlat_cpuid_base_hypervisor(const char *sig, u32 leaves)
 
 /*
  * The preemption model the kernel runs (with PREEMPT_DYNAMIC, the one
- * chosen at boot); preempt_model_lazy() came in 6.13.
+ * chosen at boot); preempt_model_*() came in 5.19 (RHEL 9.2),
+ * preempt_model_lazy() in 6.13 (RHEL 10).
  */
 static inline const char *vmlat_preempt_model(void)
 {
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 18, 0)
-	/* Before 5.18, no preempt_model_*(): the config says it. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 19, 0) && !VMLAT_RHEL_SINCE(9, 2)
+	/* Before, no preempt_model_*(): the config says it. */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return "rt";
 	if (IS_ENABLED(CONFIG_PREEMPT_DYNAMIC))
@@ -146,7 +163,7 @@ static inline const char *vmlat_preempt_model(void)
 		return "rt";
 	if (preempt_model_full())
 		return "full";
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0) || VMLAT_RHEL_SINCE(10, 0)
 	if (preempt_model_lazy())
 		return "lazy";
 #endif

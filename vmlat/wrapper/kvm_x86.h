@@ -35,21 +35,24 @@
 #include <asm/svm.h>
 #include <asm/vmx.h>
 
+#include "compat.h"
 #include "exit_codes.h"
 #include "exit_codes_uapi.h"
 #include "layout.h"
 
 /*
  * What differs in <linux/kvm_host.h>'s struct kvm_vcpu_arch and kvm_mmu
- * from 5.10 to 6.1 (5.10 has none of the three, 6.1 all; the versions in
- * between are those of the commits that added them):
+ * from 5.10 to 6.1 (5.10 has none of the four, 6.1 all), each version
+ * read in that release's source (5.13's not seen) and, for RHEL 9, in
+ * AlmaLinux's rebuilds of its releases:
  *  - guest_state_protected (5.11, SEV-ES): before it, no vCPU's state is
  *    protected from KVM;
  *  - l1_tsc_scaling_ratio (5.14, nested TSC scaling): before it,
  *    tsc_scaling_ratio is L1's, and 0 where the CPU cannot scale;
- *  - kvm_mmu.root_role.direct (5.19): kvm_mmu.direct_map before;
- *  - kvm.vcpu_array (5.16, an xarray), which kvm_get_vcpu() reads:
- *    kvm.vcpus[] before.
+ *  - kvm_mmu.root_role.direct (5.19, RHEL 9.2): kvm_mmu.direct_map
+ *    before;
+ *  - kvm.vcpu_array (5.17, RHEL 9.1; an xarray), which kvm_get_vcpu()
+ *    reads: kvm.vcpus[] before.
  * layout.c checks the members of this kernel's line, named here.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
@@ -62,12 +65,12 @@
 #else
 #define VMLAT_KVM_L1_TSC_RATIO		arch.tsc_scaling_ratio
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 19, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 19, 0) || VMLAT_RHEL_SINCE(9, 2)
 #define VMLAT_KVM_MMU_ROOT_ROLE		1
 #else
 #define VMLAT_KVM_MMU_ROOT_ROLE		0
 #endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 17, 0) || VMLAT_RHEL_SINCE(9, 1)
 #define VMLAT_KVM_VCPUS			vcpu_array
 #else
 #define VMLAT_KVM_VCPUS			vcpus
