@@ -36,6 +36,7 @@
 #include "btf.h"
 #include "compat.h"
 #include "layout.h"
+#include "test_build.h"
 #include "vmlat.h"
 
 /* BTF of vmlinux is a few MiB; refuse anything absurd. */
@@ -58,15 +59,42 @@ struct vmlat_hook {
 static struct vmlat_hook vmlat_hooks[VMLAT_NR_HOOKS];
 static DEFINE_MUTEX(vmlat_hooks_lock);
 
-/*
- * selftests' builds, never a production one (make VMLAT_TEST_NO_MOD_BTF=1
- * or 2): 1, a kernel built without module BTF; 2, a kernel whose kvm has
- * lost its BTF, as the kernel drops a module's that does not match
- * vmlinux's.
- */
-#ifndef VMLAT_TEST_NO_MOD_BTF
-#define VMLAT_TEST_NO_MOD_BTF 0
+#ifdef VMLAT_TEST_BUILD
+/* test_build.h: the test build's case, set at load */
+int vmlat_test_case;
+
+static int vmlat_test_case_set(const char *val, const struct kernel_param *kp)
+{
+	static const char *const names[] = {
+		[VMLAT_TEST_NONE] = "none",
+		[VMLAT_TEST_LAYOUT_SKEW] = "layout-skew",
+		[VMLAT_TEST_NO_MOD_BTF] = "no-mod-btf",
+		[VMLAT_TEST_KVM_NO_BTF] = "kvm-no-btf",
+	};
+	int i = sysfs_match_string(names, val);
+
+	if (i < 0) {
+		pr_warn("test_case: none, layout-skew, no-mod-btf or kvm-no-btf\n");
+		return -EINVAL;
+	}
+	vmlat_test_case = i;
+	return 0;
+}
+
+static const struct kernel_param_ops vmlat_test_case_ops = {
+	.set = vmlat_test_case_set,
+	.get = param_get_int,
+};
+module_param_cb(test_case, &vmlat_test_case_ops, &vmlat_test_case, 0444);
+MODULE_PARM_DESC(test_case, "selftests' test build only: the kernel vmlat must refuse");
 #endif
+
+/* A test build's case in which modules have no BTF (test_build.h). */
+static bool vmlat_test_no_mod_btf(void)
+{
+	return vmlat_test_case == VMLAT_TEST_NO_MOD_BTF ||
+	       vmlat_test_case == VMLAT_TEST_KVM_NO_BTF;
+}
 
 /*
  * The task in which register_tracepoint_module_notifier() replays
@@ -215,7 +243,7 @@ static ssize_t vmlat_read_btf(const char *name, void **data)
 {
 	struct vmlat_btf_read rd = { .name = name };
 
-	if (VMLAT_TEST_NO_MOD_BTF && strcmp(name, "vmlinux")) {
+	if (vmlat_test_no_mod_btf() && strcmp(name, "vmlinux")) {
 		*data = NULL;
 		return -ENOENT;
 	}
@@ -283,7 +311,7 @@ static ssize_t vmlat_btf_set_load(struct vmlat_btf_set *set, const char *name,
 	 * the BPF core's copy in sysfs is the one to read.
 	 */
 	if (mod && current != READ_ONCE(vmlat_replay_task) &&
-	    !VMLAT_TEST_NO_MOD_BTF)
+	    !vmlat_test_no_mod_btf())
 		mod_data = vmlat_module_btf(mod, &mod_size);
 	if (!mod_data) {
 		n = vmlat_read_btf(name, &set->mod_file);
@@ -668,7 +696,7 @@ static void vmlat_hooks_set_initial_detail(void)
 int vmlat_hooks_check(void)
 {
 	if ((IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES) &&
-	     VMLAT_TEST_NO_MOD_BTF != 1) || vmlat_kernel_5_10())
+	     vmlat_test_case != VMLAT_TEST_NO_MOD_BTF) || vmlat_kernel_5_10())
 		return 0;
 	pr_err("kvm's tracepoints cannot be confirmed: this kernel has no module BTF (CONFIG_DEBUG_INFO_BTF_MODULES is not set) and is not Linux 5.10; vmlat does not load\n");
 	return -EOPNOTSUPP;

@@ -25,20 +25,10 @@
 #include "btf.h"
 #include "kvm_x86.h"
 #include "layout.h"
+#include "test_build.h"
 #include "vmlat.h"
 
 u32 vmlat_layout_refused __read_mostly;
-
-/*
- * A test build (make VMLAT_TEST_LAYOUT_SKEW=1, selftests only) expects
- * the VMCB's exit code 8 bytes further than it is: its load must refuse
- * SVM exit reasons and say so.
- */
-#ifdef VMLAT_TEST_LAYOUT_SKEW
-#define VMLAT_SKEW	64
-#else
-#define VMLAT_SKEW	0
-#endif
 
 #define VMLAT_MEMBER(name, ctype, member, grp) {			\
 	.type = name,							\
@@ -93,7 +83,7 @@ static struct vmlat_layout_member vmlat_svm_members[] = {
 	VMLAT_MEMBER("vcpu_svm", struct vmlat_vcpu_svm, vmcb,
 		     VMLAT_LAYOUT_SVM_VMCB),
 	{ .type = "vmcb", .path = "control.exit_code",
-	  .bit_off = 8 * offsetof(struct vmcb, control.exit_code) + VMLAT_SKEW,
+	  .bit_off = 8 * offsetof(struct vmcb, control.exit_code),
 	  .bits = 8 * sizeof_field(struct vmcb, control.exit_code),
 	  .groups = VMLAT_LAYOUT_SVM_EXIT },
 	VMLAT_MEMBER("vmcb", struct vmcb, save.cr3, VMLAT_LAYOUT_SVM_CR3),
@@ -170,9 +160,9 @@ static DEFINE_MUTEX(vmlat_layout_lock);
 /* The bit of root_role.direct: C has no offsetof() for a bitfield. */
 static void vmlat_layout_fill(void)
 {
+	unsigned int i;
 #if VMLAT_KVM_MMU_ROOT_ROLE
 	union kvm_mmu_page_role role = { .word = 0 };
-	unsigned int i;
 
 	role.direct = 1;
 	for (i = 0; i < ARRAY_SIZE(vmlat_kvm_members); i++) {
@@ -182,6 +172,17 @@ static void vmlat_layout_fill(void)
 				__ffs(role.word);
 	}
 #endif
+	/*
+	 * The test build's layout-skew (test_build.h): the VMCB's exit code
+	 * 8 bytes further than it is, which the check must refuse.
+	 */
+	for (i = 0; i < ARRAY_SIZE(vmlat_svm_members); i++) {
+		if (!strcmp(vmlat_svm_members[i].path, "control.exit_code"))
+			vmlat_svm_members[i].bit_off =
+				8 * offsetof(struct vmcb, control.exit_code) +
+				(vmlat_test_case == VMLAT_TEST_LAYOUT_SKEW ?
+				 64 : 0);
+	}
 }
 
 /* Append the names of @groups ("svm_exit,svm_cr3") or their effects. */

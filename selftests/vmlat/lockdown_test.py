@@ -29,25 +29,27 @@ the knobs instead.
                module notifier), "unchecked" while it is out. On 5.10,
                whose modules have no BTF: each module "unconfirmed",
                naming its missing BTF, loaded before vmlat or after.
-  layout-skew: (AMD, not 5.10; $VMLAT_KO_LAYOUT_SKEW: selftests/run's build with
-               VMLAT_TEST_LAYOUT_SKEW=1, expecting the VMCB's exit code 8
-               bytes from where it is) loaded instead: one kernel log line
+  layout-skew: (AMD, not 5.10) $VMLAT_KO_TEST, selftests/run's test build
+               (make VMLAT_TEST_BUILD=1), loaded instead with
+               test_case=layout-skew, expecting the VMCB's exit code 8
+               bytes from where it is: one kernel log line
                names vmcb.control.exit_code, the build's offset and BTF's,
                and what is refused (svm_exit); the status line says the
                same; kvm_exit still attaches, and a VM's exits are all
                counted undecoded, none read from the wrong offset. Then
                the stock vmlat again, confirmed.
-  no-mod-btf:  ($VMLAT_KO_NO_MOD_BTF: selftests/run's build with
-               VMLAT_TEST_NO_MOD_BTF=1, which takes the kernel for one
-               built without module BTF; not on 5.10, which has none and
-               confirms kvm's hooks by their arity) loaded instead: the
+  no-mod-btf:  (not on 5.10, which has no module BTF and confirms kvm's
+               hooks by their arity) the test build with
+               test_case=no-mod-btf, which takes the kernel for one built
+               without module BTF: the
                load fails with EOPNOTSUPP and one kernel log line saying
                what is missing, and the kernel no longer lists the module
                (/proc/modules): nothing of it stays. Then the stock vmlat
                again.
-  kvm-no-btf:  (AMD, $VMLAT_KO_KVM_NO_BTF: VMLAT_TEST_NO_MOD_BTF=2, finds
-               no BTF for module kvm, as when the kernel drops a module's
-               BTF that does not match vmlinux's) with kvm loaded: the
+  kvm-no-btf:  (AMD, not 5.10) the test build with test_case=kvm-no-btf,
+               which finds no BTF for module kvm (as when the kernel
+               drops a module's BTF that does not match vmlinux's), with
+               kvm loaded: the
                load fails the same way, its one line naming module kvm's
                missing BTF. With kvm loaded after it: vmlat loads, kvm's
                seven hooks stay detached with that reason in the status
@@ -97,6 +99,8 @@ PARAMS = "/sys/module/vmlat/parameters"
 UNLOAD_RACE_CYCLES = int(os.environ.get("VMLAT_UNLOAD_RACE_CYCLES", "6"))
 INST = TRACING + "/instances/vmlat_lockdown_test"
 KO = os.environ.get("VMLAT_KO", "")
+# selftests/run's test build (vmlat/test_build.h): its test_case refuses
+KO_TEST = os.environ.get("VMLAT_KO_TEST", "")
 
 # ---- parameters -------------------------------------------------------------
 
@@ -265,21 +269,20 @@ def test_layout():
 
 
 def test_layout_skew():
-    skew = os.environ.get("VMLAT_KO_LAYOUT_SKEW", "")
     if linux_5_10():
         raise SkipTest("Linux 5.10: kvm_amd has no BTF to check a layout "
                        "against (the layout test checks that it says so)")
     if not amd():
         raise SkipTest("kvm_intel: no struct of kvm_amd's to skew")
-    if not skew:
-        raise SkipTest("no $VMLAT_KO_LAYOUT_SKEW (selftests/run builds it)")
+    if not KO_TEST:
+        raise SkipTest("no $VMLAT_KO_TEST (selftests/run builds it)")
     if rmmod():
         raise RuntimeError("rmmod vmlat failed")
     dmesg(clear=True)
     try:
-        rc, err = insmod(skew)
+        rc, err = insmod(KO_TEST, "test_case=layout-skew")
         if rc:
-            raise RuntimeError("insmod %s: %s" % (skew, err))
+            raise RuntimeError("insmod %s: %s" % (KO_TEST, err))
         m = layout_line()
         scenario("exits", "2")
         status = rd(VMLAT + "/status")
@@ -323,11 +326,15 @@ def test_layout_skew():
     ok = ok and attached and int(attached.group(1)) > 0
     ok = ok and undecoded > 0 and decoded == 0
     ok = ok and confirmed(again, 4) and again.group(7) == "none"
+    # the stock build has no test_case
+    stock_param = os.path.exists(PARAMS + "/test_case")
+    ok = ok and not stock_param
     tap(bool(ok), "layout-skew",
         "log %r; status %r; kvm_exit %s; exits decoded %d undecoded %d; "
-        "stock vmlat again: %r" % (said, m.group(0),
+        "stock vmlat again: %r, its test_case %s" % (said, m.group(0),
                                    attached.group(0) if attached else None,
-                                   decoded, undecoded, again.group(0)))
+                                   decoded, undecoded, again.group(0),
+                                   stock_param))
 
 
 # ---- kernels whose kvm hooks cannot be confirmed ---------------------------
@@ -346,11 +353,12 @@ def vmlat_lines(log):
             if "vmlat: " in ln]
 
 
-def refused_load(ko):
-    """Load @ko, which must refuse: (insmod's status and error, vmlat's
-    kernel log lines, whether the kernel still lists it)."""
+def refused_load(case):
+    """Load the test build with test_case=@case, which must refuse:
+    (insmod's status and error, vmlat's kernel log lines, whether the
+    kernel still lists it)."""
     dmesg(clear=True)
-    rc, err = insmod(ko)
+    rc, err = insmod(KO_TEST, "test_case=" + case)
     lines = vmlat_lines(dmesg())
     with open("/proc/modules") as f:
         listed = any(ln.split()[0] == "vmlat" for ln in f)
@@ -372,15 +380,14 @@ def stock_again():
 
 
 def test_no_mod_btf():
-    ko = os.environ.get("VMLAT_KO_NO_MOD_BTF", "")
     if linux_5_10():
         raise SkipTest("Linux 5.10: kvm's hooks confirmed by their arity")
-    if not ko:
-        raise SkipTest("no $VMLAT_KO_NO_MOD_BTF (selftests/run builds it)")
+    if not KO_TEST:
+        raise SkipTest("no $VMLAT_KO_TEST (selftests/run builds it)")
     if rmmod():
         raise RuntimeError("rmmod vmlat failed")
     try:
-        got = refused_load(ko)
+        got = refused_load("no-mod-btf")
     finally:
         stock_again()
     keep("lockdown_test_no_mod_btf.txt", "%r\n" % (got,))
@@ -396,22 +403,21 @@ def kvm_modules(load):
 
 
 def test_kvm_no_btf():
-    ko = os.environ.get("VMLAT_KO_KVM_NO_BTF", "")
     if linux_5_10():
         raise SkipTest("Linux 5.10: kvm's hooks confirmed by their arity")
     if not amd():
         raise SkipTest("kvm_intel: the test reloads kvm_amd")
-    if not ko:
-        raise SkipTest("no $VMLAT_KO_KVM_NO_BTF (selftests/run builds it)")
+    if not KO_TEST:
+        raise SkipTest("no $VMLAT_KO_TEST (selftests/run builds it)")
     if rmmod():
         raise RuntimeError("rmmod vmlat failed")
     status = ""
     try:
-        loaded = refused_load(ko)
+        loaded = refused_load("kvm-no-btf")
         kvm_modules(False)
         try:
             dmesg(clear=True)
-            rc, err = insmod(ko)
+            rc, err = insmod(KO_TEST, "test_case=kvm-no-btf")
         finally:
             kvm_modules(True)
         log = vmlat_lines(dmesg())
