@@ -50,6 +50,7 @@
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/kstrtox.h>
+#include <linux/kvm_para.h>
 #include <linux/mem_encrypt.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -79,10 +80,77 @@
 
 static unsigned int rate_hz = 10;
 static bool clock_tsc;
+/*
+ * names: on by default, but off by default in a confidential guest (SEV,
+ * SEV-ES, SEV-SNP, TDX), whose tenant keeps its processes from the host
+ * (names_confidential); names=Y or N at load decides either way.
+ */
 static bool names = true;
+static bool names_given;
+static bool names_confidential;
 
-module_param(names, bool, 0444);
-MODULE_PARM_DESC(names, "tell the host which process owns which address space (default Y); set at load");
+static int names_set(const char *val, const struct kernel_param *kp)
+{
+	int err = param_set_bool(val, kp);
+
+	if (err) {
+		pr_warn("names: write Y or N\n");
+		return err;
+	}
+	names_given = true;
+	return 0;
+}
+
+static const struct kernel_param_ops names_ops = {
+	.set = names_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(names, &names_ops, &names, 0444);
+MODULE_PARM_DESC(names, "tell the host which process owns which address space (default Y, N in a confidential guest); set at load");
+
+#ifdef VMLAT_TEST_BUILD
+/* selftests' test build only: test_case=confidential takes the guest for one */
+static bool vmlat_test_confidential;
+
+static int vmlat_test_case_set(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "confidential")) {
+		vmlat_test_confidential = true;
+		return 0;
+	}
+	if (sysfs_streq(val, "none")) {
+		vmlat_test_confidential = false;
+		return 0;
+	}
+	pr_warn("test_case: none or confidential\n");
+	return -EINVAL;
+}
+
+static const struct kernel_param_ops vmlat_test_case_ops = {
+	.set = vmlat_test_case_set,
+	.get = param_get_bool,
+};
+module_param_cb(test_case, &vmlat_test_case_ops, &vmlat_test_confidential, 0444);
+MODULE_PARM_DESC(test_case, "selftests' test build only: the guest taken for a confidential one");
+#else
+#define vmlat_test_confidential	false
+#endif
+
+/*
+ * Whether this guest's run times of its tasks leave out the steal time KVM
+ * reports to it (type-1 steal): only a kernel built with
+ * CONFIG_PARAVIRT_TIME_ACCOUNTING does, and only if the host offers steal
+ * time (and no-steal-acc is not on its command line, which a module
+ * cannot read). Elsewhere (Debian's kernels) they include it.
+ */
+static const char *vmlat_steal_accounting(void)
+{
+	if (!IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING))
+		return "included";
+	return kvm_para_has_feature(KVM_FEATURE_STEAL_TIME) ?
+	       "subtracted" : "included";
+}
 
 static int rate_set(const char *val, const struct kernel_param *kp)
 {
@@ -789,6 +857,13 @@ static void vmlat_names_host_answers(void)
 	mod_delayed_work(system_wq, &vmlat_names_work, 0);
 }
 
+static const char *vmlat_names_state(void)
+{
+	if (!names)
+		return names_confidential ? "off-confidential" : "off";
+	return !vmlat_tp_fork ? "no-tracepoints" : "on";
+}
+
 static void vmlat_names_show(struct seq_file *m)
 {
 	unsigned long flags;
@@ -799,8 +874,7 @@ static void vmlat_names_show(struct seq_file *m)
 	dropped = ring.dropped;
 	raw_spin_unlock_irqrestore(&vmlat_names_ring_lock, flags);
 	mutex_lock(&vmlat_names_lock);
-	seq_printf(m, "names %s\n", !names ? "off" :
-		   !vmlat_tp_fork ? "no-tracepoints" : "on");
+	seq_printf(m, "names %s\n", vmlat_names_state());
 	seq_printf(m, "names_host %s\n", nm.host_takes ? "yes" : "no");
 	seq_printf(m, "names_lists %llu\n", nm.lists);
 	seq_printf(m, "names_refreshes %llu\n", nm.refreshes);
@@ -883,6 +957,7 @@ static int status_show(struct seq_file *m, void *unused)
 		   st.calls ? div64_u64(st.rtt_sum, st.calls) : 0);
 	seq_printf(m, "rtt_max %llu\n", st.rtt_max);
 	seq_printf(m, "rtt_last %llu\n", st.rtt_last);
+	seq_printf(m, "steal_accounting %s\n", vmlat_steal_accounting());
 	mutex_unlock(&vmlat_guest_lock);
 	vmlat_names_show(m);
 	return 0;
@@ -904,6 +979,11 @@ static int __init vmlat_guest_init(void)
 			  VMLAT_HV_SIGNATURE_EAX;
 	/* SEV-ES: the #VC handler brings back RAX only. */
 	st.replies_hidden = vmlat_guest_state_encrypted();
+	if (!names_given &&
+	    (vmlat_confidential_guest() || vmlat_test_confidential)) {
+		names = false;
+		names_confidential = true;
+	}
 	if (vmlat_tdx_guest())
 		st.disabled = "tdx";
 	else if (vmlat_cpuid_base_hypervisor("XenVMMXenVMM", 2))
@@ -921,7 +1001,7 @@ static int __init vmlat_guest_init(void)
 	vmlat_names_start();
 	schedule_work(&vmlat_guest_work);
 	pr_info("clock-sync exchanges with the host, at most %u per second, clock %s; names %s\n",
-		rate_hz, clock_tsc ? "tsc" : "mono", names ? "on" : "off");
+		rate_hz, clock_tsc ? "tsc" : "mono", vmlat_names_state());
 	return 0;
 }
 

@@ -61,7 +61,14 @@
            exchange and the true drift lie in vmlat's bounds (give or
            take the error of those reads), the bound is within 4 of the
            guest's average round trips, nothing was refused and no call
-           failed.
+           failed. Its status's steal_accounting is what its kernel's
+           config says (subtracted with PARAVIRT_TIME_ACCOUNTING=y).
+  linux-guest-confidential  the same guest with the test build of
+           vmlat_guest.ko (selftests/run's, where lockdown_test runs)
+           loaded with test_case=confidential, which takes the guest for
+           an SEV or TDX one: its status says names off-confidential and
+           no name call, and the host's record of the VM has its sync
+           exchanges and no name call.
   linux-guest-without-vmlat  the same guest with vmlat.ko unloaded on
            the host: the guest module says host_vmlat no, and made its
            calls all the same. linux-guest's boot goes on to it (the host
@@ -455,9 +462,10 @@ exec >/dev/ttyS0 2>&1
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sys /sys
 /bin/busybox mount -t debugfs debugfs /sys/kernel/debug
-clock=mono; secs=6; rate=50; again=0
+clock=mono; secs=6; rate=50; again=0; extra=
 for a in $(/bin/busybox cat /proc/cmdline); do
     case $a in
+    vmlat_extra=*) extra=${a#*=} ;;
     vmlat_clock=*) clock=${a#*=} ;;
     vmlat_secs=*) secs=${a#*=} ;;
     vmlat_rate=*) rate=${a#*=} ;;
@@ -465,7 +473,7 @@ for a in $(/bin/busybox cat /proc/cmdline); do
     esac
 done
 echo "=== insmod"
-/bin/busybox insmod /vmlat_guest.ko rate_hz=$rate clock=$clock && echo "=== loaded"
+/bin/busybox insmod /vmlat_guest.ko rate_hz=$rate clock=$clock $extra && echo "=== loaded"
 /bin/busybox sleep $secs
 echo "=== status"
 /bin/busybox cat /sys/kernel/debug/vmlat_guest/status
@@ -659,10 +667,69 @@ def t_linux_guest():
         "linux_guest.true_drift_within_bounds",
         "true %d ppb in [%d, %d] +-%d" % (true_ppb, s["drift_min_ppb"],
                                           s["drift_max_ppb"], eps_ppb))
+    # The guest kernel's own config says whether its run times leave out
+    # the steal KVM reports (the guest's CPU, kvm64, is offered it).
+    config = "".join(open(f).read() for f in glob.glob(
+        os.path.join(os.path.dirname(kernel), "boot", "config-*")))
+    want = ("subtracted" if "CONFIG_PARAVIRT_TIME_ACCOUNTING=y" in config
+            else "included")
+    tap(bool(config) and status.get("steal_accounting") == want,
+        "linux_guest.steal_accounting_as_its_config",
+        "guest says %s; its kernel's config: %s" % (
+            status.get("steal_accounting"),
+            "PARAVIRT_TIME_ACCOUNTING=y" if want == "subtracted" else
+            "no PARAVIRT_TIME_ACCOUNTING" if config else "not found"))
     rtt_ns = status.get("rtt_avg", 0) * alpha_num // alpha_den
     tap(0 < s["bound_ns"] <= 4 * rtt_ns, "linux_guest.bound_few_round_trips",
         "bound %d ns, guest round trip %d ns on average" %
         (s["bound_ns"], rtt_ns))
+
+
+def t_linux_guest_confidential():
+    """vmlat_guest.ko's test build in the same guest, with
+    test_case=confidential: names off by default (the guest's status),
+    and the host's record of that VM shows its clock-sync calls and no
+    name call."""
+    qemu, kernel, _ = linux_guest_env()
+    test_ko = os.environ.get("VMLAT_KO_TEST", "")
+    ko = os.path.join(os.path.dirname(test_ko), "vmlat_guest.ko")
+    if not test_ko or not os.path.isfile(ko):
+        raise SkipTest("no test build (selftests/run builds it where "
+                       "lockdown_test runs)")
+    tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
+    out, vm = "", None
+    try:
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
+        for attempt in range(1, 5):
+            wr(VMLAT + "/reset", "1")
+            p = subprocess.Popen(
+                linux_guest_argv(qemu, kernel, cpio,
+                                 "vmlat_secs=3 vmlat_rate=100 "
+                                 "vmlat_extra=test_case=confidential"),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, universal_newlines=True)
+            try:
+                out = p.communicate(timeout=150)[0]
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+                continue
+            if "=== end" in out:
+                vm = vm_of(rd_json(), p.pid)
+                break
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    keep("sync_linux_guest_confidential_console.txt", out)
+    status = guest_status(out)
+    names = vm["guest_names"] if vm else None
+    sync = vm["sync"] if vm else None
+    tap(status.get("names") == "off-confidential" and
+        status.get("names_calls") == 0 and status.get("calls", 0) > 0 and
+        names is not None and names["calls"] == 0 and
+        sync is not None and sync["exchanges"] > 0,
+        "linux_guest_confidential.names_off_by_default",
+        "boot %d; guest %s; host: names %s, sync exchanges %s" %
+        (attempt, status, names, sync and sync["exchanges"]))
 
 
 def t_linux_guest_without_vmlat():
@@ -727,4 +794,5 @@ def t_guest_module_refuses_host():
 if __name__ == "__main__":
     main([t_honest, t_user, t_flood, t_reset_race, t_age_one_clock,
           t_guest_module_refuses_host,
-          t_linux_guest, t_linux_guest_without_vmlat])
+          t_linux_guest, t_linux_guest_without_vmlat,
+          t_linux_guest_confidential])

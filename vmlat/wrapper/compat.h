@@ -207,6 +207,21 @@ static inline bool vmlat_tdx_guest(void)
 }
 
 /*
+ * In a guest: whether it is a confidential one, its memory encrypted
+ * (SEV, SEV-ES, SEV-SNP, TDX). Inside a guest memory encryption can only
+ * be the guest's own (SME is the host's), so before cc_platform_has()
+ * mem_encrypt_active() says it.
+ */
+static inline bool vmlat_confidential_guest(void)
+{
+#if __has_include(<linux/cc_platform.h>)
+	return cc_platform_has(CC_ATTR_GUEST_MEM_ENCRYPT) || vmlat_tdx_guest();
+#else
+	return mem_encrypt_active() || vmlat_tdx_guest();
+#endif
+}
+
+/*
  * Whether this is Linux 5.10, whose modules have no BTF (module BTF came
  * in 5.11): hooks.c may then take the prototypes of 5.10's source.
  */
