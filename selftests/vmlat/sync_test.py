@@ -668,9 +668,15 @@ def t_linux_guest():
         "true %d ppb in [%d, %d] +-%d" % (true_ppb, s["drift_min_ppb"],
                                           s["drift_max_ppb"], eps_ppb))
     # The guest kernel's own config says whether its run times leave out
-    # the steal KVM reports (the guest's CPU, kvm64, is offered it).
-    config = "".join(open(f).read() for f in glob.glob(
-        os.path.join(os.path.dirname(kernel), "boot", "config-*")))
+    # the steal KVM reports (the guest's CPU, kvm64, is offered it): in
+    # its image package's /boot, or (unstable's packages have none there)
+    # in its headers, which the file kdir beside it names.
+    kd = os.path.dirname(kernel)
+    paths = glob.glob(os.path.join(kd, "boot", "config-*"))
+    if not paths and os.path.isfile(os.path.join(kd, "kdir")):
+        with open(os.path.join(kd, "kdir")) as f:
+            paths = [os.path.join(f.read().strip(), ".config")]
+    config = "".join(open(f).read() for f in paths if os.path.isfile(f))
     want = ("subtracted" if "CONFIG_PARAVIRT_TIME_ACCOUNTING=y" in config
             else "included")
     tap(bool(config) and status.get("steal_accounting") == want,
