@@ -103,11 +103,6 @@ static bool vmlat_test_no_mod_btf(void)
  * even when they race.
  */
 static struct task_struct *vmlat_replay_task;
-/*
- * Why the hooks of a module loaded before vmlat could not be confirmed
- * (no BTF, and not Linux 5.10), or "".
- */
-static char vmlat_mod_unconfirmed[112];
 
 /* BTF read for one attach pass: vmlinux, plus a module's split BTF. */
 struct vmlat_btf_set {
@@ -121,6 +116,12 @@ struct vmlat_btf_set {
 	char why[112];		/* why @top is NULL */
 	bool no_mod_btf;	/* only the module's BTF is missing */
 };
+
+/*
+ * Why the hooks of a module loaded before vmlat could not be confirmed
+ * (no BTF, and not Linux 5.10), or "".
+ */
+static char vmlat_mod_unconfirmed[sizeof_field(struct vmlat_btf_set, why)];
 
 static int vmlat_btf_index(struct vmlat_btf *btf, const void *data,
 			   size_t size, const struct vmlat_btf *base,
@@ -243,11 +244,6 @@ static ssize_t vmlat_read_btf(const char *name, void **data)
 {
 	struct vmlat_btf_read rd = { .name = name };
 
-	if (vmlat_test_no_mod_btf() && strcmp(name, "vmlinux")) {
-		*data = NULL;
-		return -ENOENT;
-	}
-
 	vmlat_btf_read_wait(&rd);
 	*data = rd.data;
 	return rd.ret;
@@ -314,7 +310,9 @@ static ssize_t vmlat_btf_set_load(struct vmlat_btf_set *set, const char *name,
 	    !vmlat_test_no_mod_btf())
 		mod_data = vmlat_module_btf(mod, &mod_size);
 	if (!mod_data) {
-		n = vmlat_read_btf(name, &set->mod_file);
+		/* (a test build's kernel without module BTF: none in sysfs) */
+		n = vmlat_test_no_mod_btf() ? -ENOENT :
+		    vmlat_read_btf(name, &set->mod_file);
 		if (n < 0) {
 			snprintf(set->why, sizeof(set->why),
 				 "no BTF for module %s (%zd)", name, n);

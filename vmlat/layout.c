@@ -82,10 +82,8 @@ static struct vmlat_layout_member vmlat_svm_members[] = {
 		     VMLAT_LAYOUT_SVM_VMCB),
 	VMLAT_MEMBER("vcpu_svm", struct vmlat_vcpu_svm, vmcb,
 		     VMLAT_LAYOUT_SVM_VMCB),
-	{ .type = "vmcb", .path = "control.exit_code",
-	  .bit_off = 8 * offsetof(struct vmcb, control.exit_code),
-	  .bits = 8 * sizeof_field(struct vmcb, control.exit_code),
-	  .groups = VMLAT_LAYOUT_SVM_EXIT },
+	VMLAT_MEMBER("vmcb", struct vmcb, control.exit_code,
+		     VMLAT_LAYOUT_SVM_EXIT),
 	VMLAT_MEMBER("vmcb", struct vmcb, save.cr3, VMLAT_LAYOUT_SVM_CR3),
 	/* also the user/kernel test of guest address spaces */
 	VMLAT_MEMBER("vmcb", struct vmcb, save.cpl,
@@ -157,32 +155,41 @@ static struct vmlat_layout_state vmlat_layout_states[VMLAT_LAYOUT_NR_SRC] = {
 
 static DEFINE_MUTEX(vmlat_layout_lock);
 
-/* The bit of root_role.direct: C has no offsetof() for a bitfield. */
+/* Set the build's bit offset of member @path of @tab (@nr entries). */
+static void vmlat_layout_place(struct vmlat_layout_member *tab, u32 nr,
+			       const char *path, u32 bit_off)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(tab[i].path, path))
+			tab[i].bit_off = bit_off;
+	}
+}
+
+/*
+ * What the tables cannot say at compile time: the bit of root_role.direct
+ * (C has no offsetof() for a bitfield), and the test build's layout-skew
+ * (test_build.h): the VMCB's exit code 8 bytes further than it is, which
+ * the check must refuse.
+ */
 static void vmlat_layout_fill(void)
 {
-	unsigned int i;
 #if VMLAT_KVM_MMU_ROOT_ROLE
 	union kvm_mmu_page_role role = { .word = 0 };
 
 	role.direct = 1;
-	for (i = 0; i < ARRAY_SIZE(vmlat_kvm_members); i++) {
-		if (!strcmp(vmlat_kvm_members[i].path, "root_role.direct"))
-			vmlat_kvm_members[i].bit_off =
-				8 * offsetof(struct kvm_mmu, root_role) +
-				__ffs(role.word);
-	}
+	vmlat_layout_place(vmlat_kvm_members, ARRAY_SIZE(vmlat_kvm_members),
+			   "root_role.direct",
+			   8 * offsetof(struct kvm_mmu, root_role) +
+			   __ffs(role.word));
 #endif
-	/*
-	 * The test build's layout-skew (test_build.h): the VMCB's exit code
-	 * 8 bytes further than it is, which the check must refuse.
-	 */
-	for (i = 0; i < ARRAY_SIZE(vmlat_svm_members); i++) {
-		if (!strcmp(vmlat_svm_members[i].path, "control.exit_code"))
-			vmlat_svm_members[i].bit_off =
-				8 * offsetof(struct vmcb, control.exit_code) +
-				(vmlat_test_case == VMLAT_TEST_LAYOUT_SKEW ?
-				 64 : 0);
-	}
+	if (vmlat_test_case == VMLAT_TEST_LAYOUT_SKEW)
+		vmlat_layout_place(vmlat_svm_members,
+				   ARRAY_SIZE(vmlat_svm_members),
+				   "control.exit_code",
+				   8 * offsetof(struct vmcb, control.exit_code) +
+				   64);
 }
 
 /* Append the names of @groups ("svm_exit,svm_cr3") or their effects. */
