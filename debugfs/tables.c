@@ -18,13 +18,11 @@
 
 #include "compat.h"
 #include "debugfs.h"
+#include "doc_names.h"
 #include "exit_codes.h"
 #include "format.h"
 #include "vmlat.h"
 #include "view.h"
-
-/* The JSON document's layout: bumped at every rename or move. */
-#define VMLAT_JSON_SCHEMA	4
 
 /* ---- columns ---------------------------------------------------------- */
 
@@ -176,6 +174,19 @@ static const struct vmlat_col sync_count_cols[] = {
 	VMLAT_COL_IN(struct vmlat_view_sync, d, restarts),
 	VMLAT_COL(struct vmlat_view_sync, exits),
 	VMLAT_COL(struct vmlat_view_sync, exit_ns),
+};
+
+/* The guest's steal calls (guest_steal.c), in the same rows: steal_*. */
+#define SYNC_STEAL_COL(member)						\
+	{ .name = "steal_" #member,					\
+	  .off = offsetof(struct vmlat_view_sync, steal.member) }
+static const struct vmlat_col sync_steal_cols[] = {
+	SYNC_STEAL_COL(calls),
+	SYNC_STEAL_COL(user),
+	SYNC_STEAL_COL(denied),
+	SYNC_STEAL_COL(malformed),
+	SYNC_STEAL_COL(limited),
+	SYNC_STEAL_COL(taken),
 };
 
 /* Per vCPU in the JSON: events out of order, exits seen late. */
@@ -793,6 +804,7 @@ static int sync_show(struct seq_file *m, void *unused)
 	vmlat_cols_header(m, COLS(sync_fit_cols));
 	seq_puts(m, " age_ms");
 	vmlat_cols_header(m, COLS(sync_count_cols));
+	vmlat_cols_header(m, COLS(sync_steal_cols));
 	seq_putc(m, '\n');
 	n = b->nr_vms;
 	for (i = 0; i < n; i++) {
@@ -812,6 +824,7 @@ static int sync_show(struct seq_file *m, void *unused)
 		else
 			seq_puts(m, " -");
 		vmlat_cols_text(m, COLS(sync_count_cols), s);
+		vmlat_cols_text(m, COLS(sync_steal_cols), s);
 		seq_putc(m, '\n');
 		vm_rows_end(m, mark, &b->list, i);
 	}
@@ -1034,6 +1047,7 @@ static void json_sync(struct seq_file *m, const struct vmlat_vm *vm,
 	seq_printf(m, ",\"last_ns\":%llu,\"age_ms\":%llu", s->d.last_ns,
 		   sync_age_ms(s, ktime_get_mono_fast_ns()));
 	vmlat_cols_json(m, COLS(sync_count_cols), s);
+	vmlat_cols_json(m, COLS(sync_steal_cols), s);
 	seq_putc(m, '}');
 }
 

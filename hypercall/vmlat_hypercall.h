@@ -3,8 +3,8 @@
  * vmlat's hypercalls: the ABI between a guest (the guest module
  * vmlat_guest.ko, or any program that speaks it), the host module vmlat.ko
  * and the tools. 64-bit guests only, from CPL 0. Two calls share the
- * number, told apart by the header in RBX: clock sync (versions 1 and 2)
- * and, from version 3, process names.
+ * number, told apart by the header in RBX: clock sync (versions 1 and 2),
+ * from version 3 process names, and from version 4 the guest's steal.
  *
  * Clock sync: one exchange per hypercall, numbered seq = 1, 2, 3...:
  *
@@ -61,6 +61,45 @@
 #define VMLAT_HC_NAME_RATE	1000
 #define VMLAT_HC_NAME_BURST	200
 /*
+ * Version 4's call: the guest asks for its own steal, one page of four
+ * values per call, as the host measured it (off unless the host's
+ * operator allows it: vmlat.ko's guest_steal).
+ *
+ *	RAX = VMLAT_HC_NR
+ *	RBX = VMLAT_HC_HDR_STEAL; out: the reply, VMLAT_HC_REPLY(call, 0)
+ *	RCX = the page (VMLAT_HC_STEAL_P_*); out, with RDX, RSI and RDI:
+ *	      its four values, when the call was TAKEN (else unchanged)
+ *
+ * The vCPU pages are the calling vCPU's: a guest asks on each of its
+ * CPUs for that CPU's. The VM pages are the calling VM's only: how much
+ * host tasks, other VMs and its own threads took from it, as totals,
+ * never whose; and its exit reasons that took the most host time. All
+ * are totals in ns since vmlat.ko was loaded or reset (a reset shows as
+ * totals that went down). CPL 0 only, VMLAT_HC_STEAL_RATE calls a second
+ * per VM at most (a burst of VMLAT_HC_STEAL_BURST).
+ */
+#define VMLAT_HC_OP_STEAL	2
+#define VMLAT_HC_HDR_STEAL	(VMLAT_HC_HDR_OF(4) | (VMLAT_HC_OP_STEAL << 8))
+/* This vCPU, type 1 and type 2: preempted, wait, host kernel, VMM ns */
+#define VMLAT_HC_STEAL_P_STEAL	0
+/* This vCPU, the rest: guest, idle, blocked ns, and observed ns */
+#define VMLAT_HC_STEAL_P_TIME	1
+/* This vCPU: its exits; its index in the VM; the pages that exist; 0 */
+#define VMLAT_HC_STEAL_P_INFO	2
+/* The VM's type 1, by taker: host tasks, other VMs, its own threads; 0 */
+#define VMLAT_HC_STEAL_P_TAKERS	3
+/*
+ * The VM's exit reasons by host time, the most first: page
+ * VMLAT_HC_STEAL_P_EXITS + r for rank r < VMLAT_HC_STEAL_TOP: the isa
+ * (1 VMX, 2 SVM; 0: no reason at that rank) << 32 | the raw exit code,
+ * the exits, their handling ns, 0.
+ */
+#define VMLAT_HC_STEAL_P_EXITS	4
+#define VMLAT_HC_STEAL_TOP	8
+#define VMLAT_HC_STEAL_PAGES	(VMLAT_HC_STEAL_P_EXITS + VMLAT_HC_STEAL_TOP)
+#define VMLAT_HC_STEAL_RATE	1000
+#define VMLAT_HC_STEAL_BURST	1000
+/*
  * The host takes at most this many exchanges per second and VM, and up to
  * VMLAT_HC_BURST of them at once after a pause: a token bucket.
  */
@@ -80,7 +119,11 @@
 #define VMLAT_HC_CALL_LIMITED	2	/* over the rate: ignored */
 #define VMLAT_HC_CALL_MALFORMED	3	/* seq 0: ignored */
 #define VMLAT_HC_CALL_REPLAYED	4	/* seq of the last call taken: ignored */
-/* (names: TAKEN, LIMITED, or MALFORMED for a field out of range) */
+#define VMLAT_HC_CALL_DENIED	5	/* steal: the host does not allow it */
+/*
+ * (names: TAKEN, LIMITED, or MALFORMED for a field out of range; steal:
+ * TAKEN, LIMITED, MALFORMED for a page out of range, DENIED)
+ */
 
 /* ... and with exchange seq - 1 (when the call was taken) */
 #define VMLAT_HC_PREV_NONE	0	/* none pending: the first call */

@@ -16,6 +16,7 @@ void vmlat_vm_sync_init(struct vmlat_vm_sync *s)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	vmlat_sync_data_init(&s->d);
 	vmlat_as_name_gate_init(&s->names);
+	vmlat_steal_gate_init(&s->steal);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	atomic64_set(&s->exits, 0);
 	atomic64_set(&s->exit_ns, 0);
@@ -32,6 +33,7 @@ void vmlat_vm_sync_clear_stats(struct vmlat_vm_sync *s)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	vmlat_sync_data_clear_stats(&s->d);
 	vmlat_as_name_gate_clear_stats(&s->names);
+	vmlat_steal_gate_clear_stats(&s->steal);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 	atomic64_set(&s->exits, 0);
 	atomic64_set(&s->exit_ns, 0);
@@ -109,5 +111,43 @@ void vmlat_vm_name_gate_copy(struct vmlat_vm_sync *s,
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	*copy = s->names;
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+}
+
+/**
+ * vmlat_vm_steal_gate() - a steal call of the VM's guest, checked
+ * @s:		the VM's sync state
+ * @page:	the page asked for
+ * @cpl:	the privilege level of the call; < 0: unknown
+ * @allowed:	whether the host allows the VM the call
+ * @now:	the host time of the call
+ *
+ * Context: kvm_hypercall tracepoint, a vCPU thread of the VM.
+ * Return: vmlat_steal_gate()'s.
+ */
+u64 vmlat_vm_steal_gate(struct vmlat_vm_sync *s, u64 page, int cpl,
+			bool allowed, u64 now)
+{
+	unsigned long flags;
+	u64 reply;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	reply = vmlat_steal_gate(&s->steal, page, cpl, allowed, now);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
+	return reply;
+}
+
+/**
+ * vmlat_vm_steal_gate_copy() - the gate's counters, for readers
+ * @s:		a VM's sync state
+ * @copy:	the copy
+ */
+void vmlat_vm_steal_gate_copy(struct vmlat_vm_sync *s,
+			      struct vmlat_steal_gate *copy)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&s->lock, flags);
+	*copy = s->steal;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 }

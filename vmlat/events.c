@@ -19,6 +19,7 @@
 #include "compat.h"
 #include "events.h"
 #include "exit_late.h"
+#include "guest_steal.h"
 #include "kvm_x86.h"
 #include "records.h"
 #include "threshold.h"
@@ -736,7 +737,8 @@ static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
  * vmlat's clock-sync calls (hypercall/vmlat_hypercall.h) go to their VM's
  * mapping with the CPL they were made at (KVM fires this tracepoint before
  * its own CPL check); a version 2 call from CPL 0 gets its reply in RBX.
- * Name calls (version 3) go to the VM's names. The exits of calls from
+ * Name calls (version 3) go to the VM's names, steal calls (version 4)
+ * to guest_steal.c. The exits of calls from
  * CPL 0 leave the exit statistics for the VM's sync counters (vmlat's own
  * traffic); the others are the guest's own. Any other number returns at
  * once.
@@ -784,8 +786,29 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	else
 		a.cpl = vmlat_kvm_read_cpl(vcpu, vc->exit_isa,
 					   &vc->vmcb_checked);
+	/*
+	 * A call from CPL 0 is vmlat's traffic: its exit leaves the exit
+	 * statistics first, so that a steal call's answer has the guest's
+	 * own exits only.
+	 */
+	slot = vc->exit_slot;
+	if (a.cpl == 0 && slot != VMLAT_SLOT_SYNC) {
+		/*
+		 * The exit leaves the count its kvm_exit added to, unless a
+		 * reset came since (the exit's accounting caught up with the
+		 * generation before it): then the reset took it. A reset
+		 * whose clearing came between the two in the same generation
+		 * took it too: never below 0.
+		 */
+		if (vc->acct.reset_gen == smp_load_acquire(&vmlat_reset_gen))
+			vmlat_exit_stats_uncount(&vm->exits, slot);
+		atomic64_inc(&vm->sync.exits);
+		WRITE_ONCE(vc->exit_slot, VMLAT_SLOT_SYNC);
+	}
 	if (a0 == VMLAT_HC_HDR_NAME) {
 		reply = vmlat_vm_name_call(vm, vcpu, a1, a2, a3, a.cpl);
+	} else if (a0 == VMLAT_HC_HDR_STEAL) {
+		reply = vmlat_guest_steal_call(vc, vcpu, a1, a.cpl);
 	} else {
 		/* The host's side of the guest's clock: CLOCK_MONOTONIC. */
 		reply = vmlat_vm_sync_call(&vm->sync, &a,
@@ -797,22 +820,6 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 	/* Only into the registers of a vCPU this thread runs now. */
 	if (reply && vcpu)
 		vmlat_kvm_set_rbx(vcpu, reply);
-	if (a.cpl != 0)
-		return;
-
-	slot = vc->exit_slot;
-	if (slot == VMLAT_SLOT_SYNC)
-		return;
-	/*
-	 * The exit leaves the count its kvm_exit added to, unless a reset
-	 * came since (the exit's accounting caught up with the generation
-	 * before it): then the reset took it. A reset whose clearing came
-	 * between the two in the same generation took it too: never below 0.
-	 */
-	if (vc->acct.reset_gen == smp_load_acquire(&vmlat_reset_gen))
-		vmlat_exit_stats_uncount(&vm->exits, slot);
-	atomic64_inc(&vm->sync.exits);
-	WRITE_ONCE(vc->exit_slot, VMLAT_SLOT_SYNC);
 }
 
 /* ---- the scheduler ------------------------------------------------ */

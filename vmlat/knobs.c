@@ -6,6 +6,8 @@
  *			0 (off) .. 10 s; see threshold.c
  *   snapshot		swap, freeze or event
  *   snapshot_interval_ms	1 ms .. 1 h
+ *   guest_steal	off, on, or VMM pids: which guests may ask for their
+ *			own steal (guest_steal.c)
  *   reset		write 1: zero every statistic, forget the reports
  *
  * The debugfs files of the same names (0600) do the same. Debugfs under
@@ -27,6 +29,7 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 
+#include "guest_steal.h"
 #include "knobs.h"
 #include "threshold.h"
 #include "view.h"
@@ -150,6 +153,24 @@ static int knob_interval_show(const struct vmlat_knob *k, char *buf,
 	return scnprintf(buf, size, "%llu\n", vmlat_report_interval_ms());
 }
 
+/* guest_steal: off, on, or VMM pids (guest_steal.c) */
+static int knob_guest_steal_set(const struct vmlat_knob *k, const char *val)
+{
+	int err = knobs_begin();
+
+	if (!err) {
+		err = vmlat_guest_steal_set(val);
+		knobs_end();
+	}
+	return err;
+}
+
+static int knob_guest_steal_show(const struct vmlat_knob *k, char *buf,
+				 size_t size)
+{
+	return vmlat_guest_steal_show(buf, size);
+}
+
 /* reset: "1" zeroes every statistic and forgets the reports. */
 static int knob_reset_set(const struct vmlat_knob *k, const char *val)
 {
@@ -207,6 +228,9 @@ void vmlat_knobs_exit(void)
 	K(snapshot_interval_ms, 0644, knob_interval_set,		\
 	  knob_interval_show, NULL, 0,					\
 	  "At most one snapshot per this many ms (default 1000)")	\
+	K(guest_steal, 0644, knob_guest_steal_set, knob_guest_steal_show, \
+	  NULL, 0,							\
+	  "Which guests may ask for their own steal: off (the default), on, or VMM pids, comma-separated") \
 	K(reset, 0200, knob_reset_set, NULL,				\
 	  "# write 1 to reset: zero every statistic and forget the reports (VMs and vCPUs stay known)\n", \
 	  0, "Write 1: zero every statistic and forget the reports")

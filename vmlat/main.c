@@ -20,6 +20,7 @@
 #include "debugfs.h"
 #include "events.h"
 #include "exit_late.h"
+#include "guest_steal.h"
 #include "knobs.h"
 #include "records.h"
 #include "threshold.h"
@@ -28,7 +29,8 @@
 /*
  * The parts, in the order they start; they stop in the reverse order.
  * First, whether this kernel lets vmlat confirm kvm's hooks at all: if
- * not, it refuses to load before it allocates anything.
+ * not, it refuses to load before it allocates anything (but for the
+ * guest_steal setting a module parameter may have made: freed last).
  * Every probe calls into the tables, so they come before the hooks and
  * are freed only once no probe can run; the reports' and exit_late's
  * deferred work is waited for once the hooks are gone; debugfs readers
@@ -41,6 +43,7 @@ static const struct vmlat_part {
 	int (*init)(void);
 	void (*exit)(void);
 } vmlat_parts[] = {
+	{ "guest_steal", NULL,			vmlat_guest_steal_exit },
 	{ "kernel",	vmlat_hooks_check,	NULL },
 	{ "clock",	vmlat_clock_init,	NULL },
 	{ "pool",	vmlat_pool_init,	vmlat_pool_exit },

@@ -219,6 +219,28 @@ bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
 }
 
 /**
+ * vmlat_view_vcpu_states() - a vCPU's own state times, by its record
+ * @vc:		the record
+ * @now:	the time its current state is counted up to
+ * @st:		the copy
+ *
+ * Context: any, @vc->lock not held: the kvm_hypercall probe of @vc's
+ * own thread asks it for its guest (guest_steal.c).
+ */
+void vmlat_view_vcpu_states(struct vmlat_vcpu *vc, u64 now,
+			    struct vmlat_view_states *st)
+{
+	struct vmlat_vcpu_acct a;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	vmlat_vcpu_read_acct(vc, &a);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	vmlat_acct_snapshot(&a, now, st->time_ns, &st->observed_ns);
+	st->exits = a.exits;
+}
+
+/**
  * vmlat_view_vm_states() - the sum of a VM's vCPUs' state times
  * @l:		a list of VMs
  * @i:		the VM: @l->vms[@i]
@@ -324,9 +346,11 @@ bool vmlat_view_sync(const struct vmlat_vm *vm, struct vmlat_view_sync *v)
 
 	/* Its lock is taken inside: a const VM is only read. */
 	vmlat_vm_sync_copy((struct vmlat_vm_sync *)&vm->sync, &v->d);
+	vmlat_vm_steal_gate_copy((struct vmlat_vm_sync *)&vm->sync,
+				 &v->steal);
 	v->exits = atomic64_read(&vm->sync.exits);
 	v->exit_ns = atomic64_read(&vm->sync.exit_ns);
-	if (!v->d.calls && !v->exits)
+	if (!v->d.calls && !v->exits && !v->steal.calls)
 		return false;
 	err = vmlat_clock_fit_solve(&v->d.fit, &v->map);
 	v->state = !err ? VMLAT_SYNC_OK : err == -EAGAIN ? VMLAT_SYNC_WAITING :

@@ -6,7 +6,8 @@
  * may be reused for another VM; see vmlat_view_vm()).
  *
  * Context: process context (every function may take raw spinlocks with
- * IRQs off, briefly; none sleeps).
+ * IRQs off, briefly; none sleeps), and for vmlat_view_vcpu_states() and
+ * vmlat_view_stolen(), the kvm_hypercall probe too (guest_steal.c).
  */
 #ifndef _VMLAT_VIEW_H
 #define _VMLAT_VIEW_H
@@ -183,8 +184,9 @@ extern const char *const vmlat_sync_state_names[VMLAT_NR_SYNC_STATES];
  * @map:	the mapping, if @state is VMLAT_SYNC_OK
  * @offset_ns:	host - guest time at the last exchange
  * @bound_ns:	the host time's error bound there
- * @exits:	VM exits of sync calls (not in the exit statistics)
+ * @exits:	VM exits of vmlat's calls (not in the exit statistics)
  * @exit_ns:	their handling time
+ * @steal:	its steal calls (the guest's own steal)
  */
 struct vmlat_view_sync {
 	struct vmlat_vm_sync_data d;
@@ -194,6 +196,7 @@ struct vmlat_view_sync {
 	u64 bound_ns;
 	u64 exits;
 	u64 exit_ns;
+	struct vmlat_steal_gate steal;
 };
 
 /**
@@ -301,6 +304,9 @@ void vmlat_view_vm(const struct vmlat_view_list *l, unsigned int i,
 bool vmlat_view_vm_same(const struct vmlat_view_list *l, unsigned int i);
 bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v);
 unsigned int vmlat_view_nr_vcpus(void);
+struct vmlat_vcpu;
+void vmlat_view_vcpu_states(struct vmlat_vcpu *vc, u64 now,
+			    struct vmlat_view_states *st);
 int vmlat_view_vm_states(const struct vmlat_view_list *l, unsigned int i,
 			 u64 now, struct vmlat_view_states *sum);
 

@@ -25,6 +25,19 @@
  *	the first call again. Then the first call again, every 2 ms until
  *	it is taken. Prints the CR3 (KVM_GET_SREGS) and the replies: taken,
  *	limited, malformed, none.
+ *   sync_guest steal ROUNDS SPIN_MS K
+ *	the guest's own steal (version 4), once a line came on standard
+ *	input (the test allowed the VM, or not): ROUNDS rounds, each a call
+ *	for every page and for two past the last, with RDX, RSI and RDI set
+ *	to markers; before each round, SPIN_MS of calls with another number
+ *	(the vCPU in and out of the guest all the time, never asleep: a hog
+ *	on its CPU preempts it) and K calls from CPL 3, for pages in turn.
+ *	Prints the counts of replies, then the last round, a line per page:
+ *	its reply, the four registers after it, and the host's
+ *	CLOCK_MONOTONIC right after the round.
+ *   sync_guest stealflood N
+ *	N calls for page 0 as fast as the guest can make them, once a line
+ *	came on standard input; the replies counted.
  *   sync_guest clockpair
  *	the host's TSC and CLOCK_MONOTONIC read together (the pair of 20
  *	whose clock reads are closest around the TSC read), no guest
@@ -93,11 +106,15 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* A call; @nr: 0 for vmlat's; @rax and @rbx: what came back. */
+/*
+ * A call; @nr: 0 for vmlat's; @rax, @rbx and @out (RCX, RDX, RSI, RDI):
+ * what came back.
+ */
 struct call {
 	uint64_t nr, hdr, g1, prev_g2, seq;
 	uint64_t rdi;		/* a name call's comm[8..15] */
 	uint64_t rax, rbx;
+	uint64_t out[4];
 };
 
 /* Make one call: KVM_RUN until the guest's OUT after its hypercall. */
@@ -133,6 +150,10 @@ static int make_call(int fd, struct kvm_run *run, struct call *c)
 		return -errno;
 	c->rax = regs.rax;
 	c->rbx = regs.rbx;
+	c->out[0] = regs.rcx;
+	c->out[1] = regs.rdx;
+	c->out[2] = regs.rsi;
+	c->out[3] = regs.rdi;
 	return 0;
 }
 
@@ -180,19 +201,14 @@ static void count_answer(struct answers *an, const struct call *c)
 }
 
 /*
- * Ring 3 for @k calls (@sregs0: ring 0's registers, restored after): CS
- * and SS with DPL and RPL 3, which is what KVM's get_cpl() reads (SVM:
- * the VMCB's CPL, set from SS.DPL; VMX: SS.DPL), IOPL 3 for the OUT.
+ * Ring 3 (@sregs0: ring 0's registers): CS and SS with DPL and RPL 3,
+ * which is what KVM's get_cpl() reads (SVM: the VMCB's CPL, set from
+ * SS.DPL; VMX: SS.DPL), IOPL 3 for the OUT.
  */
-static int user_calls(int fd, struct kvm_run *run,
-		      const struct kvm_sregs *sregs0, long k,
-		      uint64_t next_seq, struct answers *an)
+static int enter_ring3(int fd, const struct kvm_sregs *sregs0)
 {
 	struct kvm_sregs sregs = *sregs0;
 	struct kvm_regs regs;
-	struct call c = {};
-	long i;
-	int err;
 
 	sregs.cs.selector = 0x33;
 	sregs.cs.dpl = 3;
@@ -204,6 +220,21 @@ static int user_calls(int fd, struct kvm_run *run,
 	regs.rflags |= 3 << 12;		/* IOPL 3 */
 	if (ioctl(fd, KVM_SET_REGS, &regs) < 0)
 		return -errno;
+	return 0;
+}
+
+/* Ring 3 for @k calls (@sregs0: ring 0's registers, restored after). */
+static int user_calls(int fd, struct kvm_run *run,
+		      const struct kvm_sregs *sregs0, long k,
+		      uint64_t next_seq, struct answers *an)
+{
+	struct call c = {};
+	long i;
+	int err;
+
+	err = enter_ring3(fd, sregs0);
+	if (err)
+		return err;
 	for (i = 0; i < k; i++) {
 		static const uint64_t seqs[] = { ~0ULL, 1, 0 };
 
@@ -399,6 +430,135 @@ static int names(int fd, struct kvm_run *run, long n, long keys,
 	return 0;
 }
 
+/* The markers a steal call's RDX, RSI and RDI carry in. */
+#define STEAL_MARK(i)	(0x5354454100000000ULL | (i))	/* "STEA" */
+
+/* The replies to steal calls, by what they said. */
+struct steal_counts {
+	long calls, taken, limited, malformed, denied, none, other;
+	long untouched;		/* ... those with RCX..RDI as they went in */
+};
+
+static void steal_call(int fd, struct kvm_run *run, uint64_t page,
+		       struct call *c, struct steal_counts *n, int *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->hdr = VMLAT_HC_HDR_STEAL;
+	c->g1 = page;			/* RCX */
+	c->prev_g2 = STEAL_MARK(1);	/* RDX */
+	c->seq = STEAL_MARK(2);		/* RSI */
+	c->rdi = STEAL_MARK(3);
+	*err = make_call(fd, run, c);
+	if (*err)
+		return;
+	n->calls++;
+	n->untouched += c->out[0] == page && c->out[1] == STEAL_MARK(1) &&
+			c->out[2] == STEAL_MARK(2) &&
+			c->out[3] == STEAL_MARK(3);
+	if (!VMLAT_HC_IS_REPLY(c->rbx))
+		n->none++;
+	else if (VMLAT_HC_REPLY_CALL(c->rbx) == VMLAT_HC_CALL_TAKEN)
+		n->taken++;
+	else if (VMLAT_HC_REPLY_CALL(c->rbx) == VMLAT_HC_CALL_LIMITED)
+		n->limited++;
+	else if (VMLAT_HC_REPLY_CALL(c->rbx) == VMLAT_HC_CALL_MALFORMED)
+		n->malformed++;
+	else if (VMLAT_HC_REPLY_CALL(c->rbx) == VMLAT_HC_CALL_DENIED)
+		n->denied++;
+	else
+		n->other++;
+}
+
+static void steal_counts_print(const char *mode, const struct steal_counts *n,
+			       const char *more)
+{
+	printf("sync_guest mode=%s pid=%d calls=%ld taken=%ld limited=%ld malformed=%ld denied=%ld none=%ld other=%ld untouched=%ld%s\n",
+	       mode, (int)getpid(), n->calls, n->taken, n->limited,
+	       n->malformed, n->denied, n->none, n->other, n->untouched,
+	       more);
+}
+
+static int steal(int fd, struct kvm_run *run, long rounds, long spin_ms,
+		 long k_user)
+{
+	struct call last[VMLAT_HC_STEAL_PAGES + 2], c;
+	struct steal_counts n = {}, user = {};
+	long r, i, user_eperm = 0;
+	struct kvm_sregs sregs0;
+	uint64_t p, t, end_ns = 0;
+	char more[256];
+	int err = 0;
+
+	if (ioctl(fd, KVM_GET_SREGS, &sregs0) < 0)
+		return -errno;
+	if (getchar() == EOF)
+		return -EPIPE;
+	for (r = 0; r < rounds; r++) {
+		if (k_user) {
+			err = enter_ring3(fd, &sregs0);
+			for (i = 0; !err && i < k_user; i++) {
+				steal_call(fd, run, i % VMLAT_HC_STEAL_PAGES,
+					   &c, &user, &err);
+				user_eperm += !err && c.rax == SYNC_KVM_EPERM;
+			}
+			if (err || ioctl(fd, KVM_SET_SREGS, &sregs0) < 0)
+				return err ?: -errno;
+		}
+		/* Busy, not another vmlat call: KVM's -KVM_ENOSYS. */
+		for (t = mono_ns(); mono_ns() - t < spin_ms * 1000000ULL;) {
+			c = (struct call){ .nr = 0x5354, .hdr = 1 };
+			err = make_call(fd, run, &c);
+			if (err)
+				return err;
+		}
+		for (p = 0; p < VMLAT_HC_STEAL_PAGES + 2; p++) {
+			steal_call(fd, run, p, &last[p], &n, &err);
+			if (err)
+				return err;
+		}
+		end_ns = mono_ns();
+	}
+	snprintf(more, sizeof(more),
+		 " user_calls=%ld user_eperm=%ld user_untouched=%ld user_replies=%ld end_ns=%llu",
+		 user.calls, user_eperm, user.untouched, user.calls - user.none,
+		 (unsigned long long)end_ns);
+	steal_counts_print("steal", &n, more);
+	for (p = 0; p < VMLAT_HC_STEAL_PAGES + 2; p++)
+		printf("page=%llu reply=%llu rax=%lld rcx=%llu rdx=%llu rsi=%llu rdi=%llu\n",
+		       (unsigned long long)p,
+		       (unsigned long long)(VMLAT_HC_IS_REPLY(last[p].rbx) ?
+			VMLAT_HC_REPLY_CALL(last[p].rbx) : 0),
+		       (long long)last[p].rax,
+		       (unsigned long long)last[p].out[0],
+		       (unsigned long long)last[p].out[1],
+		       (unsigned long long)last[p].out[2],
+		       (unsigned long long)last[p].out[3]);
+	return 0;
+}
+
+static int steal_flood(int fd, struct kvm_run *run, long calls)
+{
+	struct steal_counts n = {};
+	char more[64];
+	struct call c;
+	uint64_t t0;
+	long i;
+	int err = 0;
+
+	if (getchar() == EOF)
+		return -EPIPE;
+	t0 = mono_ns();
+
+	for (i = 0; i < calls && !err; i++)
+		steal_call(fd, run, 0, &c, &n, &err);
+	if (err)
+		return err;
+	snprintf(more, sizeof(more), " duration_ns=%llu",
+		 (unsigned long long)(mono_ns() - t0));
+	steal_counts_print("stealflood", &n, more);
+	return 0;
+}
+
 static int clockpair(void)
 {
 	uint64_t m1, m2, tsc, best = UINT64_MAX, best_tsc = 0, best_mono = 0;
@@ -450,11 +610,15 @@ int main(int argc, char **argv)
 		;
 	} else if (argc == 6 && !strcmp(argv[1], "names")) {
 		;
+	} else if (argc == 5 && !strcmp(argv[1], "steal")) {
+		;
+	} else if (argc == 3 && !strcmp(argv[1], "stealflood")) {
+		;
 	} else {
 		argc = 0;
 	}
 	if (!argc) {
-		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N [SECONDS] | names N KEYS TGID COMM | clockpair\n",
+		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N [SECONDS] | names N KEYS TGID COMM | steal ROUNDS SPIN_MS K | stealflood N | clockpair\n",
 			argv[0]);
 		return 2;
 	}
@@ -473,6 +637,16 @@ int main(int argc, char **argv)
 		       ksft_vm_user_page(vm, regs.rsp - 8))) {
 		fprintf(stderr, "sync_guest: cannot map the guest for ring 3\n");
 		err = -EFAULT;
+	} else if (!strcmp(argv[1], "steal")) {
+		err = ksft_vm_user_page(vm, (uint64_t)code) ||
+		      ksft_vm_user_page(vm, (uint64_t)code + 63) ||
+		      ioctl(fd, KVM_GET_REGS, &regs) < 0 ||
+		      ksft_vm_user_page(vm, regs.rsp - 8) ? -EFAULT :
+		      steal(fd, run, strtol(argv[2], NULL, 0),
+			    strtol(argv[3], NULL, 0),
+			    strtol(argv[4], NULL, 0));
+	} else if (!strcmp(argv[1], "stealflood")) {
+		err = steal_flood(fd, run, strtol(argv[2], NULL, 0));
 	} else if (!strcmp(argv[1], "names")) {
 		err = names(fd, run, strtol(argv[2], NULL, 0),
 			    strtol(argv[3], NULL, 0),

@@ -14,6 +14,12 @@
 #ifndef _VMLAT_DOC_NAMES_H
 #define _VMLAT_DOC_NAMES_H
 
+/*
+ * The JSON document's layout: bumped at every rename or move. The guest
+ * module's steal.json has the members of this layout the command reads.
+ */
+#define VMLAT_JSON_SCHEMA		4
+
 #define VMLAT_COMMA_()			,
 #define VMLAT_ENUM_(id, name)		id
 #define VMLAT_NAME_(id, name)		[id] = name

@@ -465,6 +465,27 @@ static __always_inline void vmlat_kvm_set_rbx(struct kvm_vcpu *vcpu, u64 val)
 }
 
 /**
+ * vmlat_kvm_set_page() - set the guest's RCX, RDX, RSI and RDI for its
+ * next entry: a steal call's page (vmlat_hypercall.h)
+ * @vcpu:	a vCPU loaded by the current thread, handling an exit
+ * @val:	the four values
+ *
+ * As vmlat_kvm_set_rbx(): KVM's hypercall code writes none of them after
+ * its tracepoint, and the entry code loads them all from
+ * vcpu->arch.regs[].
+ *
+ * Context: as vmlat_kvm_read_cpl().
+ */
+static __always_inline void vmlat_kvm_set_page(struct kvm_vcpu *vcpu,
+					       const u64 val[4])
+{
+	WRITE_ONCE(vcpu->arch.regs[VCPU_REGS_RCX], val[0]);
+	WRITE_ONCE(vcpu->arch.regs[VCPU_REGS_RDX], val[1]);
+	WRITE_ONCE(vcpu->arch.regs[VCPU_REGS_RSI], val[2]);
+	WRITE_ONCE(vcpu->arch.regs[VCPU_REGS_RDI], val[3]);
+}
+
+/**
  * vmlat_kvm_read_rax() - the guest's RAX at the exit being traced
  * @vcpu:	as for vmlat_kvm_read_cpl()
  * @isa:	kvm_exit's isa

@@ -10,9 +10,11 @@ from cmdtest import HERE, fixture, fixture_names, load
 
 
 def module_schema():
-    """The schema the module writes (debugfs/tables.c), and the oldest the
-    command reads: the recorded fixtures' (made by an older module)."""
-    with open(os.path.join(HERE, "..", "..", "..", "debugfs", "tables.c"),
+    """The schema the module writes (vmlat/core/doc_names.h), and the
+    oldest the command reads: the recorded fixtures' (made by an older
+    module)."""
+    with open(os.path.join(HERE, "..", "..", "..", "vmlat", "core",
+                           "doc_names.h"),
               encoding="utf-8") as f:
         newest = int(re.search(r"#define VMLAT_JSON_SCHEMA\s+(\d+)",
                                f.read()).group(1))
