@@ -76,6 +76,7 @@
 #include <uapi/linux/kvm_para.h>
 
 #include "compat.h"
+#include "vmlat_guest.h"
 #include "vmlat_hypercall.h"
 
 static unsigned int rate_hz = 10;
@@ -144,7 +145,7 @@ MODULE_PARM_DESC(test_case, "selftests' test build only: the guest taken for a c
  * time (and no-steal-acc is not on its command line, which a module
  * cannot read). Elsewhere (Debian's kernels) they include it.
  */
-static const char *vmlat_steal_accounting(void)
+const char *vmlat_guest_steal_accounting(void)
 {
 	if (!IS_ENABLED(CONFIG_PARAVIRT_TIME_ACCOUNTING))
 		return "included";
@@ -290,6 +291,24 @@ static long vmlat_guest_hypercall(u64 *rbx, u64 rcx, u64 rdx, u64 rsi,
 		       "D"(rdi)
 		     : "memory");
 	return ret;
+}
+
+/**
+ * vmlat_guest_no_calls() - why this guest makes no hypercalls, or NULL
+ *
+ * Xen or TDX (no call reaches vmlat), Hyper-V's interface enabled (KVM
+ * takes VMCALL for it), or an SEV-ES guest: the host's replies never
+ * reach its registers.
+ */
+const char *vmlat_guest_no_calls(void)
+{
+	const char *why;
+
+	mutex_lock(&vmlat_guest_lock);
+	why = st.disabled ?: st.replies_hidden ? "confidential" :
+	      vmlat_guest_routed_away();
+	mutex_unlock(&vmlat_guest_lock);
+	return why;
 }
 
 static u64 vmlat_guest_period_ns(void)
@@ -957,9 +976,10 @@ static int status_show(struct seq_file *m, void *unused)
 		   st.calls ? div64_u64(st.rtt_sum, st.calls) : 0);
 	seq_printf(m, "rtt_max %llu\n", st.rtt_max);
 	seq_printf(m, "rtt_last %llu\n", st.rtt_last);
-	seq_printf(m, "steal_accounting %s\n", vmlat_steal_accounting());
+	seq_printf(m, "steal_accounting %s\n", vmlat_guest_steal_accounting());
 	mutex_unlock(&vmlat_guest_lock);
 	vmlat_names_show(m);
+	vmlat_guest_steal_show_status(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(status);
@@ -993,6 +1013,7 @@ static int __init vmlat_guest_init(void)
 	vmlat_guest_dir = debugfs_create_dir("vmlat_guest", NULL);
 	debugfs_create_file("status", 0444, vmlat_guest_dir, NULL,
 			    &status_fops);
+	vmlat_guest_steal_create(vmlat_guest_dir);
 	if (st.disabled) {
 		pr_warn("%s: KVM would not pass the clock-sync hypercall to vmlat; making none\n",
 			st.disabled);
@@ -1017,6 +1038,7 @@ static void __exit vmlat_guest_exit(void)
 	/* The sync work queues the names work: it is done. */
 	vmlat_names_stop();
 	debugfs_remove_recursive(vmlat_guest_dir);
+	vmlat_guest_steal_stop();
 }
 
 module_init(vmlat_guest_init);

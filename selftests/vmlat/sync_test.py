@@ -46,6 +46,25 @@
            every millisecond is older than the guest (on vmlat's clock,
            they wrapped below 0). vmlat is loaded again after.
 
+  steal-denied  the guest's own steal (version 4) with the host's
+           guest_steal off (the default): every call from CPL 0 is told
+           DENIED, for any page, and gets nothing else (RCX, RDX, RSI,
+           RDI come back as they went); calls from CPL 3 get no reply at
+           all (KVM's -KVM_EPERM the oracle); vmlat's sync row counts
+           them. Bad values of the knob are refused with EINVAL and change
+           nothing.
+  steal-answered  two VMs (./sync_guest steal), A allowed by its pid, B
+           not, both pinned with a hog on one CPU: A's every page is
+           answered, the two past the last are refused (registers
+           untouched); B is told DENIED. A's vCPU pages against vmlat's
+           own JSON for A read after it ended (each state and the
+           observed time at most what the JSON has, and short of it by no
+           more than the observed time between); who took its time as
+           totals within the JSON's, host tasks and the other VM both
+           nonzero; its exit reasons ranked by time, each within the
+           JSON's. The sync rows count every call by what it got.
+  steal-flood  a guest asking as fast as it can: the rate limit holds,
+           every call counted.
   guest-module-refuses-host  vmlat_guest.ko refuses to load in the test
            host, which is no KVM guest, with ENODEV and a message.
   linux-guest  a Linux guest (the test host's own kernel, $VMLAT_GUEST_KERNEL,
@@ -63,6 +82,13 @@
            guest's average round trips, nothing was refused and no call
            failed. Its status's steal_accounting is what its kernel's
            config says (subtracted with PARAVIRT_TIME_ACCOUNTING=y).
+           The host allows it its own steal (guest_steal on): the
+           guest's steal files and steal.json, against vmlat's JSON for
+           that VM read on the host after (each state at most the
+           JSON's, short of it by no more than the observed time
+           between; its exit reasons and takers within the JSON's), and
+           the vmlat command's report run in the guest ($VMLAT_CMD in
+           its initramfs), in the host report's words.
   linux-guest-confidential  the same guest with the test build of
            vmlat_guest.ko (selftests/run's, where lockdown_test runs)
            loaded with test_case=confidential, which takes the guest for
@@ -79,6 +105,7 @@ Needs root, kvm_amd or kvm_intel, $VMLAT_KO; run from the directory holding sync
 TAP output; exit status 4 when everything was skipped.
 """
 import ctypes
+import errno
 import glob
 import json
 import os
@@ -462,9 +489,10 @@ exec >/dev/ttyS0 2>&1
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sys /sys
 /bin/busybox mount -t debugfs debugfs /sys/kernel/debug
-clock=mono; secs=6; rate=50; again=0; extra=
+clock=mono; secs=6; rate=50; again=0; extra=; cmd=
 for a in $(/bin/busybox cat /proc/cmdline); do
     case $a in
+    vmlat_cmd=*) cmd=${a#*=} ;;
     vmlat_extra=*) extra=${a#*=} ;;
     vmlat_clock=*) clock=${a#*=} ;;
     vmlat_secs=*) secs=${a#*=} ;;
@@ -477,6 +505,18 @@ echo "=== insmod"
 /bin/busybox sleep $secs
 echo "=== status"
 /bin/busybox cat /sys/kernel/debug/vmlat_guest/status
+# its own steal, as the host answers (or refuses) it
+if [ -e /sys/kernel/debug/vmlat_guest/steal ]; then
+    for f in steal steal_takers steal_exits steal.json; do
+        echo "=== $f"
+        /bin/busybox cat /sys/kernel/debug/vmlat_guest/$f
+    done
+    if [ -n "$cmd" ]; then
+        echo "=== report"
+        $cmd report
+        echo "=== report exit $?"
+    fi
+fi
 if [ "$again" = 1 ]; then
     # the module again, with its defaults, once the host answers (after
     # it unloaded its vmlat)
@@ -544,11 +584,15 @@ def boot_guest(qemu, kernel, cpio, hung_s):
     The same boots without vmlat loaded hung alike. With QEMU's
     userspace LAPIC: 0 hangs in 16 boots (6.1 and 6.12 guests), as fast."""
     wr(VMLAT + "/reset", "1")
+    # the guest may ask for its own steal (guest-steal's checks)
+    wr(VMLAT + "/guest_steal", "on")
     p0 = clockpair()
     p1 = None
+    cmd = os.environ.get("VMLAT_CMD", "")
     g = ConsoleGuest(linux_guest_argv(
         qemu, kernel, cpio,
-        "vmlat_clock=tsc vmlat_secs=8 vmlat_rate=100 vmlat_again=1"))
+        "vmlat_clock=tsc vmlat_secs=8 vmlat_rate=100 vmlat_again=1" +
+        (" vmlat_cmd=" + cmd if os.path.isfile(cmd) else "")))
     q = g.q
     s, offs, t0 = None, None, time.time()
     while q.poll() is None:
@@ -568,8 +612,11 @@ def boot_guest(qemu, kernel, cpio, hung_s):
         if time.time() - t0 > hung_s + 60:
             break
     # Its status read, the guest waits for an answer: vmlat unloaded
-    # first (while the guest module still calls), loaded again after.
+    # first (while the guest module still calls), loaded again after;
+    # before, the VM's figures, later than the guest's read of its steal.
+    host_vm = None
     if g.expect("again", 120) is not None:
+        host_vm = vm_of(rd_json(), q.pid)
         unload()
         try:
             g.say("go")
@@ -584,12 +631,86 @@ def boot_guest(qemu, kernel, cpio, hung_s):
         AGAIN["out"] = out
     if "=== end" not in out:
         return None, out    # hung later on: its status is incomplete
-    return (s, offs, p0, p1, out), out
+    return (s, offs, p0, p1, out, host_vm), out
 
 
 def console(g):
     """A ConsoleGuest's console so far, the last line's rest too."""
     return "\n".join(g.out + [g.buf.decode(errors="replace")])
+
+
+def console_part(out, tag):
+    """The lines after the console's "=== TAG" line, up to the next
+    "=== " one; None without it."""
+    if "=== %s\n" % tag not in out:
+        return None
+    rest = out.split("=== %s\n" % tag, 1)[1]
+    return rest.split("\n=== ", 1)[0]
+
+
+def check_guest_steal(out, host_vm):
+    """The guest's own steal, read in the guest (vmlat_guest.ko's files,
+    and the vmlat command's report there), against vmlat's JSON for that
+    VM read on the host later: each state and the observed time at most
+    the JSON's, short of it by no more than the observed time between;
+    who took its time, and its exit reasons, within the JSON's."""
+    table = console_part(out, "steal") or ""
+    doc = console_part(out, "steal.json")
+    try:
+        js = json.loads(doc) if doc else None
+    except ValueError:
+        js = None
+    keep("sync_linux_guest_steal.json", json.dumps(
+        {"guest": js, "host": host_vm}, indent=1))
+    rows = [ln.split() for ln in table.splitlines()
+            if ln and not ln.startswith("#")]
+    tap(table.startswith("# steal answered") and len(rows) == 1 and
+        rows[0][:2] == ["0", "0"] and js is not None and
+        js["guest"]["steal"] == "answered" and len(js["vms"]) == 1,
+        "linux_guest.steal_answered",
+        "steal table %r; steal.json %s" % (table[:300], doc and doc[:300]))
+    if js is None or not js["vms"] or host_vm is None:
+        return
+    g = js["vms"][0]
+    gv, hv = g["vcpus"][0], host_vm["vcpus"][0]
+    states = ["observed"] + [k[:-3] for k in gv
+                             if k.endswith("_ns") and k != "observed_ns"]
+    late = hv["observed_ns"] - gv["observed_ns"]
+    bad = {k: (gv[k + "_ns"], hv[k + "_ns"]) for k in states
+           if not 0 <= hv[k + "_ns"] - gv[k + "_ns"] <= late}
+    tap(not bad and gv["exits_total"] <= hv["exits_total"] and
+        g["steal"]["ready_ns"] == gv["preempted_ns"] + gv["wait_ns"],
+        "linux_guest.steal_is_vmlats",
+        "host's JSON later by %d ns observed; out of bounds %s" %
+        (late, bad))
+    host_exits = {(x["isa"], x["code"]): x for x in host_vm["exits"]}
+    bad = [x for x in g["exits"]
+           if (x["isa"], x["code"]) not in host_exits or
+           host_exits[(x["isa"], x["code"])]["count"] < x["count"] or
+           host_exits[(x["isa"], x["code"])]["total_ns"] < x["total_ns"] or
+           host_exits[(x["isa"], x["code"])]["name"] != x["name"]]
+    sb = host_vm["stolen_by"]
+    others = sum(x["stolen_ns"] for x in sb["vms"]
+                 if x["id"] != host_vm["id"]) + sb["other_ns"]
+    tap(g["exits"] and not bad and
+        g["stolen_by"]["host_ns"] <= sb["host_ns"] and
+        g["stolen_by"]["other_ns"] <= others,
+        "linux_guest.steal_exits_and_takers_vmlats",
+        "guest's exits not within the host's: %s; takers guest %s host %s"
+        % (bad, g["stolen_by"], sb))
+    rep = console_part(out, "report")
+    if rep is None:
+        tap(True, "linux_guest.vmlat_report_in_guest",
+            "SKIP no $VMLAT_CMD for the guest")
+        return
+    acct = js["guest"]["steal_accounting"]
+    tap("=== report exit 0" in out and
+        rep.startswith("vmlat report: this guest, as its host's vmlat "
+                       "measured it") and
+        "%s (this guest)" % g["comm"] in rep and
+        ("subtracts the steal time" if acct == "subtracted" else
+         "does not subtract the steal time") in rep,
+        "linux_guest.vmlat_report_in_guest", rep[:600])
 
 
 def t_linux_guest():
@@ -600,7 +721,9 @@ def t_linux_guest():
     qemu, kernel, ko = linux_guest_env()
     tmp = tempfile.mkdtemp(prefix="vmlat_sync_guest.")
     try:
-        cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko])
+        cmd = os.environ.get("VMLAT_CMD", "")
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT, [ko],
+                                     [cmd] if os.path.isfile(cmd) else [])
         # A boot that hangs all the same is booted again.
         hung = []
 
@@ -614,13 +737,16 @@ def t_linux_guest():
         got, attempt, secs = boot_until_up(boot)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if os.path.isdir(VMLAT):
+            wr(VMLAT + "/guest_steal", "off")
     if got is None:
         tap(False, "linux_guest.boots",
             "%d boots hung in %.0f s (sync_linux_guest_hung_console_*.txt)"
             % (attempt, secs))
         return
-    s, offs, p0, p1, out = got
+    s, offs, p0, p1, out, host_vm = got
     keep("sync_linux_guest_console.txt", out)
+    check_guest_steal(out, host_vm)
     keep("sync_linux_guest_sync.json", json.dumps(s, indent=1))
     status = guest_status(out)
     if "=== loaded" not in out:
@@ -777,6 +903,226 @@ def t_linux_guest_without_vmlat():
         "%s; guest %s" % (how, status))
 
 
+# The guest's steal (hypercall version 4): vmlat_hypercall.h's values.
+STEAL_PAGES = 12        # VMLAT_HC_STEAL_PAGES
+STEAL_P_TAKERS = 3
+STEAL_P_EXITS = 4
+STEAL_RATE = 1000       # VMLAT_HC_STEAL_RATE
+STEAL_BURST = 1000
+TAKEN, LIMITED, MALFORMED, DENIED = 1, 2, 3, 5
+STEAL_CPU = 1
+# A vCPU page's four values: the states they are, in order.
+STEAL_VCPU_PAGES = (("preempted", "wait", "kernel", "user"),
+                    ("guest", "idle", "blocked", "observed"))
+
+
+def steal_start(args, cpu=None):
+    """./sync_guest ARGS (steal or stealflood), on CPU @cpu if given; it
+    waits for a line on its standard input before its first call."""
+    return subprocess.Popen(
+        [os.path.join(HERE, "sync_guest")] + list(args),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, {cpu}))
+        if cpu is not None else None)
+
+
+def steal_go(*ps):
+    """Let each of @ps make its calls."""
+    for p in ps:
+        p.stdin.write("\n")
+        p.stdin.flush()
+
+
+def steal_finish(p):
+    """Its counts (the first line's key=value) and its last round's pages
+    (a dict per page: reply, rax, rcx, rdx, rsi, rdi); steal_go() first."""
+    out, err = p.communicate(timeout=300)
+    if p.returncode == 4:
+        raise SkipTest(err.strip().splitlines()[-1:] or "skip")
+    if p.returncode != 0:
+        raise RuntimeError("sync_guest failed (%d): %s" % (p.returncode,
+                                                           err[-300:]))
+    lines = out.splitlines()
+    kv = {k: int(v) if v.isdigit() else v
+          for k, v in (x.split("=", 1) for x in lines[0].split() if "=" in x)}
+    pages = {}
+    for ln in lines[1:]:
+        f = dict(x.split("=", 1) for x in ln.split())
+        pages[int(f["page"])] = {k: int(v) for k, v in f.items()}
+    return kv, pages
+
+
+def knob_refused(path, value):
+    """A write of @value to the knob @path: True if refused with EINVAL."""
+    try:
+        wr(path, value)
+    except OSError as e:
+        return e.errno == errno.EINVAL
+    return False
+
+
+def t_steal_denied():
+    """guest_steal off: DENIED and nothing else; bad knob values refused."""
+    knob = VMLAT + "/guest_steal"
+    bad = ["maybe", "0", "-5", "1,,2", "on,1", ",".join(["7"] * 17),
+           "4194305"]
+    refused = [v for v in bad if knob_refused(knob, v)]
+    tap(refused == bad and rd(knob) == "off\n" and
+        rd("/sys/module/vmlat/parameters/guest_steal") == "off\n",
+        "steal_denied.bad_values_refused",
+        "refused %s of %s; guest_steal reads %r" % (refused, bad, rd(knob)))
+    wr(VMLAT + "/reset", "1")
+    p = steal_start(["steal", "2", "20", "4"])
+    steal_go(p)
+    g, pages = steal_finish(p)
+    tap(g["calls"] == 2 * (STEAL_PAGES + 2) and g["denied"] == g["calls"] and
+        g["untouched"] == g["calls"] and
+        all(pages[i]["reply"] == DENIED for i in pages),
+        "steal_denied.denied_and_nothing_else", "guest %s" % g)
+    tap(g["user_calls"] == 8 and g["user_eperm"] == 8 and
+        g["user_replies"] == 0 and g["user_untouched"] == 8,
+        "steal_denied.user_calls_no_reply", "guest %s" % g)
+    s = sync_of(rd_json(), g["pid"])["sync"]
+    want = {"steal_calls": g["calls"] + g["user_calls"],
+            "steal_denied": g["calls"], "steal_user": g["user_calls"],
+            "steal_taken": 0, "steal_limited": 0, "steal_malformed": 0}
+    got = {k: s and s[k] for k in want}
+    tap(got == want, "steal_denied.host_counts", "host %s want %s" %
+        (got, want))
+
+
+def steal_states(pages, page):
+    return dict(zip(STEAL_VCPU_PAGES[page],
+                    (pages[page][r] for r in ("rcx", "rdx", "rsi", "rdi"))))
+
+
+def t_steal_answered():
+    """Two VMs on one CPU with a hog: A allowed, B denied; A's answer
+    against vmlat's own JSON for A."""
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    wr(VMLAT + "/reset", "1")
+    hog = subprocess.Popen(
+        [sys.executable, "-c", "while True: pass"],
+        preexec_fn=lambda: os.sched_setaffinity(0, {STEAL_CPU}))
+    try:
+        a = steal_start(["steal", "3", "300", "4"], STEAL_CPU)
+        b = steal_start(["steal", "3", "300", "0"], STEAL_CPU)
+        wr(VMLAT + "/guest_steal", str(a.pid))
+        allowed = rd("/sys/module/vmlat/parameters/guest_steal").strip()
+        steal_go(a, b)
+        ga, pa = steal_finish(a)
+        gb, pb = steal_finish(b)
+    finally:
+        hog.kill()
+        hog.wait()
+        wr(VMLAT + "/guest_steal", "off")
+    js = rd_json()
+    keep("sync_steal_answered.json", json.dumps(
+        {"a": [ga, pa], "b": [gb, pb], "host": js}, indent=1))
+    ok = [i for i in range(STEAL_PAGES) if pa[i]["reply"] == TAKEN]
+    past = [i for i in (STEAL_PAGES, STEAL_PAGES + 1)
+            if pa[i]["reply"] == MALFORMED and
+            pa[i]["rcx"] == i and pa[i]["rdx"] & 0xffffffff == 1]
+    tap(allowed == str(a.pid) and len(ok) == STEAL_PAGES and len(past) == 2 and
+        ga["taken"] == 3 * STEAL_PAGES and ga["malformed"] == 6 and
+        ga["untouched"] == 6 and ga["denied"] == 0 and ga["none"] == 0,
+        "steal_answered.allowed_vm_answered",
+        "guest_steal %s; A %s; pages answered %s, past the last refused %s"
+        % (allowed, ga, ok, past))
+    tap(gb["denied"] == gb["calls"] and gb["untouched"] == gb["calls"],
+        "steal_answered.other_vm_denied", "B %s" % gb)
+    tap(ga["user_eperm"] == ga["user_calls"] == 12 and
+        ga["user_replies"] == 0 and ga["user_untouched"] == 12,
+        "steal_answered.user_calls_no_reply", "A %s" % ga)
+    va, vb = vm_of(js, a.pid), vm_of(js, b.pid)
+    if va is None or vb is None or len(va["vcpus"]) != 1:
+        tap(False, "steal_answered.vms_known", "A %s B %s" % (
+            va and len(va["vcpus"]), vb and len(vb["vcpus"])))
+        return
+    want = {"steal_calls": ga["calls"] + ga["user_calls"],
+            "steal_taken": ga["taken"], "steal_malformed": ga["malformed"],
+            "steal_user": ga["user_calls"], "steal_denied": 0}
+    got = {k: va["sync"][k] for k in want}
+    wantb = {"steal_calls": gb["calls"], "steal_denied": gb["calls"],
+             "steal_taken": 0}
+    gotb = {k: vb["sync"][k] for k in wantb}
+    tap(got == want and gotb == wantb, "steal_answered.host_counts",
+        "A %s want %s; B %s want %s" % (got, want, gotb, wantb))
+    # The vCPU: what vmlat's JSON has once A ended, later than the call.
+    v = va["vcpus"][0]
+    st = steal_states(pa, 0)
+    st.update(steal_states(pa, 1))
+    late = v["observed_ns"] - st["observed"]
+    bad = {k: (st[k], v[k + "_ns"]) for k in st
+           if not 0 <= v[k + "_ns"] - st[k] <= late}
+    tap(not bad and 0 <= late < 10**9 and st["preempted"] + st["wait"] > 0,
+        "steal_answered.vcpu_is_vmlats",
+        "answer %s; JSON later by %d ns observed; out of bounds %s" %
+        (st, late, bad))
+    info = pa[2]
+    tap(info["rdx"] == 0 and info["rsi"] == STEAL_PAGES and
+        info["rcx"] <= v["exits_total"], "steal_answered.vcpu_info",
+        "page 2 %s; JSON exits %d" % (info, v["exits_total"]))
+    # Who took its time: totals, none above the JSON's.
+    t = pa[STEAL_P_TAKERS]
+    sb = va["stolen_by"]
+    own = sum(x["stolen_ns"] for x in sb["vms"] if x["id"] == va["id"])
+    others = sum(x["stolen_ns"] for x in sb["vms"] if x["id"] != va["id"]) \
+        + sb["other_ns"]
+    tap(0 < t["rcx"] <= sb["host_ns"] and 0 < t["rdx"] <= others and
+        t["rsi"] <= own and t["rdi"] == 0,
+        "steal_answered.takers_totals",
+        "answer host %d other VMs %d own %d; JSON host %d other VMs %d own "
+        "%d" % (t["rcx"], t["rdx"], t["rsi"], sb["host_ns"], others, own))
+    # Its exit reasons by time, the most first, each within the JSON's.
+    host = {(x["isa"], x["code"]): x for x in va["exits"]}
+    isas = {1: "vmx", 2: "svm"}
+    ranked, bad = [], []
+    for r in range(8):
+        e = pa[STEAL_P_EXITS + r]
+        if not e["rcx"] >> 32:
+            break
+        key = (isas.get(e["rcx"] >> 32), e["rcx"] & 0xffffffff)
+        ranked.append((key, e["rdx"], e["rsi"]))
+        h = host.get(key)
+        if not h or h["count"] < e["rdx"] or h["total_ns"] < e["rsi"]:
+            bad.append((key, e["rdx"], e["rsi"], h))
+    top = max(va["exits"], key=lambda x: x["total_ns"]) if va["exits"] \
+        else None
+    tap(ranked and not bad and
+        all(ranked[i][2] >= ranked[i + 1][2] for i in range(len(ranked) - 1))
+        and top is not None and (top["isa"], top["code"]) in
+        [k for k, _, _ in ranked],
+        "steal_answered.exit_reasons_ranked",
+        "answer %s; not within the JSON's %s; JSON's top %s" %
+        (ranked, bad, top and top["name"]))
+
+
+def t_steal_flood():
+    """A guest asking as fast as it can: the rate limit holds."""
+    wr(VMLAT + "/reset", "1")
+    wr(VMLAT + "/guest_steal", "on")
+    try:
+        p = steal_start(["stealflood", "3000"])
+        steal_go(p)
+        g, _ = steal_finish(p)
+    finally:
+        wr(VMLAT + "/guest_steal", "off")
+    s = sync_of(rd_json(), g["pid"])["sync"]
+    allowed = STEAL_RATE * g["duration_ns"] // 10**9 + STEAL_BURST + 1
+    tap(s["steal_calls"] == g["calls"] == 3000 and
+        s["steal_taken"] == g["taken"] and
+        s["steal_limited"] == g["limited"] and
+        g["taken"] + g["limited"] == g["calls"] and
+        0 < g["taken"] <= allowed,
+        "steal_flood.rate_limited",
+        "guest %s; host %s; allowed in %d ns: %d" % (
+            g, {k: v for k, v in s.items() if k.startswith("steal_")},
+            g["duration_ns"], allowed))
+
+
 def t_guest_module_refuses_host():
     """vmlat_guest.ko in the test host, itself a QEMU TCG guest and no KVM
     guest: refused with ENODEV and a message saying what to do."""
@@ -799,6 +1145,7 @@ def t_guest_module_refuses_host():
 
 if __name__ == "__main__":
     main([t_honest, t_user, t_flood, t_reset_race, t_age_one_clock,
+          t_steal_denied, t_steal_answered, t_steal_flood,
           t_guest_module_refuses_host,
           t_linux_guest, t_linux_guest_without_vmlat,
           t_linux_guest_confidential])

@@ -86,6 +86,35 @@ static void table(const struct vm *vms, size_t n)
 	}
 }
 
+/*
+ * In a guest: who took its time, as totals (its host names no other
+ * tenant's task or VM).
+ */
+static void guest_takers(FILE *o, const struct vm *v)
+{
+	const struct {
+		const char *who;
+		uint64_t ns;
+	} t[] = {
+		{ "host tasks", v->stolen_by_host },
+		{ "other VMs", v->stolen_by_vms },
+		{ "its own vCPUs", v->stolen_by_own },
+	};
+	char a[16];
+	size_t i, shown = 0;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		if (!t[i].ns)
+			continue;
+		fprintf(o, "%s%s %s (%.1f%%)", shown ? ", " : "    taken by: ",
+			t[i].who, fmt_ns(a, sizeof(a), t[i].ns),
+			pct(t[i].ns, v->st.observed_ns));
+		shown++;
+	}
+	if (shown)
+		fprintf(o, ".\n");
+}
+
 /* Type 1: runnable, not running; who took the time. */
 static void type1(FILE *o, const struct vm *v, const struct snap *s)
 {
@@ -106,6 +135,10 @@ static void type1(FILE *o, const struct vm *v, const struct snap *s)
 							   0.99)),
 			fmt_ns(a, sizeof(a), v->h[VMLAT_HIST_PREEMPT].max_ns));
 	fprintf(o, ".\n");
+	if (s->guest) {
+		guest_takers(o, v);
+		return;
+	}
 	if (!v->nr_pre)
 		return;
 	pre = calloc(v->nr_pre, sizeof(*pre));
@@ -511,9 +544,13 @@ static void diagnosis(const struct report *r)
 			quiet++;
 			continue;
 		}
-		printf("\n%s (pid %d, vm_id %u)%s:\n",
-		       fmt_name(name, sizeof(name), v->name), v->pid, v->id,
-		       v->exited ? ", exited" : "");
+		if (s->guest)
+			printf("\n%s (this guest):\n",
+			       fmt_name(name, sizeof(name), v->name));
+		else
+			printf("\n%s (pid %d, vm_id %u)%s:\n",
+			       fmt_name(name, sizeof(name), v->name), v->pid,
+			       v->id, v->exited ? ", exited" : "");
 		for (f = 0; f < NR_FINDINGS; f++)
 			if (findings[f].has(v))
 				findings[f].print(stdout, v, s);
@@ -528,7 +565,13 @@ static void report_print(const struct report *r)
 	const struct snap *s = &r->win.cur;
 	char w[16];
 
-	if (r->p->common.duration_ms)
+	if (s->guest && r->p->common.duration_ms)
+		printf("vmlat report: this guest over %s, as its host's vmlat measured it (vmlat %s)\n\n",
+		       fmt_ns(w, sizeof(w), window_ns(&r->win)), s->version);
+	else if (s->guest)
+		printf("vmlat report: this guest, as its host's vmlat measured it: totals since that vmlat was loaded or reset (vmlat %s)\n\n",
+		       s->version);
+	else if (r->p->common.duration_ms)
 		printf("vmlat report: %zu VMs over %s (vmlat %s)\n\n", r->n,
 		       fmt_ns(w, sizeof(w), window_ns(&r->win)), s->version);
 	else
@@ -542,6 +585,13 @@ static void report_print(const struct report *r)
 	printf("\nSummary: ");
 	summary(stdout, r);
 	printf("\n");
+	if (s->guest)
+		printf("\nThis guest's kernel %s: its tasks' run times %s the time its vCPUs were runnable but not running.\n",
+		       !strcmp(s->steal_accounting, "subtracted") ?
+		       "subtracts the steal time KVM reports (CONFIG_PARAVIRT_TIME_ACCOUNTING)" :
+		       "does not subtract the steal time KVM reports",
+		       !strcmp(s->steal_accounting, "subtracted") ?
+		       "leave out" : "include");
 	if (s->dropped_vms || s->dropped_vcpus)
 		printf("\nvmlat dropped %llu VMs and %llu vCPUs: its tables were full; load it with larger max_vms and max_vcpus.\n",
 		       (unsigned long long)s->dropped_vms,
@@ -833,6 +883,19 @@ static json_object *summary_json(const struct report *r)
 	return o;
 }
 
+/* In a guest: who took its time, and its kernel's steal accounting. */
+static json_object *guest_json(const struct report *r)
+{
+	const struct vm *v = &r->vms[0];
+	json_object *o = json_object_new_object();
+
+	add(o, "steal_accounting", jstr(r->win.cur.steal_accounting));
+	add(o, "taken_by_host_tasks_ns", ju(v->stolen_by_host));
+	add(o, "taken_by_other_vms_ns", ju(v->stolen_by_vms));
+	add(o, "taken_by_own_vcpus_ns", ju(v->stolen_by_own));
+	return o;
+}
+
 static int report_json(const struct report *r)
 {
 	const struct snap *s = &r->win.cur;
@@ -848,6 +911,8 @@ static int report_json(const struct report *r)
 		json_object_array_add(a, vm_json(&r->vms[i], s));
 	add(o, "vms", a);
 	add(o, "vms_without_time", ju(r->idle));
+	if (s->guest)
+		add(o, "guest", guest_json(r));
 	add(o, "summary", summary_json(r));
 	d = json_object_new_object();
 	add(d, "vms", ju(s->dropped_vms));

@@ -440,9 +440,43 @@ static void parse_vm(struct vm *v, json_object *o, int schema)
 	parse_fields(v, o, FIELDS(vm_fields));
 	v->stolen_by_host = u64(get(o, "stolen_by"),
 				schema < 4 ? "host" : "host_ns");
+	/* A guest's document: the VMs as one total, its own vCPUs apart. */
+	v->stolen_by_vms = u64(get(o, "stolen_by"), "other_ns");
+	v->stolen_by_own = u64(get(o, "stolen_by"), "own_ns");
 	parse_fields(&v->steal, get(o, "steal"), FIELDS(steal_fields));
 	snprintf(v->name, sizeof(v->name), "%s", v->comm);
 	parse_saved_names(v, o);
+}
+
+/*
+ * A guest's own document (vmlat_guest.ko's steal.json, "from": "guest"):
+ * 0 if the host answered (@s->guest set), or -1 with what the guest was
+ * told, as what to do.
+ */
+static int guest_doc(struct snap *s, json_object *root, char *err,
+		     size_t errlen)
+{
+	json_object *g = get(root, "guest");
+	char from[16], state[32];
+
+	str(from, sizeof(from), root, "from");
+	if (strcmp(from, "guest"))
+		return 0;
+	s->guest = true;
+	str(state, sizeof(state), g, "steal");
+	str(s->steal_accounting, sizeof(s->steal_accounting), g,
+	    "steal_accounting");
+	if (!strcmp(state, "answered") || !strcmp(state, "partly"))
+		return 0;
+	if (!strcmp(state, "denied"))
+		snprintf(err, errlen, "the host's vmlat does not allow this guest its steal: its operator can (guest_steal, Documentation/vmlat.rst)");
+	else if (!strcmp(state, "no-host"))
+		snprintf(err, errlen, "no vmlat on the host answers this guest's steal calls: the host needs vmlat.ko loaded, with guest_steal allowing this guest");
+	else if (!strcmp(state, "limited"))
+		snprintf(err, errlen, "the host limited this guest's steal calls: ask again in a second");
+	else
+		snprintf(err, errlen, "this guest cannot ask its host for its steal (%s): see vmlat_guest's status", state);
+	return -1;
 }
 
 int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
@@ -475,6 +509,10 @@ int snap_parse(struct snap *s, const char *text, char *err, size_t errlen)
 	}
 	str(s->version, sizeof(s->version), root, "version");
 	s->now_ns = u64(root, "now_ns");
+	if (guest_doc(s, root, err, errlen)) {
+		json_object_put(root);
+		return -1;
+	}
 	vms = get(root, "vms");
 	if (!vms || !json_object_is_type(vms, json_type_array)) {
 		snprintf(err, errlen, "not a vmlat JSON document: \"vms\" is not a list");
@@ -600,7 +638,10 @@ static char *stdin_text;
 
 int snap_read(struct snap *s, const char *path, char *err, size_t errlen)
 {
-	const char *p = path ? path : VMLAT_JSON;
+	/* In a guest without a vmlat of its own: its steal, if it has it. */
+	const char *p = path ? path :
+			access(VMLAT_JSON, F_OK) && !access(VMLAT_GUEST_JSON, F_OK) ?
+			VMLAT_GUEST_JSON : VMLAT_JSON;
 	size_t len;
 	char *text;
 	int fd, ret;
@@ -858,6 +899,8 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 	d->nr_pre = n;
 	delta_fields(d, a, b, FIELDS(vm_fields));
 	d->stolen_by_host = sub(b->stolen_by_host, a ? a->stolen_by_host : 0);
+	d->stolen_by_vms = sub(b->stolen_by_vms, a ? a->stolen_by_vms : 0);
+	d->stolen_by_own = sub(b->stolen_by_own, a ? a->stolen_by_own : 0);
 	delta_fields(&d->steal, a ? &a->steal : NULL, &b->steal,
 		     FIELDS(steal_fields));
 	if (a && b->sync.present && a->sync.present)

@@ -55,6 +55,8 @@ extern const size_t nr_nested_fields, nr_sync_fields, nr_exit_fields;
 #define VMLAT_SCHEMA_OLDEST	3
 #define VMLAT_DEBUGFS		"/sys/kernel/debug"
 #define VMLAT_JSON		VMLAT_DEBUGFS "/vmlat/json"
+/* In a guest: its own steal, as its host's vmlat answered (vmlat_guest.ko) */
+#define VMLAT_GUEST_JSON	VMLAT_DEBUGFS "/vmlat_guest/steal.json"
 
 /*
  * The module's states and kinds, with their names, are its own lists
@@ -177,6 +179,8 @@ struct vm {
 	struct preemptor *pre;
 	uint64_t pre_other_ns;
 	uint64_t stolen_by_host;
+	/* A guest's own document (snap.guest): the other takers, as totals */
+	uint64_t stolen_by_vms, stolen_by_own;
 	struct steal steal;
 	char name[128];		/* names.c: libvirt's, QEMU's -name, or comm */
 	bool named;		/* names.c: @name is one of the first two */
@@ -198,6 +202,13 @@ struct snap {
 	struct vm *vms;
 	uint64_t dropped_vms, dropped_vcpus, dropped_victims;
 	void *doc;		/* its json_object, if snap_keep_doc */
+	/*
+	 * Read in a guest (vmlat_guest.ko's steal.json): its one VM is the
+	 * guest itself, as its host measured it; its kernel's steal
+	 * accounting ("included", "subtracted").
+	 */
+	bool guest;
+	char steal_accounting[16];
 };
 
 /* Whether snap_parse() keeps the parsed document in snap.doc (save). */
