@@ -21,7 +21,10 @@ fails the kernel on any splat or leak; it runs on the stock kernels too.
               calls between two of its own, every fourth all random
               (./sync_guest user): both mappings are intact (all 40
               exchanges taken, nothing counted against them but the
-              ring-3 calls, in "user"). The seeds are printed.
+              ring-3 calls, in "user"). The hostile guests' steal calls
+              for random pages (guest_steal on) are each answered,
+              refused as malformed or limited, and counted. The seeds
+              are printed.
   concurrent  for CONC_SECONDS: knob writers, readers of every file (the
               JSON document must parse), guests making exits and hostile
               hypercalls, and vmlat unloaded and loaded again in a loop
@@ -72,6 +75,8 @@ U64 = 2**64
 THRESHOLD_MAX = 10 * 10**6          # VMLAT_THRESHOLD_MAX_US
 INTERVAL_MAX = 3600 * 1000          # VMLAT_INTERVAL_MAX_MS
 SNAP_MODES = ("swap", "freeze", "event")
+STEAL_PIDS_MAX = 16                 # VMLAT_GUEST_STEAL_MAX_PIDS
+PID_MAX_LIMIT = 4194304
 
 
 def value_ok(name, text):
@@ -85,6 +90,11 @@ def value_ok(name, text):
         return v in SNAP_MODES
     if name == "reset":
         return v.startswith("#")
+    if name == "guest_steal":
+        pids = v.split(",")
+        return v in ("off", "on") or (
+            len(pids) <= STEAL_PIDS_MAX and
+            all(p.isdigit() and 1 <= int(p) <= PID_MAX_LIMIT for p in pids))
     return True
 
 
@@ -118,7 +128,12 @@ def edge_cases():
              b"%d" % (U64 - 1), b"%d" % U64, b"%d" % (2**63),
              b"9" * 40, b"1" * 4096, b"\x00", b"1\x00junk", b"\xff\xfe",
              b"swap", b"freeze", b"event", b"swap\n", b"SWAP", b"swa",
-             b"swapx", b"event event", b"\x80swap"]
+             b"swapx", b"event event", b"\x80swap",
+             b"on", b"off", b"on\n", b"ON", b"1,2,3", b" 7 , 8 ", b"1,,2",
+             b",1", b"1,", b"on,1", b"%d" % PID_MAX_LIMIT,
+             b"%d" % (PID_MAX_LIMIT + 1),
+             b",".join([b"5"] * STEAL_PIDS_MAX),
+             b",".join([b"5"] * (STEAL_PIDS_MAX + 1))]
     return cases
 
 
@@ -131,7 +146,7 @@ def random_input(rng):
     if kind == 2:
         return rng.choice(SNAP_MODES).encode() + \
             bytes(rng.randrange(256) for _ in range(rng.randrange(3)))
-    return bytes(rng.choice(b"0123456789 \n\t-+x")
+    return bytes(rng.choice(b"0123456789 \n\t-+x,")
                  for _ in range(1 + rng.randrange(24)))
 
 
@@ -205,6 +220,8 @@ def restore_defaults():
             write_raw(path, b"0")
         elif k == "snapshot":
             write_raw(path, b"event")
+        elif k == "guest_steal":
+            write_raw(path, b"off")
 
 
 def guest(*args):
@@ -242,21 +259,34 @@ def t_hypercalls():
     # An honest syncer whose ring 3 makes 50 hostile calls between two of
     # its own: seq ~0, 1, its next seq, v1 and v2 headers.
     user = guest("sync_guest", "user", "40", "20", "0", str(ring3))
-    hostile = [guest("sync_guest", "flood", str(calls)) for _ in range(2)]
-    floods = [finish(p, "sync_guest flood") for p in hostile]
-    h = finish(honest, "sync_guest honest")
-    u = finish(user, "sync_guest user")
+    # The steal calls among them answered: their page read and written.
+    wr(VMLAT + "/guest_steal", "on")
+    try:
+        hostile = [guest("sync_guest", "flood", str(calls))
+                   for _ in range(2)]
+        floods = [finish(p, "sync_guest flood") for p in hostile]
+        h = finish(honest, "sync_guest honest")
+        u = finish(user, "sync_guest user")
+    finally:
+        wr(VMLAT + "/guest_steal", "off")
     sync = vm_of(int(h["pid"]))["sync"]
     usync = vm_of(int(u["pid"]))["sync"]
+    steal = [(vm_of(int(f["pid"]))["sync"], int(f["steal"])) for f in floods]
     ok = honest_ok(sync, 40) and \
-        honest_ok(usync, 40, int(u["user_calls"]))
+        honest_ok(usync, 40, int(u["user_calls"])) and \
+        all(n > 0 and s["steal_calls"] == n and s["steal_user"] == 0 and
+            s["steal_taken"] + s["steal_limited"] + s["steal_malformed"] == n
+            and s["steal_taken"] > 0 and s["steal_malformed"] > 0
+            for s, n in steal)
     rnd = sum(int(f["random"]) + int(f["other_nr"]) for f in floods)
     tap(ok, "hypercalls", "%d hostile calls at CPL 0 from %d guests (%d of "
         "them random, seeds %s), %s at CPL 3 (seed %s); honest VM: %s; VM "
-        "with a hostile ring 3: %s" %
+        "with a hostile ring 3: %s; hostile steal calls: %s" %
         (calls * len(hostile), len(hostile), rnd,
          ",".join(f["seed"] for f in floods), u["user_calls"], u["seed"],
-         sync, usync))
+         sync, usync,
+         [({k: v for k, v in s.items() if k.startswith("steal_")}, n)
+          for s, n in steal]))
 
 
 class Loop(threading.Thread):

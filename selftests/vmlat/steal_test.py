@@ -18,6 +18,10 @@ time the vCPU was ready but not running, over the same window:
   vmlat     preempted_ns + wait_ns of that vCPU in vmlat's json ([P3]'s
             type-1 steal), read with run_delay.
 
+and a fourth, the same vCPU's preempted_ns + wait_ns as the guest itself
+got them from the host when it read its steal (vmlat_guest.ko's steal
+file: the steal hypercall, the host's guest_steal on),
+
 and, from an ftrace record of the vCPU thread's scheduler and KVM events in
 the same window, the components of run_delay (runnable after a preemption,
 on a runqueue after a wake-up) and of vmlat's figure (from the wake-up call
@@ -106,7 +110,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (KEEP, SLACK_NS, TRACING,  # noqa: E402
+from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
                          ConsoleGuest, SkipTest, boot_until_up,
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
@@ -132,11 +136,22 @@ GUEST_INIT = r"""#!/bin/busybox sh
 exec >/dev/ttyS0 2>&1 </dev/ttyS0
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sys /sys
+/bin/busybox mount -t debugfs debugfs /sys/kernel/debug
 /bin/busybox stty -echo
+# its own steal as the host answers it (vmlat_guest.ko): no names, few
+# clock-sync calls
+[ -e /vmlat_guest.ko ] && /bin/busybox insmod /vmlat_guest.ko names=0 rate_hz=1
 steal() {
     while read -r name user nice sys idle iow irq sirq steal rest; do
-        [ "$name" = cpu0 ] && echo "$steal" && return
+        [ "$name" = cpu0 ] && echo "$steal" && break
     done </proc/stat
+}
+answer() {
+    f=/sys/kernel/debug/vmlat_guest/steal
+    [ -e $f ] && while read -r cpu vcpu observed ready rest; do
+        [ "$cpu" = 0 ] && echo "$ready" && return
+    done <$f
+    echo -
 }
 work() {
     while :; do
@@ -149,13 +164,13 @@ echo "=== ready"
 while read -r cmd; do
     case $cmd in
     go)
-        echo "=== s0 $(steal)"
+        echo "=== s0 $(steal) $(answer)"
         work &
         w=$! ;;
     stop)
         kill $w
         wait $w
-        echo "=== s1 $(steal)" ;;
+        echo "=== s1 $(steal) $(answer)" ;;
     *)
         break ;;
     esac
@@ -443,10 +458,15 @@ def window(g, tid, alone):
                            " | ".join(g.out[-5:]))
     d = {k: b["vcpu"][k] - a["vcpu"][k] for k in b["vcpu"]
          if k.endswith("_ns")}
+    s0, a0 = (s0.split() + ["-"])[:2]
+    s1, a1 = (s1.split() + ["-"])[:2]
     w = {"vmlat_ready_ns": d["preempted_ns"] + d["wait_ns"],
          "run_delay_ns": b["run_delay"] - a["run_delay"],
          # /proc/stat counts in USER_HZ, 100 on x86
          "guest_steal_ns": (int(s1) - int(s0)) * 10**7,
+         # vmlat's figure as the guest got it, when it read its steal
+         "answer_ready_ns": int(a1) - int(a0) if "-" not in (a0, a1)
+         else None,
          "vmlat": d}
     name = "steal_%s_trace.txt" % ("vcpu_alone" if alone else "qemu_on_cpu")
     keep(name, trace)
@@ -574,6 +594,28 @@ def check(name, w):
         "vmlat %d ns, guest %d ns + %d ns of wake-up calls (%+.2f%%), "
         "bounds %d..%d" % (vmlat, guest, c["wake_call_ns"],
                            100.0 * (vmlat - want) / max(want, 1), lo, hi))
+    # What the guest got when it asked the host for its steal (its
+    # vmlat_guest.ko, as it read /proc/stat): vmlat's own figure at the
+    # guest's two reads, which the host's samples bracket. Short of the
+    # host's by the vCPU's runnable time between the host's reads and
+    # the guest's (guest_edges_ns), the clock points' brackets and SLACK
+    # at each end; and against the guest's /proc/stat steal, within the
+    # bounds vmlat's own is.
+    ans = w.get("answer_ready_ns")
+    if ans is None:
+        tap(True, name + ".guest_answer_is_vmlat",
+            "SKIP the guest did not get its steal (no $VMLAT_GUEST_KO?)")
+        return
+    tol = w["guest_edges_ns"] + c["bracket_ns"] + 4 * SLACK_NS
+    tap(ans > 10**9 // 2 and 0 <= vmlat - ans <= tol,
+        name + ".guest_answer_is_vmlat",
+        "the guest got %d ns, vmlat's JSON %d ns (%+d ns), tolerance 0..%d"
+        % (ans, vmlat, ans - vmlat, tol))
+    tap(lo <= ans - want <= hi, name + ".guest_answer_is_guest_steal",
+        "the guest got %d ns, its own steal %d ns + %d ns of wake-up calls "
+        "(%+.2f%%), bounds %d..%d" % (
+            ans, guest, c["wake_call_ns"],
+            100.0 * (ans - want) / max(want, 1), lo, hi))
 
 
 def t_guest_steal():
@@ -584,9 +626,13 @@ def t_guest_steal():
     if os.cpu_count() < 2:
         raise SkipTest("needs 2 CPUs")
     os.sched_setaffinity(0, {0})
+    # the guest may ask for its own steal
+    wr(VMLAT + "/guest_steal", "on")
     tmp = tempfile.mkdtemp(prefix="vmlat_steal_test.")
     try:
-        cpio = linux_guest_initramfs(tmp, GUEST_INIT)
+        ko = os.environ.get("VMLAT_GUEST_KO", "")
+        cpio = linux_guest_initramfs(tmp, GUEST_INIT,
+                                     [ko] if os.path.isfile(ko) else [])
         m, attempt, secs = boot_until_up(
             lambda hung_s: measure(qemu, kernel, cpio, hung_s))
     finally:

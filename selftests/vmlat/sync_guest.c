@@ -35,6 +35,11 @@
  *	Prints the counts of replies, then the last round, a line per page:
  *	its reply, the four registers after it, and the host's
  *	CLOCK_MONOTONIC right after the round.
+ *   sync_guest stealvcpus ROUNDS SPIN_MS CPU0 CPU1
+ *	a VM of two vCPUs, vCPU i run by a thread pinned to CPUi, once a
+ *	line came on standard input: each makes ROUNDS rounds of SPIN_MS of
+ *	other calls then a call for each of its own pages (the vCPU pages).
+ *	Prints, per vCPU, its last round: vcpu=I page=P and as steal does.
  *   sync_guest stealflood N
  *	N calls for page 0 as fast as the guest can make them, once a line
  *	came on standard input; the replies counted.
@@ -46,8 +51,10 @@
  *	them: malformed headers and
  *	seq 0, replayed and skipped numbers, well-formed calls with garbage
  *	times, and random 64-bit registers: all of them, all but a valid
- *	header, and all with another hypercall number (never vmlat's, nor
- *	one of KVM's own). "calls" counts those with vmlat's number.
+ *	header (clock sync's or the steal call's, with a random page), and
+ *	all with another hypercall number (never vmlat's, nor one of KVM's
+ *	own). "calls" counts the clock-sync calls with vmlat's number,
+ *	"steal" the steal calls.
  *
  * Random values come from random() seeded with $SYNC_SEED, else the time
  * and pid; the seed is printed.
@@ -58,6 +65,8 @@
  * set here. Prints one line: what was sent and measured.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,12 +320,12 @@ static int flood(int fd, struct kvm_run *run, long n, long secs)
 {
 	uint64_t seq = 10, t0 = mono_ns();
 	uint64_t end = secs > 0 ? t0 + secs * 1000000000ULL : UINT64_MAX;
-	long i, malformed = 0, random_calls = 0, other_nr = 0;
+	long i, malformed = 0, random_calls = 0, other_nr = 0, steal = 0;
 	struct call c;
 	int err;
 
 	for (i = 0; i < n && (i % 64 || mono_ns() < end); i++) {
-		c.nr = 0;
+		memset(&c, 0, sizeof(c));
 		c.hdr = VMLAT_HC_HDR;
 		c.g1 = (uint64_t)rand() << 20;
 		c.prev_g2 = (uint64_t)rand() << 20;
@@ -344,11 +353,20 @@ static int flood(int fd, struct kvm_run *run, long n, long secs)
 		case 6:		/* all random but a valid header */
 		case 7:		/* all random, another hypercall */
 			c.hdr = i % 8 == 5 ? rand64() :
-				random() & 1 ? VMLAT_HC_HDR : VMLAT_HC_HDR_V1;
+				(const uint64_t[]){ VMLAT_HC_HDR,
+						    VMLAT_HC_HDR_V1,
+						    VMLAT_HC_HDR_STEAL }
+				[random() % 3];
 			c.seq = rand64();
 			c.g1 = rand64();
 			c.prev_g2 = rand64();
-			if (i % 8 == 7) {
+			c.rdi = rand64();
+			if (c.hdr == VMLAT_HC_HDR_STEAL) {
+				/* a page: one of them, past them, or any */
+				c.g1 = random() & 1 ? rand64() :
+				       (uint64_t)random() % 16;
+				steal++;
+			} else if (i % 8 == 7) {
 				/* KVM's own are small numbers, vmlat's 32-bit */
 				c.nr = rand64() | 1ULL << 40;
 				other_nr++;
@@ -362,9 +380,9 @@ static int flood(int fd, struct kvm_run *run, long n, long secs)
 		if (err)
 			return err;
 	}
-	printf("sync_guest mode=flood pid=%d calls=%ld malformed=%ld random=%ld other_nr=%ld seed=%u duration_ms=%llu\n",
-	       (int)getpid(), i - other_nr, malformed, random_calls, other_nr,
-	       sync_seed,
+	printf("sync_guest mode=flood pid=%d calls=%ld malformed=%ld random=%ld other_nr=%ld steal=%ld seed=%u duration_ms=%llu\n",
+	       (int)getpid(), i - other_nr - steal, malformed, random_calls,
+	       other_nr, steal, sync_seed,
 	       (unsigned long long)((mono_ns() - t0) / 1000000 + 1));
 	return 0;
 }
@@ -536,6 +554,87 @@ static int steal(int fd, struct kvm_run *run, long rounds, long spin_ms,
 	return 0;
 }
 
+/* One vCPU of stealvcpus: its thread's work and what it got. */
+struct steal_vcpu {
+	pthread_t thread;
+	int fd, cpu, err;
+	struct kvm_run *run;
+	long rounds, spin_ms;
+	struct steal_counts n;
+	struct call last[VMLAT_HC_STEAL_P_INFO + 1];
+};
+
+static void *steal_vcpu_fn(void *arg)
+{
+	struct steal_vcpu *v = arg;
+	cpu_set_t set;
+	uint64_t t, p;
+	struct call c;
+	long r;
+
+	CPU_ZERO(&set);
+	CPU_SET(v->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		v->err = -errno;
+		return NULL;
+	}
+	for (r = 0; r < v->rounds && !v->err; r++) {
+		for (t = mono_ns(); !v->err &&
+		     mono_ns() - t < v->spin_ms * 1000000ULL;) {
+			c = (struct call){ .nr = 0x5354, .hdr = 1 };
+			v->err = make_call(v->fd, v->run, &c);
+		}
+		for (p = 0; !v->err && p <= VMLAT_HC_STEAL_P_INFO; p++)
+			steal_call(v->fd, v->run, p, &v->last[p], &v->n,
+				   &v->err);
+	}
+	return NULL;
+}
+
+static int steal_vcpus(struct ksft_vm *vm, long rounds, long spin_ms,
+		       int cpu0, int cpu1)
+{
+	struct steal_vcpu v[2] = {};
+	unsigned int i, p;
+	int err = 0;
+
+	for (i = 0; i < 2; i++) {
+		v[i].fd = ksft_vm_vcpu_fd_n(vm, i);
+		v[i].run = ksft_vm_kvm_run_n(vm, i);
+		v[i].cpu = i ? cpu1 : cpu0;
+		v[i].rounds = rounds;
+		v[i].spin_ms = spin_ms;
+	}
+	if (getchar() == EOF)
+		return -EPIPE;
+	for (i = 0; i < 2; i++) {
+		err = -pthread_create(&v[i].thread, NULL, steal_vcpu_fn, &v[i]);
+		if (err) {
+			while (i--)
+				pthread_join(v[i].thread, NULL);
+			return err;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(v[i].thread, NULL);
+		err = err ?: v[i].err;
+	}
+	if (err)
+		return err;
+	printf("sync_guest mode=stealvcpus pid=%d\n", (int)getpid());
+	for (i = 0; i < 2; i++)
+		for (p = 0; p <= VMLAT_HC_STEAL_P_INFO; p++)
+			printf("vcpu=%u page=%u reply=%llu rcx=%llu rdx=%llu rsi=%llu rdi=%llu\n",
+			       i, p,
+			       (unsigned long long)(VMLAT_HC_IS_REPLY(v[i].last[p].rbx) ?
+				VMLAT_HC_REPLY_CALL(v[i].last[p].rbx) : 0),
+			       (unsigned long long)v[i].last[p].out[0],
+			       (unsigned long long)v[i].last[p].out[1],
+			       (unsigned long long)v[i].last[p].out[2],
+			       (unsigned long long)v[i].last[p].out[3]);
+	return 0;
+}
+
 static int steal_flood(int fd, struct kvm_run *run, long calls)
 {
 	struct steal_counts n = {};
@@ -591,6 +690,7 @@ int main(int argc, char **argv)
 	struct kvm_regs regs;
 	void (*code)(void);
 	long k_user = 0;
+	unsigned int nr_vcpus = 1;
 	const char *seed_env = getenv("SYNC_SEED");
 	int fd, err;
 
@@ -614,16 +714,18 @@ int main(int argc, char **argv)
 		;
 	} else if (argc == 3 && !strcmp(argv[1], "stealflood")) {
 		;
+	} else if (argc == 6 && !strcmp(argv[1], "stealvcpus")) {
+		nr_vcpus = 2;
 	} else {
 		argc = 0;
 	}
 	if (!argc) {
-		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N [SECONDS] | names N KEYS TGID COMM | steal ROUNDS SPIN_MS K | stealflood N | clockpair\n",
+		fprintf(stderr, "usage: %s honest N PERIOD_MS OFFSET_NS [v1] | user N PERIOD_MS OFFSET_NS K | flood N [SECONDS] | names N KEYS TGID COMM | steal ROUNDS SPIN_MS K | stealvcpus ROUNDS SPIN_MS CPU0 CPU1 | stealflood N | clockpair\n",
 			argv[0]);
 		return 2;
 	}
 	code = vmlat_host_is_intel() ? sync_guest_vmcall : sync_guest_vmmcall;
-	err = ksft_vm_create(&vm, code, 0, &st);
+	err = ksft_vm_create_vcpus(&vm, nr_vcpus, code, 0, &st);
 	if (err) {
 		fprintf(stderr, "sync_guest: %s\n", st.error);
 		return err == -ENOENT ? 4 : 1;
@@ -645,6 +747,11 @@ int main(int argc, char **argv)
 		      steal(fd, run, strtol(argv[2], NULL, 0),
 			    strtol(argv[3], NULL, 0),
 			    strtol(argv[4], NULL, 0));
+	} else if (!strcmp(argv[1], "stealvcpus")) {
+		err = steal_vcpus(vm, strtol(argv[2], NULL, 0),
+				  strtol(argv[3], NULL, 0),
+				  (int)strtol(argv[4], NULL, 0),
+				  (int)strtol(argv[5], NULL, 0));
 	} else if (!strcmp(argv[1], "stealflood")) {
 		err = steal_flood(fd, run, strtol(argv[2], NULL, 0));
 	} else if (!strcmp(argv[1], "names")) {

@@ -26,8 +26,8 @@
            exchange taken, no restart, no replay).
   flood    a hostile guest (./sync_guest flood) makes 3000 calls as fast
            as it can (malformed, seq 0, replayed, skipping, garbage times,
-           random registers; those with another hypercall number are not
-           vmlat's and not counted)
+           random registers, steal calls for random pages; those with
+           another hypercall number are not vmlat's and not counted)
            next to an honest one: every call is counted, the malformed
            exactly, the rate limit holds (calls over it are ignored and
            counted), vmlat's memory in use grows by no more than two
@@ -63,6 +63,11 @@
            totals within the JSON's, host tasks and the other VM both
            nonzero; its exit reasons ranked by time, each within the
            JSON's. The sync rows count every call by what it got.
+  steal-vcpus  a VM of two vCPUs (./sync_guest stealvcpus), each run by a
+           thread of its own, vCPU 1's pinned with a hog: each vCPU's
+           answer is its own (its index; its figures within vmlat's JSON
+           for that vCPU, as in steal-answered), and vCPU 1's type-1
+           steal is the larger.
   steal-flood  a guest asking as fast as it can: the rate limit holds,
            every call counted.
   guest-module-refuses-host  vmlat_guest.ko refuses to load in the test
@@ -300,6 +305,11 @@ def t_flood():
         return
     tap(s["malformed"] == f["malformed"], "flood.malformed_counted",
         "vmlat %d sent %d" % (s["malformed"], f["malformed"]))
+    # Its steal calls, random pages, are told DENIED (guest_steal off).
+    tap(f["steal"] > 0 and s["steal_calls"] == s["steal_denied"] ==
+        f["steal"], "flood.steal_calls_denied",
+        "vmlat %d calls, %d denied; sent %d" %
+        (s["steal_calls"], s["steal_denied"], f["steal"]))
     wellformed = f["calls"] - f["malformed"]
     processed = wellformed - s["limited"]
     allowed = MAX_RATE * f["duration_ms"] // 1000 + BURST + 1
@@ -664,25 +674,38 @@ def check_guest_steal(out, host_vm):
         {"guest": js, "host": host_vm}, indent=1))
     rows = [ln.split() for ln in table.splitlines()
             if ln and not ln.startswith("#")]
-    tap(table.startswith("# steal answered") and len(rows) == 1 and
-        rows[0][:2] == ["0", "0"] and js is not None and
-        js["guest"]["steal"] == "answered" and len(js["vms"]) == 1,
+    # Each CPU's row is its own vCPU's (KVM's vCPU i runs the guest's
+    # CPU i; steal-vcpus checks two).
+    tap(table.startswith("# steal answered") and rows and
+        [r[:2] for r in rows] == [[str(i)] * 2 for i in range(len(rows))]
+        and js is not None and js["guest"]["steal"] == "answered" and
+        len(js["vms"]) == 1 and js["guest"]["cpus"] == len(rows),
         "linux_guest.steal_answered",
-        "steal table %r; steal.json %s" % (table[:300], doc and doc[:300]))
+        "steal table %r; steal.json %s" % (table[:400], doc and doc[:300]))
     if js is None or not js["vms"] or host_vm is None:
         return
     g = js["vms"][0]
-    gv, hv = g["vcpus"][0], host_vm["vcpus"][0]
-    states = ["observed"] + [k[:-3] for k in gv
-                             if k.endswith("_ns") and k != "observed_ns"]
-    late = hv["observed_ns"] - gv["observed_ns"]
-    bad = {k: (gv[k + "_ns"], hv[k + "_ns"]) for k in states
-           if not 0 <= hv[k + "_ns"] - gv[k + "_ns"] <= late}
-    tap(not bad and gv["exits_total"] <= hv["exits_total"] and
-        g["steal"]["ready_ns"] == gv["preempted_ns"] + gv["wait_ns"],
+    hosts = {v["vcpu"]: v for v in host_vm["vcpus"]}
+    bad, lates = {}, []
+    for gv in g["vcpus"]:
+        hv = hosts.get(gv["vcpu"])
+        if hv is None:
+            bad[gv["vcpu"]] = "not in the host's JSON"
+            continue
+        states = ["observed"] + [k[:-3] for k in gv if k.endswith("_ns") and
+                                 k != "observed_ns"]
+        late = hv["observed_ns"] - gv["observed_ns"]
+        lates.append(late)
+        out_of = {k: (gv[k + "_ns"], hv[k + "_ns"]) for k in states
+                  if not 0 <= hv[k + "_ns"] - gv[k + "_ns"] <= late}
+        if out_of or gv["exits_total"] > hv["exits_total"]:
+            bad[gv["vcpu"]] = (out_of, gv["exits_total"], hv["exits_total"])
+    ready = sum(v["preempted_ns"] + v["wait_ns"] for v in g["vcpus"])
+    tap(len(g["vcpus"]) == js["guest"]["cpus"] and not bad and
+        g["steal"]["ready_ns"] == ready,
         "linux_guest.steal_is_vmlats",
-        "host's JSON later by %d ns observed; out of bounds %s" %
-        (late, bad))
+        "host's JSON later by %s ns observed; out of bounds %s" %
+        (lates, bad))
     host_exits = {(x["isa"], x["code"]): x for x in host_vm["exits"]}
     bad = [x for x in g["exits"]
            if (x["isa"], x["code"]) not in host_exits or
@@ -1000,15 +1023,14 @@ def steal_states(pages, page):
 def t_steal_answered():
     """Two VMs on one CPU with a hog: A allowed, B denied; A's answer
     against vmlat's own JSON for A."""
-    if os.cpu_count() < 2:
-        raise SkipTest("needs 2 CPUs")
+    cpu = os.cpu_count() - 1    # the last: the bochs test host has one
     wr(VMLAT + "/reset", "1")
     hog = subprocess.Popen(
         [sys.executable, "-c", "while True: pass"],
-        preexec_fn=lambda: os.sched_setaffinity(0, {STEAL_CPU}))
+        preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
     try:
-        a = steal_start(["steal", "3", "300", "4"], STEAL_CPU)
-        b = steal_start(["steal", "3", "300", "0"], STEAL_CPU)
+        a = steal_start(["steal", "3", "300", "4"], cpu)
+        b = steal_start(["steal", "3", "300", "0"], cpu)
         wr(VMLAT + "/guest_steal", str(a.pid))
         allowed = rd("/sys/module/vmlat/parameters/guest_steal").strip()
         steal_go(a, b)
@@ -1100,6 +1122,57 @@ def t_steal_answered():
         (ranked, bad, top and top["name"]))
 
 
+def t_steal_vcpus():
+    """Two vCPUs, vCPU 1 with a hog on its CPU: each one's answer is its
+    own."""
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    wr(VMLAT + "/reset", "1")
+    hog = subprocess.Popen(
+        [sys.executable, "-c", "while True: pass"],
+        preexec_fn=lambda: os.sched_setaffinity(0, {STEAL_CPU}))
+    try:
+        p = steal_start(["stealvcpus", "3", "300", str(1 - STEAL_CPU),
+                         str(STEAL_CPU)])
+        wr(VMLAT + "/guest_steal", str(p.pid))
+        steal_go(p)
+        out, err = p.communicate(timeout=300)
+    finally:
+        hog.kill()
+        hog.wait()
+        wr(VMLAT + "/guest_steal", "off")
+    if p.returncode != 0:
+        raise RuntimeError("sync_guest failed (%d): %s" % (p.returncode,
+                                                           err[-300:]))
+    pages = {}
+    for ln in out.splitlines()[1:]:
+        f = {k: int(v) for k, v in (x.split("=", 1) for x in ln.split())}
+        pages.setdefault(f["vcpu"], {})[f["page"]] = f
+    vm = vm_of(rd_json(), p.pid)
+    keep("sync_steal_vcpus.json", json.dumps({"guest": pages, "host": vm},
+                                             indent=1))
+    hosts = {v["vcpu"]: v for v in vm["vcpus"]} if vm else {}
+    bad, ready = {}, {}
+    for i in (0, 1):
+        pg = pages.get(i, {})
+        if len(pg) != 3 or any(x["reply"] != TAKEN for x in pg.values()) \
+                or pg[2]["rdx"] != i or i not in hosts:
+            bad[i] = "pages %s" % pg
+            continue
+        st = steal_states(pg, 0)
+        st.update(steal_states(pg, 1))
+        v = hosts[i]
+        late = v["observed_ns"] - st["observed"]
+        out_of = {k: (st[k], v[k + "_ns"]) for k in st
+                  if not 0 <= v[k + "_ns"] - st[k] <= late}
+        if out_of:
+            bad[i] = out_of
+        ready[i] = st["preempted"] + st["wait"]
+    tap(not bad and ready[1] > ready[0], "steal_vcpus.each_vcpu_its_own",
+        "type-1 steal answered: vCPU 0 %s ns, vCPU 1 (with the hog) %s ns; "
+        "wrong: %s" % (ready.get(0), ready.get(1), bad))
+
+
 def t_steal_flood():
     """A guest asking as fast as it can: the rate limit holds."""
     wr(VMLAT + "/reset", "1")
@@ -1145,7 +1218,7 @@ def t_guest_module_refuses_host():
 
 if __name__ == "__main__":
     main([t_honest, t_user, t_flood, t_reset_race, t_age_one_clock,
-          t_steal_denied, t_steal_answered, t_steal_flood,
+          t_steal_denied, t_steal_answered, t_steal_vcpus, t_steal_flood,
           t_guest_module_refuses_host,
           t_linux_guest, t_linux_guest_without_vmlat,
           t_linux_guest_confidential])
