@@ -953,7 +953,7 @@ static void vmlat_names_stop(void)
 static int status_show(struct seq_file *m, void *unused)
 {
 	mutex_lock(&vmlat_guest_lock);
-	seq_printf(m, "# vmlat_guest: hypercall versions %d (clock sync) and 3 (names), clock %s\n",
+	seq_printf(m, "# vmlat_guest: hypercall versions %d (clock sync), 3 (names) and 4 (steal), clock %s\n",
 		   VMLAT_HC_VERSION, clock_tsc ? "tsc" : "mono");
 	seq_printf(m, "host_vmlat %s\n", vmlat_host_names[st.host]);
 	seq_printf(m, "disabled %s\n", st.disabled ?: "no");

@@ -1006,6 +1006,7 @@ def t_steal_denied():
     tap(g["user_calls"] == 8 and g["user_eperm"] == 8 and
         g["user_replies"] == 0 and g["user_untouched"] == 8,
         "steal_denied.user_calls_no_reply", "guest %s" % g)
+    keep("sync_steal_denied_table.txt", rd(VMLAT + "/sync"))
     s = sync_of(rd_json(), g["pid"])["sync"]
     want = {"steal_calls": g["calls"] + g["user_calls"],
             "steal_denied": g["calls"], "steal_user": g["user_calls"],
@@ -1040,6 +1041,7 @@ def t_steal_answered():
         hog.kill()
         hog.wait()
         wr(VMLAT + "/guest_steal", "off")
+    keep("sync_steal_answered_table.txt", rd(VMLAT + "/sync"))
     js = rd_json()
     keep("sync_steal_answered.json", json.dumps(
         {"a": [ga, pa], "b": [gb, pb], "host": js}, indent=1))
