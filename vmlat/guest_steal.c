@@ -137,11 +137,19 @@ int vmlat_guest_steal_show(char *buf, size_t size)
 /**
  * vmlat_guest_steal_exit() - free the setting
  *
- * Context: module unload, the probes detached and their grace period over.
+ * The probes are detached; a read of the module parameter may still run
+ * (until its file is removed, after vmlat_exit()): it reads "off" from
+ * now on, or the setting, freed after its grace period.
+ *
+ * Context: module unload or a failed load, knobs.c refusing writes.
  */
 void vmlat_guest_steal_exit(void)
 {
-	kfree(rcu_replace_pointer(vmlat_steal_cfg, NULL, true));
+	struct vmlat_steal_cfg *old;
+
+	old = rcu_replace_pointer(vmlat_steal_cfg, NULL, true);
+	if (old)
+		kfree_rcu(old, rcu);
 }
 
 static bool vmlat_steal_allowed(const struct vmlat_vm *vm)
