@@ -747,7 +747,9 @@ static void hist_copy(struct hist *d, const struct hist *b)
 {
 	*d = *b;
 	d->b = xcalloc(b->nr, sizeof(*b->b));
-	memcpy(d->b, b->b, b->nr * sizeof(*b->b));
+	/* A document without this histogram (a guest's) has no buckets. */
+	if (b->nr)
+		memcpy(d->b, b->b, b->nr * sizeof(*b->b));
 }
 
 /*

@@ -137,10 +137,12 @@ static void vmlat_steal_call_layout(struct kunit *test)
 	}
 }
 
+/* The reasons of vmlat_steal_call_top(): off its stack (KASAN's frames). */
+static struct vmlat_steal_exit all[64];
+
 /* The ranking, against a full sort of every reason. */
 static void vmlat_steal_call_top(struct kunit *test)
 {
-	struct vmlat_steal_exit all[64];
 	struct vmlat_steal_src s;
 	u64 seed = 42;
 	unsigned int round, n, i, j, more, ranked;
