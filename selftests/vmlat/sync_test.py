@@ -142,15 +142,24 @@ def start(*args):
                             universal_newlines=True)
 
 
-def finish(p):
+def output(p):
+    """What sync_guest @p printed, once it ended well."""
     out, err = p.communicate(timeout=300)
     if p.returncode == 4:
         raise SkipTest(err.strip().splitlines()[-1:] or "skip")
     if p.returncode != 0:
         raise RuntimeError("sync_guest failed (%d): %s" % (p.returncode,
                                                            err[-300:]))
+    return out
+
+
+def key_values(text):
     return {k: int(v) if v.isdigit() else v
-            for k, v in (kv.split("=", 1) for kv in out.split() if "=" in kv)}
+            for k, v in (kv.split("=", 1) for kv in text.split() if "=" in kv)}
+
+
+def finish(p):
+    return key_values(output(p))
 
 
 def vm_of(js, pid):
@@ -736,6 +745,15 @@ def check_guest_steal(out, host_vm):
         "linux_guest.vmlat_report_in_guest", rep[:600])
 
 
+def tsc_early_khz():
+    """The TSC frequency the test host's command line gives (boot.sh
+    does for Bochs), or None."""
+    for a in rd("/proc/cmdline").split():
+        if a.startswith("tsc_early_khz="):
+            return int(a.split("=", 1)[1])
+    return None
+
+
 def t_linux_guest():
     """A Debian-kernel Linux guest under qemu -enable-kvm loads
     vmlat_guest.ko with clock=tsc; the true mapping of its TSC to host
@@ -774,6 +792,15 @@ def t_linux_guest():
     status = guest_status(out)
     if "=== loaded" not in out:
         tap(False, "linux_guest.module_loads", out[-400:].replace("\n", " | "))
+        return
+    khz = tsc_early_khz()
+    if offs is None and khz and khz < 500000:
+        # Bochs' TSC ticks at its ips, 100 MHz: 10 host ns a tick, a
+        # slope beyond the [0, 2] vmlat maps (clock_fit.h).
+        tap(True, "linux_guest.host_mapped_its_clock",
+            "SKIP the TSC ticks at %d kHz: %.1f host ns a tick, beyond the "
+            "slopes vmlat maps (sync %s)" % (khz, 10**6 / khz, s and
+                                             s["state"]))
         return
     tap(offs is not None and len(set(offs)) == 1,
         "linux_guest.host_mapped_its_clock",
@@ -960,15 +987,8 @@ def steal_go(*ps):
 def steal_finish(p):
     """Its counts (the first line's key=value) and its last round's pages
     (a dict per page: reply, rax, rcx, rdx, rsi, rdi); steal_go() first."""
-    out, err = p.communicate(timeout=300)
-    if p.returncode == 4:
-        raise SkipTest(err.strip().splitlines()[-1:] or "skip")
-    if p.returncode != 0:
-        raise RuntimeError("sync_guest failed (%d): %s" % (p.returncode,
-                                                           err[-300:]))
-    lines = out.splitlines()
-    kv = {k: int(v) if v.isdigit() else v
-          for k, v in (x.split("=", 1) for x in lines[0].split() if "=" in x)}
+    lines = output(p).splitlines()
+    kv = key_values(lines[0])
     pages = {}
     for ln in lines[1:]:
         f = dict(x.split("=", 1) for x in ln.split())
@@ -1138,14 +1158,11 @@ def t_steal_vcpus():
                          str(STEAL_CPU)])
         wr(VMLAT + "/guest_steal", str(p.pid))
         steal_go(p)
-        out, err = p.communicate(timeout=300)
+        out = output(p)
     finally:
         hog.kill()
         hog.wait()
         wr(VMLAT + "/guest_steal", "off")
-    if p.returncode != 0:
-        raise RuntimeError("sync_guest failed (%d): %s" % (p.returncode,
-                                                           err[-300:]))
     pages = {}
     for ln in out.splitlines()[1:]:
         f = {k: int(v) for k, v in (x.split("=", 1) for x in ln.split())}

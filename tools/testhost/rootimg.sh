@@ -28,6 +28,13 @@ shopt -s inherit_errexit
 ROOT_PACKAGES=(bash dash busybox-static coreutils kmod mawk grep sed findutils
 	procps util-linux gzip tar python3.11-minimal libpython3.11-minimal
 	libpython3.11-stdlib python3-minimal python3 libc-bin)
+# VMLAT_ROOT_QEMU=1: QEMU too, to run a Linux guest in the test host
+# (its firmware: SeaBIOS; no NIC), cpio for its initramfs, json-c for
+# the vmlat command run in it.
+if [[ ${VMLAT_ROOT_QEMU:-} == 1 ]]; then
+	ROOT_PACKAGES+=(qemu-system-x86 qemu-system-data seabios cpio
+		libjson-c5)
+fi
 
 usage() {
 	echo "usage: $0 <image> <size_mib> <path>..." >&2
