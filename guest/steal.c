@@ -58,10 +58,12 @@ static const char *const vmlat_steal_replies[] = {
 /**
  * struct vmlat_steal_vcpu - one CPU's answer
  * @reply:	the host's reply to its last call (0: none came)
+ * @calls:	the calls it made
  * @page:	its pages
  */
 struct vmlat_steal_vcpu {
 	u64 reply;
+	unsigned int calls;
 	u64 page[VMLAT_STEAL_VCPU_PAGES][4];
 };
 
@@ -119,6 +121,7 @@ static void vmlat_steal_on_cpu(void *arg)
 	for (i = 0; i < VMLAT_STEAL_VCPU_PAGES; i++) {
 		p = order[i];
 		v->reply = vmlat_steal_hypercall(p, v->page[p]);
+		v->calls++;
 		if (!vmlat_steal_taken(v->reply))
 			return;
 	}
@@ -147,6 +150,8 @@ static void vmlat_steal_round(bool vcpus)
 
 	sg.cpus = sg.answered = sg.nr_exits = 0;
 	memset(sg.takers, 0, sizeof(sg.takers));
+	/* No row of an earlier round: a CPU not asked this time has none. */
+	memset(sg.vcpu, 0, nr_cpu_ids * sizeof(*sg.vcpu));
 	if (why) {
 		sg.state = why;
 		return;
@@ -154,15 +159,14 @@ static void vmlat_steal_round(bool vcpus)
 	sg.rounds++;
 	if (vcpus) {
 		cpus_read_lock();
+		sg.cpus = num_online_cpus();
 		for_each_online_cpu(cpu) {
 			struct vmlat_steal_vcpu *v = &sg.vcpu[cpu];
 
-			memset(v, 0, sizeof(*v));
-			sg.cpus++;
 			if (smp_call_function_single(cpu, vmlat_steal_on_cpu,
 						     v, 1))
 				continue;
-			sg.calls++;
+			sg.calls += v->calls;
 			reply = v->reply;
 			if (!vmlat_steal_taken(reply))
 				break;

@@ -738,10 +738,9 @@ static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
  * mapping with the CPL they were made at (KVM fires this tracepoint before
  * its own CPL check); a version 2 call from CPL 0 gets its reply in RBX.
  * Name calls (version 3) go to the VM's names, steal calls (version 4)
- * to guest_steal.c. The exits of calls from
- * CPL 0 leave the exit statistics for the VM's sync counters (vmlat's own
- * traffic); the others are the guest's own. Any other number returns at
- * once.
+ * to guest_steal.c. The exits of calls from CPL 0 leave the exit
+ * statistics for the VM's sync counters (vmlat's own traffic); the others
+ * are the guest's own. Any other number returns at once.
  *
  * Context: kvm_hypercall tracepoint, in the vCPU's thread, handling the
  * exit (the kvm_exit probe ran), preemption off.
