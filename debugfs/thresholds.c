@@ -91,7 +91,7 @@ static ssize_t knob_write(struct file *file, const char __user *ubuf,
 			  size_t count, loff_t *ppos)
 {
 	const struct vmlat_knob *k = file_inode(file)->i_private;
-	char buf[192];
+	char buf[VMLAT_KNOB_VALUE_MAX];
 	const char *val = vmlat_knob_from_user(ubuf, count, buf, sizeof(buf));
 	int err = PTR_ERR_OR_ZERO(val) ?: k->set(k, val);
 
@@ -101,7 +101,7 @@ static ssize_t knob_write(struct file *file, const char __user *ubuf,
 static int knob_show(struct seq_file *m, void *unused)
 {
 	const struct vmlat_knob *k = m->private;
-	char buf[192];
+	char buf[VMLAT_KNOB_VALUE_MAX];
 
 	if (!k->show) {
 		/* "cat" of every file reads cleanly: it says how to use it. */

@@ -72,26 +72,24 @@ static int vmlat_steal_parse(char *s, struct vmlat_steal_cfg *c)
 
 /**
  * vmlat_guest_steal_set() - the knob's new value
- * @val:	"off", "on", or a comma-separated list of VMM pids
+ * @s:		"off", "on", or a comma-separated list of VMM pids, its
+ *		blanks trimmed (knobs.c's knob_trim()), written over while
+ *		parsed; NULL: too long
  *
  * Context: process context, knobs.c's mutex held.
  * Return: 0, or -EINVAL (with a message) or -ENOMEM: nothing changed.
  */
-int vmlat_guest_steal_set(const char *val)
+int vmlat_guest_steal_set(char *s)
 {
 	struct vmlat_steal_cfg *c = NULL, *old;
-	char buf[192], *s;
-	int err = -EINVAL;
 
-	if (strscpy(buf, val, sizeof(buf)) < 0)
+	if (!s)
 		goto bad;
-	s = strim(buf);
 	if (strcmp(s, "off")) {
 		c = kzalloc(sizeof(*c), GFP_KERNEL);
 		if (!c)
 			return -ENOMEM;
-		err = vmlat_steal_parse(s, c);
-		if (err || (!c->all && !c->nr)) {
+		if (vmlat_steal_parse(s, c) || (!c->all && !c->nr)) {
 			kfree(c);
 			goto bad;
 		}

@@ -15,7 +15,7 @@ struct vmlat_vcpu;
 /* At most this many VMs listed: the knob's value fits a line. */
 #define VMLAT_GUEST_STEAL_MAX_PIDS	16
 
-int vmlat_guest_steal_set(const char *val);
+int vmlat_guest_steal_set(char *s);
 int vmlat_guest_steal_show(char *buf, size_t size);
 void vmlat_guest_steal_exit(void);
 u64 vmlat_guest_steal_call(struct vmlat_vcpu *vc, struct kvm_vcpu *vcpu,

@@ -156,10 +156,11 @@ static int knob_interval_show(const struct vmlat_knob *k, char *buf,
 /* guest_steal: off, on, or VMM pids (guest_steal.c) */
 static int knob_guest_steal_set(const struct vmlat_knob *k, const char *val)
 {
+	char buf[VMLAT_KNOB_VALUE_MAX], *s = knob_trim(val, buf, sizeof(buf));
 	int err = knobs_begin();
 
 	if (!err) {
-		err = vmlat_guest_steal_set(val);
+		err = vmlat_guest_steal_set(s);
 		knobs_end();
 	}
 	return err;

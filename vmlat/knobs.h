@@ -34,6 +34,12 @@ struct vmlat_knob {
 	enum vmlat_hist_kind kind;
 };
 
+/*
+ * The longest value a knob takes or shows, its newline and NUL included:
+ * guest_steal's 16 pids.
+ */
+#define VMLAT_KNOB_VALUE_MAX	192
+
 /* Every knob, in the order their debugfs files are made. */
 extern const struct vmlat_knob vmlat_knobs[];
 extern const unsigned int vmlat_nr_knobs;
