@@ -34,6 +34,7 @@
 #include <asm/kvm_para.h>
 
 #include "doc_names.h"
+#include "escape.h"
 #include "exit_codes.h"
 #include "vmlat.h"
 #include "vmlat_guest.h"
@@ -312,19 +313,13 @@ static void json_states(struct seq_file *m, const u64 ns[VMLAT_NR_STATES],
 	seq_printf(m, ",\"exits_total\":%llu", exits);
 }
 
-/* One string member; the guest's host name is the only text not ours. */
+/* One string member, escaped as the host's names are (escape.h). */
 static void json_str(struct seq_file *m, const char *key, const char *s)
 {
-	seq_printf(m, ",\"%s\":\"", key);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			seq_printf(m, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			seq_printf(m, "\\u%04x", (unsigned char)*s);
-		else
-			seq_putc(m, *s);
-	}
-	seq_putc(m, '"');
+	char buf[6 * __NEW_UTS_LEN + 1];
+
+	vmlat_escape_json(buf, sizeof(buf), s, strnlen(s, __NEW_UTS_LEN));
+	seq_printf(m, ",\"%s\":\"%s\"", key, buf);
 }
 
 static int steal_json_show(struct seq_file *m, void *unused)
