@@ -36,6 +36,7 @@
 #include "doc_names.h"
 #include "escape.h"
 #include "exit_codes.h"
+#include "steal_call.h"
 #include "vmlat.h"
 #include "vmlat_guest.h"
 #include "vmlat_hypercall.h"
@@ -193,18 +194,20 @@ static void vmlat_steal_round(bool vcpus)
 		sg.state = "partly";
 }
 
-/* A vCPU's time in each state, from its pages. */
+/* A vCPU's time in each state, from its pages (steal_call.h's layout). */
 static void vmlat_steal_states_of(const struct vmlat_steal_vcpu *v,
 				  u64 ns[VMLAT_NR_STATES], u64 *observed)
 {
-	ns[VMLAT_PREEMPTED] = v->page[VMLAT_HC_STEAL_P_STEAL][0];
-	ns[VMLAT_WAIT] = v->page[VMLAT_HC_STEAL_P_STEAL][1];
-	ns[VMLAT_KERNEL] = v->page[VMLAT_HC_STEAL_P_STEAL][2];
-	ns[VMLAT_USER] = v->page[VMLAT_HC_STEAL_P_STEAL][3];
-	ns[VMLAT_GUEST] = v->page[VMLAT_HC_STEAL_P_TIME][0];
-	ns[VMLAT_IDLE] = v->page[VMLAT_HC_STEAL_P_TIME][1];
-	ns[VMLAT_BLOCKED] = v->page[VMLAT_HC_STEAL_P_TIME][2];
-	*observed = v->page[VMLAT_HC_STEAL_P_TIME][3];
+	unsigned int p, r, s;
+
+	for (p = VMLAT_HC_STEAL_P_STEAL; p <= VMLAT_HC_STEAL_P_TIME; p++)
+		for (r = 0; r < 4; r++) {
+			s = vmlat_steal_vcpu_value(p, r);
+			if (s == VMLAT_STEAL_OBSERVED)
+				*observed = v->page[p][r];
+			else
+				ns[s] = v->page[p][r];
+		}
 }
 
 /* The round's header line: what the host said, and this kernel's steal. */

@@ -123,20 +123,17 @@ void vmlat_steal_top_add(struct vmlat_steal_src *s,
 void vmlat_steal_page(const struct vmlat_steal_src *s, u64 page, u64 out[4])
 {
 	const struct vmlat_steal_exit *x;
+	unsigned int r, v;
 
 	out[0] = out[1] = out[2] = out[3] = 0;
 	switch (page) {
 	case VMLAT_HC_STEAL_P_STEAL:
-		out[0] = s->time_ns[VMLAT_PREEMPTED];
-		out[1] = s->time_ns[VMLAT_WAIT];
-		out[2] = s->time_ns[VMLAT_KERNEL];
-		out[3] = s->time_ns[VMLAT_USER];
-		return;
 	case VMLAT_HC_STEAL_P_TIME:
-		out[0] = s->time_ns[VMLAT_GUEST];
-		out[1] = s->time_ns[VMLAT_IDLE];
-		out[2] = s->time_ns[VMLAT_BLOCKED];
-		out[3] = s->observed_ns;
+		for (r = 0; r < 4; r++) {
+			v = vmlat_steal_vcpu_value(page, r);
+			out[r] = v == VMLAT_STEAL_OBSERVED ? s->observed_ns :
+				 s->time_ns[v];
+		}
 		return;
 	case VMLAT_HC_STEAL_P_INFO:
 		out[0] = s->exits;

@@ -40,6 +40,31 @@ struct vmlat_steal_gate {
 	u64 taken;
 };
 
+/*
+ * The two vCPU pages' layout, the one table of it: value @r (0 to 3: RCX,
+ * RDX, RSI, RDI) of page @page (VMLAT_HC_STEAL_P_STEAL or _TIME) is the
+ * time in a state (enum vmlat_state), or VMLAT_STEAL_OBSERVED: the time
+ * observed. The host fills the pages by it (vmlat_steal_page()), the
+ * guest module reads them by it.
+ */
+#define VMLAT_STEAL_OBSERVED	VMLAT_NR_STATES
+
+static inline unsigned int vmlat_steal_vcpu_value(unsigned int page,
+						  unsigned int r)
+{
+	static const u8 value[2][4] = {
+		[VMLAT_HC_STEAL_P_STEAL] = {
+			VMLAT_PREEMPTED, VMLAT_WAIT, VMLAT_KERNEL, VMLAT_USER,
+		},
+		[VMLAT_HC_STEAL_P_TIME] = {
+			VMLAT_GUEST, VMLAT_IDLE, VMLAT_BLOCKED,
+			VMLAT_STEAL_OBSERVED,
+		},
+	};
+
+	return value[page][r];
+}
+
 /* What a page is about: which figures its caller must copy. */
 enum vmlat_steal_part {
 	VMLAT_STEAL_PART_NONE,		/* none: not answered */
