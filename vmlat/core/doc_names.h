@@ -72,6 +72,45 @@ enum vmlat_nested_hist {
 };
 
 /*
+ * Where an interrupt delivered to a vCPU came from (core/irq.h): its
+ * LAPIC timer, an IPI from another vCPU of its VM, a device (an MSI or an
+ * interrupt line: irqfd, KVM_SIGNAL_MSI, KVM_IRQ_LINE, the IOAPIC), or
+ * anything else (a self-IPI, the other local vector table entries, PV
+ * unhalt). Each has a histogram per VM, named "irq_" and its name.
+ */
+#define VMLAT_IRQ_SOURCES(x, sep)					\
+	x(VMLAT_IRQ_TIMER, "timer") sep()				\
+	x(VMLAT_IRQ_IPI, "ipi") sep()					\
+	x(VMLAT_IRQ_DEVICE, "device") sep()				\
+	x(VMLAT_IRQ_OTHER, "other")
+
+enum vmlat_irq_src {
+	VMLAT_IRQ_SOURCES(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_IRQ_SOURCES
+};
+
+/* A histogram's name, for an entry of VMLAT_IRQ_SOURCES. */
+#define VMLAT_IRQ_HIST_NAME_(id, name)	[id] = "irq_" name
+
+/*
+ * Where the target vCPU was when an interrupt became pending: in the
+ * guest, in the host handling an exit (kernel or VMM), halted (asleep
+ * after a HLT, or halt-polling), preempted or waiting for a CPU, or
+ * asleep for another reason.
+ */
+#define VMLAT_IRQ_ATS(x, sep)						\
+	x(VMLAT_AT_GUEST, "guest") sep()				\
+	x(VMLAT_AT_HOST, "host") sep()					\
+	x(VMLAT_AT_HALTED, "halted") sep()				\
+	x(VMLAT_AT_PREEMPTED, "preempted") sep()			\
+	x(VMLAT_AT_BLOCKED, "blocked")
+
+enum vmlat_irq_at {
+	VMLAT_IRQ_ATS(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_IRQ_ATS
+};
+
+/*
  * Who ran while a vCPU waited for its CPU: a host task, a vCPU of another
  * VM, a vCPU of the same VM, nothing (an interval of no time, or an
  * exit), or the CPU's idle task: the CPU was waking up (idle exit, IPI)

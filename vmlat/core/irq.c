@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interrupt delivery latency: a vCPU's pending interrupts (irq.h).
+ */
+#include "irq.h"
+
+const char *const vmlat_irq_src_names[VMLAT_NR_IRQ_SOURCES] = {
+	VMLAT_IRQ_SOURCES(VMLAT_NAME_, VMLAT_COMMA_)
+};
+
+const char *const vmlat_irq_at_names[VMLAT_NR_IRQ_ATS] = {
+	VMLAT_IRQ_ATS(VMLAT_NAME_, VMLAT_COMMA_)
+};
+
+const char *const vmlat_irq_hist_names[VMLAT_NR_IRQ_SOURCES] = {
+	VMLAT_IRQ_SOURCES(VMLAT_IRQ_HIST_NAME_, VMLAT_COMMA_)
+};
+
+/* Remove entry @i of @p, keeping the others' order (oldest first). */
+static void vmlat_irq_remove(struct vmlat_irq_pend *p, unsigned int i)
+{
+	if (p->e[i].injected)
+		p->injected--;
+	for (; i + 1 < p->nr; i++)
+		p->e[i] = p->e[i + 1];
+	p->nr--;
+}
+
+/**
+ * vmlat_irq_pend_add() - an interrupt became pending
+ * @p:		its target's pending interrupts
+ * @vec:	its vector
+ * @src:	where it came from
+ * @at:		where its target was
+ * @ns:		when
+ * @pushed:	the entry pushed out, for VMLAT_IRQ_PUSHED
+ *
+ * An interrupt whose vector is already pending and not yet injected is
+ * the same interrupt to the guest (one bit of its APIC's IRR): the entry
+ * keeps its earlier time. Otherwise it takes a new entry; if there is
+ * none, the oldest entry not injected yet (or else the oldest) makes room.
+ *
+ * Return: what became of it.
+ */
+enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
+					enum vmlat_irq_src src,
+					enum vmlat_irq_at at, u64 ns,
+					struct vmlat_irq_done *pushed)
+{
+	enum vmlat_irq_added ret = VMLAT_IRQ_ADDED;
+	struct vmlat_irq_entry *e;
+	unsigned int i, out = 0;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->e[i].vec == vec && !p->e[i].injected)
+			return VMLAT_IRQ_COALESCED;
+	if (p->nr == VMLAT_IRQ_PEND) {
+		for (i = 0; i < p->nr; i++)
+			if (!p->e[i].injected) {
+				out = i;
+				break;
+			}
+		e = &p->e[out];
+		pushed->ns = 0;
+		pushed->src = e->src;
+		pushed->at = e->at;
+		pushed->lost = 1;
+		vmlat_irq_remove(p, out);
+		ret = VMLAT_IRQ_PUSHED;
+	}
+	e = &p->e[p->nr];
+	e->ns = ns;
+	e->vec = vec;
+	e->src = src;
+	e->at = at;
+	e->injected = 0;
+	e->entries = 0;
+	WRITE_ONCE(p->nr, p->nr + 1);
+	return ret;
+}
+
+/**
+ * vmlat_irq_pend_inject() - KVM injected @vec for the next VM entry
+ * @p:		the vCPU's pending interrupts
+ * @vec:	the vector
+ *
+ * The oldest pending entry of @vec, not injected yet, is.
+ * Return: whether there was one.
+ */
+bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr; i++) {
+		if (p->e[i].vec != vec || p->e[i].injected)
+			continue;
+		p->e[i].injected = 1;
+		p->injected++;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * vmlat_irq_pend_entry() - the vCPU entered the guest
+ * @p:		its pending interrupts
+ * @now:	when
+ * @out:	what this entry delivered or gave up, VMLAT_IRQ_PEND at most
+ *
+ * Injected entries are delivered now. The others wait, up to
+ * VMLAT_IRQ_MAX_ENTRIES entries; then they are given up (@out's lost).
+ * So is a timer expiry KVM has not accepted by then.
+ *
+ * Return: the number of @out filled in.
+ */
+unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
+				  struct vmlat_irq_done *out)
+{
+	struct vmlat_irq_entry *e;
+	unsigned int i = 0, n = 0;
+
+	if (p->timer_ns && ++p->timer_entries >= VMLAT_IRQ_MAX_ENTRIES)
+		WRITE_ONCE(p->timer_ns, 0);
+	while (i < p->nr) {
+		e = &p->e[i];
+		if (e->injected) {
+			out[n].ns = now > e->ns ? now - e->ns : 0;
+			out[n].lost = 0;
+		} else if (++e->entries >= VMLAT_IRQ_MAX_ENTRIES) {
+			out[n].ns = 0;
+			out[n].lost = 1;
+		} else {
+			i++;
+			continue;
+		}
+		out[n].src = e->src;
+		out[n].at = e->at;
+		n++;
+		vmlat_irq_remove(p, i);
+	}
+	return n;
+}
+
+/**
+ * vmlat_irq_timer_expired() - the vCPU's LAPIC timer expired
+ * @p:		its pending interrupts
+ * @ns:		when
+ * @at:		where the vCPU was
+ *
+ * KVM accepts the timer's interrupt later, in the vCPU's thread; until
+ * then the first expiry is the one that counts.
+ */
+void vmlat_irq_timer_expired(struct vmlat_irq_pend *p, u64 ns,
+			     enum vmlat_irq_at at)
+{
+	if (p->timer_ns)
+		return;
+	p->timer_at = at;
+	p->timer_entries = 0;
+	WRITE_ONCE(p->timer_ns, ns ? ns : 1);
+}
+
+/**
+ * vmlat_irq_timer_take() - KVM accepted an interrupt from the vCPU's own
+ * thread, with no other source: its timer's, if it expired
+ * @p:		its pending interrupts
+ * @ns:		when the timer expired
+ * @at:		where the vCPU was then
+ *
+ * Return: whether the timer had expired (and is now taken).
+ */
+bool vmlat_irq_timer_take(struct vmlat_irq_pend *p, u64 *ns,
+			  enum vmlat_irq_at *at)
+{
+	if (!p->timer_ns)
+		return false;
+	*ns = p->timer_ns;
+	*at = p->timer_at;
+	WRITE_ONCE(p->timer_ns, 0);
+	return true;
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interrupt delivery latency (pure logic): the interrupts made pending
+ * for one vCPU and not delivered yet.
+ *
+ * An interrupt is pending from the moment KVM accepts it into the
+ * target's local APIC (kvm_apic_accept_irq), or, for the LAPIC timer,
+ * from the expiry of its hrtimer (the accept comes later, in the target's
+ * own thread, once it runs). It is delivered at the first VM entry
+ * (kvm_entry) of the target after KVM injected its vector
+ * (kvm_inj_virq): the delivery latency is the time between. Each pending
+ * interrupt remembers where it came from (enum vmlat_irq_src) and where
+ * its target was when it became pending (enum vmlat_irq_at): what made a
+ * late delivery late.
+ *
+ * What KVM never injects (with APICv or AVIC the CPU delivers it; a
+ * disabled APIC drops it) is dropped after VMLAT_IRQ_MAX_ENTRIES VM
+ * entries of its target, counted as not injected: it would otherwise
+ * hold a place and lend its old time to a later interrupt of its vector.
+ *
+ * The caller serialises everything on one struct vmlat_irq_pend.
+ */
+#ifndef _VMLAT_IRQ_H
+#define _VMLAT_IRQ_H
+
+#include "doc_names.h"	/* enum vmlat_irq_src, enum vmlat_irq_at */
+#include "pure.h"
+#include "state.h"
+
+extern const char *const vmlat_irq_src_names[VMLAT_NR_IRQ_SOURCES];
+extern const char *const vmlat_irq_at_names[VMLAT_NR_IRQ_ATS];
+/* Each source's histogram: "irq_timer", ... */
+extern const char *const vmlat_irq_hist_names[VMLAT_NR_IRQ_SOURCES];
+
+/* Interrupts one vCPU may have pending and waiting for their delivery. */
+#define VMLAT_IRQ_PEND		4
+/* VM entries an interrupt may wait for its injection before it is dropped */
+#define VMLAT_IRQ_MAX_ENTRIES	16
+
+/**
+ * struct vmlat_irq_entry - one pending interrupt
+ * @ns:		when it became pending
+ * @vec:	its vector
+ * @src:	enum vmlat_irq_src
+ * @at:		enum vmlat_irq_at: its target's state then
+ * @injected:	KVM injected it: delivered at the next VM entry
+ * @entries:	VM entries of the target since it became pending, up to
+ *		VMLAT_IRQ_MAX_ENTRIES
+ */
+struct vmlat_irq_entry {
+	u64 ns;
+	u8 vec;
+	u8 src;
+	u8 at;
+	u8 injected;
+	u8 entries;
+};
+
+/**
+ * struct vmlat_irq_pend - a vCPU's pending interrupts
+ * @timer_ns:	its LAPIC timer's hrtimer expired then and KVM has not yet
+ *		accepted the timer's interrupt; 0: none
+ * @timer_at:	enum vmlat_irq_at when it expired
+ * @timer_entries: VM entries since
+ * @nr:		entries in @e, the oldest first
+ * @injected:	of which injected
+ * @e:		the pending interrupts
+ */
+struct vmlat_irq_pend {
+	u64 timer_ns;
+	u8 timer_at;
+	u8 timer_entries;
+	u8 nr;
+	u8 injected;
+	struct vmlat_irq_entry e[VMLAT_IRQ_PEND];
+};
+
+/**
+ * struct vmlat_irq_done - a delivered interrupt, or one given up
+ * @ns:		its delivery latency (0 for one given up)
+ * @src:	enum vmlat_irq_src
+ * @at:		enum vmlat_irq_at
+ * @lost:	not delivered: pushed out by a newer one (@pend full), or
+ *		never injected (dropped after VMLAT_IRQ_MAX_ENTRIES)
+ */
+struct vmlat_irq_done {
+	u64 ns;
+	u8 src;
+	u8 at;
+	u8 lost;
+};
+
+/* What vmlat_irq_pend_add() did with a new pending interrupt. */
+enum vmlat_irq_added {
+	VMLAT_IRQ_ADDED,	/* a new entry */
+	VMLAT_IRQ_COALESCED,	/* its vector was pending: no new entry */
+	VMLAT_IRQ_PUSHED,	/* a new entry, the oldest one pushed out */
+};
+
+/**
+ * vmlat_irq_at() - where a vCPU is, for an interrupt made pending then
+ * @state:	its state (enum vmlat_state)
+ * @hlt:	the exit it is handling is a HLT (halt-polling, in kernel)
+ */
+static inline enum vmlat_irq_at vmlat_irq_at(u8 state, bool hlt)
+{
+	switch (state) {
+	case VMLAT_GUEST:
+		return VMLAT_AT_GUEST;
+	case VMLAT_KERNEL:
+		return hlt ? VMLAT_AT_HALTED : VMLAT_AT_HOST;
+	case VMLAT_USER:
+		return VMLAT_AT_HOST;
+	case VMLAT_PREEMPTED:
+	case VMLAT_WAIT:
+		return VMLAT_AT_PREEMPTED;
+	case VMLAT_IDLE:
+		return VMLAT_AT_HALTED;
+	default:
+		return VMLAT_AT_BLOCKED;
+	}
+}
+
+enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
+					enum vmlat_irq_src src,
+					enum vmlat_irq_at at, u64 ns,
+					struct vmlat_irq_done *pushed);
+bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec);
+unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
+				  struct vmlat_irq_done *out);
+void vmlat_irq_timer_expired(struct vmlat_irq_pend *p, u64 ns,
+			     enum vmlat_irq_at at);
+bool vmlat_irq_timer_take(struct vmlat_irq_pend *p, u64 *ns,
+			  enum vmlat_irq_at *at);
+
+/*
+ * Whether a VM entry of the vCPU has anything to do: one load, for
+ * kvm_entry's fast path. Racy reads are fine: what another CPU adds
+ * meanwhile waits for the next entry.
+ */
+static inline bool vmlat_irq_pend_busy(const struct vmlat_irq_pend *p)
+{
+	return READ_ONCE(p->nr) || READ_ONCE(p->timer_ns);
+}
+
+#endif /* _VMLAT_IRQ_H */

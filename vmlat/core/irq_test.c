@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for vmlat/core/irq.c, a vCPU's pending interrupts: an
+ * interrupt is delivered at the first VM entry after its injection, with
+ * the time it became pending and what it was then; a vector pending twice
+ * is one interrupt; what does not fit or is never injected is given up,
+ * counted; and nothing is counted twice or forgotten.
+ */
+#include <kunit/test.h>
+
+#include "irq.h"
+#include "kunit_lcg.h"
+
+static struct vmlat_irq_pend p;
+
+/* Pending, entries without its injection, then injected and delivered. */
+static void vmlat_irq_delivered_after_injection(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
+
+	memset(&p, 0, sizeof(p));
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0xec, VMLAT_IRQ_IPI,
+						 VMLAT_AT_PREEMPTED, 100,
+						 &pushed), VMLAT_IRQ_ADDED);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_busy(&p));
+	/* A VM entry before the injection delivers nothing. */
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 150, out), 0U);
+	/* Another vector's injection is not this one's. */
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xed));
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0xec));
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 350, out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 250ULL);
+	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_IPI);
+	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_PREEMPTED);
+	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)0);
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
+	/* Injected again (KVM's reinjection): nothing pending to match. */
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xec));
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, out), 0U);
+}
+
+/* One IRR bit: a vector pending again before its injection is one. */
+static void vmlat_irq_coalesced(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
+
+	memset(&p, 0, sizeof(p));
+	vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE, VMLAT_AT_HALTED, 100,
+			   &pushed);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
+						 VMLAT_AT_GUEST, 200, &pushed),
+			VMLAT_IRQ_COALESCED);
+	KUNIT_EXPECT_EQ(test, p.nr, (u8)1);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
+	/* Pending after its injection: the guest takes it again later. */
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
+						 VMLAT_AT_HOST, 300, &pushed),
+			VMLAT_IRQ_ADDED);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 300ULL);
+	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HALTED);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 450, out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 150ULL);
+	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HOST);
+}
+
+/* No room: the oldest not injected makes it, and is given up, counted. */
+static void vmlat_irq_pushed_out(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
+	unsigned int i, n;
+
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < VMLAT_IRQ_PEND; i++)
+		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_add(&p, 0x40 + i,
+							 VMLAT_IRQ_OTHER,
+							 VMLAT_AT_GUEST,
+							 10 * (i + 1), &pushed),
+				VMLAT_IRQ_ADDED);
+	/* 0x40 injected: 0x41, the oldest waiting, goes. */
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x40));
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x50, VMLAT_IRQ_TIMER,
+						 VMLAT_AT_HALTED, 100,
+						 &pushed), VMLAT_IRQ_PUSHED);
+	KUNIT_EXPECT_EQ(test, pushed.lost, (u8)1);
+	KUNIT_EXPECT_EQ(test, p.nr, (u8)VMLAT_IRQ_PEND);
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0x41));
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x50));
+	n = vmlat_irq_pend_entry(&p, 200, out);
+	KUNIT_ASSERT_EQ(test, n, 2U);
+	/* Oldest first. */
+	KUNIT_EXPECT_EQ(test, out[0].ns, 190ULL);
+	KUNIT_EXPECT_EQ(test, out[1].ns, 100ULL);
+	KUNIT_EXPECT_EQ(test, out[1].src, (u8)VMLAT_IRQ_TIMER);
+	KUNIT_EXPECT_EQ(test, p.nr, (u8)2);
+	KUNIT_EXPECT_EQ(test, p.injected, (u8)0);
+}
+
+/* Never injected (APICv, a disabled APIC): given up, after the limit. */
+static void vmlat_irq_never_injected(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
+	unsigned int i;
+	u64 ns;
+	enum vmlat_irq_at at;
+
+	memset(&p, 0, sizeof(p));
+	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, &pushed);
+	vmlat_irq_timer_expired(&p, 7, VMLAT_AT_GUEST);
+	for (i = 1; i < VMLAT_IRQ_MAX_ENTRIES; i++)
+		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 10 * i, out), 0U);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 1000, out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)1);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_IPI);
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
+}
+
+/* The timer: its first expiry counts until KVM accepts the interrupt. */
+static void vmlat_irq_timer(struct kunit *test)
+{
+	enum vmlat_irq_at at = VMLAT_AT_BLOCKED;
+	u64 ns = 0;
+
+	memset(&p, 0, sizeof(p));
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	vmlat_irq_timer_expired(&p, 1000, VMLAT_AT_HALTED);
+	vmlat_irq_timer_expired(&p, 2000, VMLAT_AT_GUEST);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_busy(&p));
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	KUNIT_EXPECT_EQ(test, ns, 1000ULL);
+	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_HALTED);
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	/* At time 0 (a clock that starts there): still an expiry. */
+	vmlat_irq_timer_expired(&p, 0, VMLAT_AT_GUEST);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_timer_take(&p, &ns, &at));
+}
+
+/* Every state of the state machine has its place. */
+static void vmlat_irq_at_states(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_GUEST, false), VMLAT_AT_GUEST);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_KERNEL, false), VMLAT_AT_HOST);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_KERNEL, true),
+			VMLAT_AT_HALTED);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_USER, false), VMLAT_AT_HOST);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_PREEMPTED, false),
+			VMLAT_AT_PREEMPTED);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_WAIT, false),
+			VMLAT_AT_PREEMPTED);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_IDLE, false), VMLAT_AT_HALTED);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_at(VMLAT_BLOCKED, false),
+			VMLAT_AT_BLOCKED);
+}
+
+/*
+ * Random adds, injections and entries: every interrupt that took an
+ * entry ends exactly once, delivered or given up, or is still pending;
+ * a delivery is never longer than the time since the first add, and
+ * comes only after an injection.
+ */
+static void vmlat_irq_random_conserved(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
+	u64 seed = 39, now = 1000, first = 0;
+	u64 taken = 0, delivered = 0, lost = 0, injections = 0;
+	enum vmlat_irq_added added;
+	unsigned int round, i, n;
+	u8 vec;
+
+	memset(&p, 0, sizeof(p));
+	for (round = 0; round < 20000; round++) {
+		now += 1 + lcg_below(&seed, 1000);
+		vec = 0x20 + lcg_below(&seed, 6);
+		switch (lcg_below(&seed, 3)) {
+		case 0:
+			added = vmlat_irq_pend_add(&p, vec, VMLAT_IRQ_IPI,
+						   VMLAT_AT_GUEST, now,
+						   &pushed);
+			if (added == VMLAT_IRQ_COALESCED)
+				break;
+			if (added == VMLAT_IRQ_PUSHED) {
+				KUNIT_ASSERT_EQ(test, pushed.lost, (u8)1);
+				lost++;
+			}
+			taken++;
+			if (!first)
+				first = now;
+			break;
+		case 1:
+			injections += vmlat_irq_pend_inject(&p, vec);
+			break;
+		default:
+			n = vmlat_irq_pend_entry(&p, now, out);
+			KUNIT_ASSERT_LE(test, n, (unsigned int)VMLAT_IRQ_PEND);
+			for (i = 0; i < n; i++) {
+				if (out[i].lost) {
+					lost++;
+					continue;
+				}
+				delivered++;
+				KUNIT_ASSERT_LE(test, out[i].ns, now - first);
+			}
+			break;
+		}
+		KUNIT_ASSERT_LE(test, p.nr, (u8)VMLAT_IRQ_PEND);
+		KUNIT_ASSERT_LE(test, p.injected, p.nr);
+		KUNIT_ASSERT_EQ(test, taken, delivered + lost + p.nr);
+	}
+	KUNIT_EXPECT_GT(test, delivered, 1000ULL);
+	KUNIT_EXPECT_GT(test, lost, 0ULL);
+	KUNIT_EXPECT_LE(test, delivered, injections);
+}
+
+static struct kunit_case vmlat_irq_cases[] = {
+	KUNIT_CASE(vmlat_irq_delivered_after_injection),
+	KUNIT_CASE(vmlat_irq_coalesced),
+	KUNIT_CASE(vmlat_irq_pushed_out),
+	KUNIT_CASE(vmlat_irq_never_injected),
+	KUNIT_CASE(vmlat_irq_timer),
+	KUNIT_CASE(vmlat_irq_at_states),
+	KUNIT_CASE(vmlat_irq_random_conserved),
+	{}
+};
+
+static struct kunit_suite vmlat_irq_suite = {
+	.name = "vmlat_irq",
+	.test_cases = vmlat_irq_cases,
+};
+
+kunit_test_suites(&vmlat_irq_suite);
