@@ -21,6 +21,7 @@
 #include "doc_names.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "irq.h"
 #include "vmlat.h"
 #include "view.h"
 
@@ -338,6 +339,7 @@ struct tables_buf {
 	struct vmlat_view_preemptor pre[VMLAT_TOPK_SLOTS];
 	struct vmlat_view_stolen stolen;
 	struct vmlat_view_guest_tasks gt;
+	struct vmlat_view_irq irq;
 };
 
 static void tables_buf_free(struct tables_buf *b)
@@ -649,6 +651,11 @@ static int histograms_show(struct seq_file *m, void *unused)
 			hist_text(m, v.pid, vmlat_nested_hist_names[k], NULL,
 				  &b->hist);
 		}
+		for (k = 0; k < VMLAT_NR_IRQ_SOURCES; k++) {
+			vmlat_view_irq_hist(vm, k, &b->hist);
+			hist_text(m, v.pid, vmlat_irq_hist_names[k], NULL,
+				  &b->hist);
+		}
 		for (k = 0; k < VMLAT_EXIT_REASON_HISTS; k++) {
 			slot = vmlat_view_reason_hist_slot(vm, k);
 			if (slot >= 0 &&
@@ -771,6 +778,60 @@ static int nested_exits_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nested_exits);
+
+/* ---- interrupt delivery ---------------------------------------------- */
+
+/* A VM's interrupts of one source and target state (struct vmlat_view_irq). */
+static const struct vmlat_col irq_cols[] = {
+	VMLAT_COL(struct vmlat_view_irq_cell, count),
+	VMLAT_COL(struct vmlat_view_irq_cell, sum_ns),
+	VMLAT_COL(struct vmlat_view_irq_cell, max_ns),
+	VMLAT_COL(struct vmlat_view_irq_cell, lost),
+	VMLAT_COL(struct vmlat_view_irq_cell, coalesced),
+};
+
+static bool irq_cell_used(const struct vmlat_view_irq_cell *c)
+{
+	return c->count || c->lost || c->coalesced;
+}
+
+static int irq_show(struct seq_file *m, void *unused)
+{
+	struct tables_buf *b = tables_buf();
+	const struct vmlat_view_irq_cell *c;
+	struct vmlat_view_vm v;
+	int i, n, src, at;
+	size_t mark;
+
+	if (!b)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid source at");
+	vmlat_cols_header(m, COLS(irq_cols));
+	seq_putc(m, '\n');
+	n = b->nr_vms;
+	for (i = 0; i < n; i++) {
+		mark = m->count;
+		vmlat_view_vm(&b->list, i, &v);
+		vmlat_view_irq(b->vms[i], &b->irq);
+		for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+			for (at = 0; at < VMLAT_NR_IRQ_ATS; at++) {
+				c = &b->irq.cell[src][at];
+				if (!irq_cell_used(c))
+					continue;
+				seq_printf(m, "%d %s %s", v.pid,
+					   vmlat_irq_src_names[src],
+					   vmlat_irq_at_names[at]);
+				vmlat_cols_text(m, COLS(irq_cols), c);
+				seq_putc(m, '\n');
+			}
+		}
+		vm_rows_end(m, mark, &b->list, i);
+	}
+	seq_printf(m, "# unattributed: %llu\n", vmlat_view_irq_unattributed());
+	tables_buf_free(b);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(irq);
 
 /* ---- clock sync ------------------------------------------------------- */
 
@@ -1027,6 +1088,32 @@ static void json_nested(struct seq_file *m, unsigned int n, u64 now,
 }
 
 /* The "sync" member of @vm: null if its guest never called. */
+/* @vm's interrupt deliveries: its used cells, and its unmatched count. */
+static void json_irq(struct seq_file *m, const struct vmlat_vm *vm,
+		     struct vmlat_view_irq *q)
+{
+	const struct vmlat_view_irq_cell *c;
+	bool first = true;
+	int src, at;
+
+	vmlat_view_irq(vm, q);
+	seq_puts(m, ",\"irq\":[");
+	for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+		for (at = 0; at < VMLAT_NR_IRQ_ATS; at++) {
+			c = &q->cell[src][at];
+			if (!irq_cell_used(c))
+				continue;
+			seq_printf(m, "%s{\"source\":\"%s\",\"at\":\"%s\"",
+				   first ? "" : ",", vmlat_irq_src_names[src],
+				   vmlat_irq_at_names[at]);
+			vmlat_cols_json(m, COLS(irq_cols), c);
+			seq_putc(m, '}');
+			first = false;
+		}
+	}
+	seq_printf(m, "],\"irq_unmatched\":%llu", q->unmatched);
+}
+
 static void json_sync(struct seq_file *m, const struct vmlat_vm *vm,
 		      struct vmlat_view_sync *s)
 {
@@ -1202,7 +1289,13 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 		vmlat_view_nested_hist(vm, i, &b->hist);
 		json_hist(m, &b->hist);
 	}
+	for (i = 0; i < VMLAT_NR_IRQ_SOURCES; i++) {
+		seq_printf(m, ",\"%s\":", vmlat_irq_hist_names[i]);
+		vmlat_view_irq_hist(vm, i, &b->hist);
+		json_hist(m, &b->hist);
+	}
 	seq_putc(m, '}');
+	json_irq(m, vm, &b->irq);
 	json_nested(m, n, now, b);
 	json_sync(m, vm, &b->sync);
 	json_preemptors(m, vm, b);
@@ -1231,8 +1324,8 @@ static int json_show(struct seq_file *m, void *unused)
 	for (i = 0; i < b->nr_vms; i++)
 		comma |= json_vm(m, i, now, b, comma);
 	vmlat_view_dropped(&d);
-	seq_printf(m, "],\"dropped\":{\"vms\":%llu,\"vcpus\":%llu,\"victims\":%llu}}\n",
-		   d.vms, d.vcpus, d.victims);
+	seq_printf(m, "],\"dropped\":{\"vms\":%llu,\"vcpus\":%llu,\"victims\":%llu},\"irq_unattributed\":%llu}\n",
+		   d.vms, d.vcpus, d.victims, vmlat_view_irq_unattributed());
 	tables_buf_free(b);
 	return 0;
 }
@@ -1258,5 +1351,6 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 	debugfs_create_file("nested_exits", 0444, dir, NULL,
 			    &nested_exits_fops);
 	debugfs_create_file("sync", 0444, dir, NULL, &sync_fops);
+	debugfs_create_file("irq", 0444, dir, NULL, &irq_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
 }

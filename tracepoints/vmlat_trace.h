@@ -208,6 +208,44 @@ TRACE_EVENT(vmlat_sync,
 );
 
 /*
+ * An interrupt delivered to a vCPU (vmlat/delivery.c): duration_ns from
+ * the moment it became pending to the VM entry that delivered it; src
+ * where it came from, at where the vCPU was when it became pending.
+ */
+TRACE_EVENT(vmlat_irq,
+
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u8 src, u8 at),
+
+	TP_ARGS(vm_pid, vcpu, duration_ns, src, at),
+
+	TP_STRUCT__entry(
+		__field(pid_t, vm_pid)
+		__field(int, vcpu)
+		__field(int, cpu)
+		__field(u64, duration_ns)
+		__field(u8, src)
+		__field(u8, at)
+	),
+
+	TP_fast_assign(
+		__entry->vm_pid = vm_pid;
+		__entry->vcpu = vcpu;
+		__entry->cpu = smp_processor_id();
+		__entry->duration_ns = duration_ns;
+		__entry->src = src;
+		__entry->at = at;
+	),
+
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu src=%s at=%s",
+		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
+		  __entry->duration_ns,
+		  __print_symbolic(__entry->src,
+			VMLAT_IRQ_SOURCES(VMLAT_SYMBOL_, VMLAT_COMMA_)),
+		  __print_symbolic(__entry->at,
+			VMLAT_IRQ_ATS(VMLAT_SYMBOL_, VMLAT_COMMA_)))
+);
+
+/*
  * A latency report that a snapshot was taken for (or would have been,
  * in "event" mode): emitted from process context, at most once per
  * snapshot_interval_ms. Its fields are those of the report (see the

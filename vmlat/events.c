@@ -17,6 +17,7 @@
 
 #include "charge.h"
 #include "compat.h"
+#include "delivery.h"
 #include "events.h"
 #include "exit_late.h"
 #include "guest_steal.h"
@@ -536,9 +537,11 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
 	unsigned int nin = VMLAT_NIN_EVENT |
 			   (vmlat_kvm_in_l2(vcpu) ? VMLAT_NIN_L2 : 0);
 
-	if (vc)
-		vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, nin,
-				  VMLAT_SLOT_UNDECODED);
+	if (!vc)
+		return;
+	vmlat_owner_event(vc, VMLAT_EV_ENTRY, false, now, nin,
+			  VMLAT_SLOT_UNDECODED);
+	vmlat_delivery_check(vc, &vc->irq, now);
 }
 
 /*

@@ -35,6 +35,7 @@
 
 #include "btf.h"
 #include "compat.h"
+#include "delivery.h"
 #include "layout.h"
 #include "test_build.h"
 #include "vmlat.h"
@@ -592,6 +593,9 @@ static void vmlat_module_going(struct module *mod)
 	int id;
 
 	snprintf(why, sizeof(why), "module %s unloaded", mod->name);
+	/* Its LAPIC timers' function goes with it (delivery.c). */
+	if (vmlat_hooks[VMLAT_HOOK_KVM_EXIT].mod == mod)
+		vmlat_delivery_forget();
 	for (id = 0; id < VMLAT_NR_HOOKS; id++) {
 		if (vmlat_hooks[id].tp && vmlat_hooks[id].mod == mod)
 			vmlat_hook_detach(id, why);

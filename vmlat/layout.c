@@ -74,6 +74,13 @@ static struct vmlat_layout_member vmlat_kvm_members[] = {
 	VMLAT_VCPU(arch.l1_tsc_offset, VMLAT_LAYOUT_EXIT_TSC),
 	VMLAT_VCPU(VMLAT_KVM_L1_TSC_RATIO, VMLAT_LAYOUT_EXIT_TSC),
 	VMLAT_VCPU(arch.last_guest_tsc, VMLAT_LAYOUT_EXIT_TSC),
+	VMLAT_VCPU(vcpu_id, VMLAT_LAYOUT_IRQ),
+	VMLAT_VCPU(arch.apic, VMLAT_LAYOUT_LAPIC),
+	VMLAT_VCPU(pid, VMLAT_LAYOUT_LAPIC),
+	VMLAT_MEMBER("kvm_lapic", struct vmlat_kvm_lapic, lapic_timer.timer,
+		     VMLAT_LAYOUT_LAPIC),
+	VMLAT_MEMBER("kvm_lapic", struct vmlat_kvm_lapic, vcpu,
+		     VMLAT_LAYOUT_LAPIC),
 };
 
 /* kvm_amd's: the mirror of struct vcpu_svm, and the VMCB fields read. */
@@ -94,6 +101,7 @@ static struct vmlat_layout_member vmlat_svm_members[] = {
 static const char *const vmlat_layout_group_names[VMLAT_LAYOUT_NR_GROUPS] = {
 	"vcpu", "guest_cr3", "regs", "loaded", "exit_tsc",
 	"svm_vmcb", "svm_exit", "svm_cr3", "svm_cpl", "svm_rax",
+	"irq", "lapic",
 };
 
 /* What a refused group turns off, for the log. */
@@ -108,6 +116,8 @@ static const char *const vmlat_layout_group_effects[VMLAT_LAYOUT_NR_GROUPS] = {
 	"guest address spaces off",
 	"clock sync refused",
 	"L2 clock-sync calls not told apart",
+	"interrupt delivery off",
+	"LAPIC timer interrupts timed from their acceptance, as other",
 };
 
 /**
@@ -139,7 +149,8 @@ static struct vmlat_layout_state vmlat_layout_states[VMLAT_LAYOUT_NR_SRC] = {
 		.nr = ARRAY_SIZE(vmlat_kvm_members),
 		.mask = VMLAT_LAYOUT_VCPU | VMLAT_LAYOUT_GUEST_CR3 |
 			VMLAT_LAYOUT_REGS | VMLAT_LAYOUT_LOADED |
-			VMLAT_LAYOUT_EXIT_TSC,
+			VMLAT_LAYOUT_EXIT_TSC | VMLAT_LAYOUT_IRQ |
+			VMLAT_LAYOUT_LAPIC,
 		.state = "unchecked",
 	},
 	[VMLAT_LAYOUT_KVM_AMD] = {

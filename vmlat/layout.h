@@ -29,7 +29,9 @@ enum vmlat_layout_group {
 	VMLAT_LAYOUT_SVM_CR3	= BIT(7),	/* guest address spaces */
 	VMLAT_LAYOUT_SVM_CPL	= BIT(8),	/* clock sync, KPTI detection */
 	VMLAT_LAYOUT_SVM_RAX	= BIT(9),	/* L2 sync calls */
-	VMLAT_LAYOUT_NR_GROUPS	= 10
+	VMLAT_LAYOUT_IRQ	= BIT(10),	/* interrupt delivery */
+	VMLAT_LAYOUT_LAPIC	= BIT(11),	/* LAPIC timer expiries */
+	VMLAT_LAYOUT_NR_GROUPS	= 12
 };
 
 /* Whose BTF confirms a member: kvm's (with vmlinux), or kvm_amd's. */

@@ -31,6 +31,7 @@
 #include <linux/sched.h>
 
 #include "compat.h"
+#include "delivery.h"
 #include "events.h"
 #include "vmlat.h"
 
@@ -162,6 +163,87 @@ static void vmlat_probe_kvm_mmu_get_page(void *data, struct kvm_mmu_page *sp,
 	preempt_enable_notrace();
 }
 
+/*
+ * Interrupt delivery (delivery.c). KVM traces kvm_apic_accept_irq in
+ * process context (preemptible on 7.2), with interrupts off (the x2APIC
+ * IPI fastpath, an irqfd's wake-up) or in a hard IRQ (a device's irqfd).
+ */
+static void vmlat_probe_kvm_apic_accept_irq(void *data, __u32 apicid,
+					    __u16 dm, __u16 tm, __u8 vec)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_APIC_ACCEPT_IRQ);
+	vmlat_on_apic_accept_irq(apicid, dm, vec);
+	preempt_enable_notrace();
+}
+
+/* kvm_inj_virq: traced before vcpu_enter_guest() disables preemption. */
+static void vmlat_probe_kvm_inj_virq(void *data, unsigned int vector,
+				     bool soft, bool reinjected)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_INJ_VIRQ);
+	vmlat_on_inj_virq(vector, reinjected);
+	preempt_enable_notrace();
+}
+
+/* 5.10's kvm_inj_virq: the vector alone, a reinjection not told apart. */
+static void vmlat_probe_kvm_inj_virq_v0(void *data, unsigned int irq)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_INJ_VIRQ);
+	vmlat_on_inj_virq(irq, false);
+	preempt_enable_notrace();
+}
+
+static void vmlat_probe_kvm_msi_set_irq(void *data, __u64 address,
+					__u64 msi_data)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_MSI_SET_IRQ);
+	vmlat_on_irq_source();
+	preempt_enable_notrace();
+}
+
+static void vmlat_probe_kvm_set_irq(void *data, unsigned int gsi, int level,
+				    int irq_source_id)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_SET_IRQ);
+	vmlat_on_irq_source();
+	preempt_enable_notrace();
+}
+
+/* Every hrtimer's expiry, in its hard or soft IRQ: one compare for most. */
+static void vmlat_probe_hrtimer_expire_entry(void *data, struct hrtimer *t,
+					     ktime_t *now)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_HRTIMER_EXPIRE_ENTRY);
+	vmlat_on_hrtimer_expire(t);
+}
+
+/* hrtimer_expire_entry's now passed by value (7.2). */
+static void vmlat_probe_hrtimer_expire_entry_v2(void *data, struct hrtimer *t,
+						ktime_t now)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_HRTIMER_EXPIRE_ENTRY);
+	vmlat_on_hrtimer_expire(t);
+}
+
 static void vmlat_probe_sched_switch(void *data, bool preempt,
 				     struct task_struct *prev,
 				     struct task_struct *next,
@@ -290,6 +372,16 @@ const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 	HOOK(VMLAT_HOOK_KVM_MMU_GET_PAGE, "kvmmmu", "kvm_mmu_get_page", "kvm",
 	     VARIANT_5_10("(struct kvm_mmu_page *, bool)",
 			  vmlat_probe_kvm_mmu_get_page)),
+	HOOK(VMLAT_HOOK_KVM_APIC_ACCEPT_IRQ, "kvm", "kvm_apic_accept_irq", "kvm",
+	     VARIANT_5_10("(__u32, __u16, __u16, __u8)",
+			  vmlat_probe_kvm_apic_accept_irq)),
+	HOOK(VMLAT_HOOK_KVM_INJ_VIRQ, "kvm", "kvm_inj_virq", "kvm",
+	     VARIANT("(unsigned int, bool, bool)", vmlat_probe_kvm_inj_virq),
+	     VARIANT_5_10("(unsigned int)", vmlat_probe_kvm_inj_virq_v0)),
+	HOOK(VMLAT_HOOK_KVM_MSI_SET_IRQ, "kvm", "kvm_msi_set_irq", "kvm",
+	     VARIANT_5_10("(__u64, __u64)", vmlat_probe_kvm_msi_set_irq)),
+	HOOK(VMLAT_HOOK_KVM_SET_IRQ, "kvm", "kvm_set_irq", "kvm",
+	     VARIANT_5_10("(unsigned int, int, int)", vmlat_probe_kvm_set_irq)),
 	HOOK(VMLAT_HOOK_SCHED_SWITCH, "sched", "sched_switch", NULL,
 	     VARIANT("(bool, " P_TASK ", " P_TASK ", unsigned int)",
 		     vmlat_probe_sched_switch),
@@ -306,4 +398,10 @@ const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 	HOOK(VMLAT_HOOK_SCHED_PROCESS_EXIT, "sched", "sched_process_exit", NULL,
 	     VARIANT("(" P_TASK ")", vmlat_probe_sched_process_exit),
 	     VARIANT("(" P_TASK ", bool)", vmlat_probe_sched_process_exit_v2)),
+	HOOK(VMLAT_HOOK_HRTIMER_EXPIRE_ENTRY, "timer", "hrtimer_expire_entry",
+	     NULL,
+	     VARIANT("(struct hrtimer *, ktime_t *)",
+		     vmlat_probe_hrtimer_expire_entry),
+	     VARIANT("(struct hrtimer *, ktime_t)",
+		     vmlat_probe_hrtimer_expire_entry_v2)),
 };

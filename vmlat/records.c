@@ -34,6 +34,7 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
+#include "delivery.h"
 #include "kick.h"
 #include "kvm_x86.h"
 #include "records.h"
@@ -177,6 +178,59 @@ struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm)
 	return n;
 }
 
+/**
+ * vmlat_vm_irq() - @vm's interrupt deliveries, made at first use
+ * @vm:	the VM
+ *
+ * Context: any context.
+ * Return: them, or NULL if none could be had (pool.h).
+ */
+struct vmlat_vm_irq *vmlat_vm_irq(struct vmlat_vm *vm)
+{
+	union vmlat_block *b;
+	struct vmlat_vm_irq *q;
+
+	/* Pairs with the cmpxchg below: seen, it is zeroed. */
+	q = smp_load_acquire(&vm->irq);
+	if (q)
+		return q;
+	b = vmlat_pool_take(&vmlat_blocks);
+	if (!b)
+		return NULL;
+	memset(&b->irq, 0, sizeof(b->irq));
+	q = cmpxchg(&vm->irq, NULL, &b->irq);
+	if (!q)
+		return &b->irq;
+	vmlat_pool_put(&vmlat_blocks, b);
+	return q;
+}
+
+/*
+ * @vc, a new record of @vm, can be the target of interrupts: found by its
+ * vCPU id. Context: vmlat_alloc_lock held.
+ */
+static void vmlat_vcpu_irq_join(struct vmlat_vm *vm, struct vmlat_vcpu *vc)
+{
+	struct vmlat_vm_irq *q;
+
+	if (vc->vcpu_id >= VMLAT_IRQ_IDS || !vmlat_layout_ok(VMLAT_LAYOUT_IRQ))
+		return;
+	q = vmlat_vm_irq(vm);
+	/* Published whole: pairs with the dependent reads of delivery.c. */
+	if (q)
+		smp_store_release(&q->by_id[vc->vcpu_id], vc);
+}
+
+/* @vc's thread exited: no more a target. Context: vmlat_alloc_lock held. */
+static void vmlat_vcpu_irq_leave(struct vmlat_vcpu *vc)
+{
+	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
+	struct vmlat_vm_irq *q = smp_load_acquire(&vc->vm->irq);
+
+	if (q && vc->vcpu_id < VMLAT_IRQ_IDS && q->by_id[vc->vcpu_id] == vc)
+		WRITE_ONCE(q->by_id[vc->vcpu_id], NULL);
+}
+
 /* Give block @b back, in process context. */
 static void vmlat_block_give_back(void *b)
 {
@@ -214,6 +268,12 @@ static void vmlat_vm_release(struct vmlat_vm *vm)
 	}
 	vmlat_block_give_back(vm->nested_exits);
 	vm->nested_exits = NULL;
+	for (i = 0; i < VMLAT_NR_IRQ_SOURCES; i++) {
+		vmlat_block_give_back(vm->irq_hist[i]);
+		vm->irq_hist[i] = NULL;
+	}
+	vmlat_block_give_back(vm->irq);
+	vm->irq = NULL;
 }
 
 /* Empty the histogram at @p, if it was made. */
@@ -224,6 +284,29 @@ static void vmlat_vm_hist_clear(struct vmlat_ahist **p)
 
 	if (h)
 		vmlat_ahist_init(h);
+}
+
+/* Zero @vm's interrupt counters; its vCPUs stay targets. */
+static void vmlat_vm_irq_clear_stats(struct vmlat_vm *vm)
+{
+	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
+	struct vmlat_vm_irq *q = smp_load_acquire(&vm->irq);
+	int src, at;
+
+	if (!q)
+		return;
+	for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+		for (at = 0; at < VMLAT_NR_IRQ_ATS; at++) {
+			struct vmlat_irq_cell *c = &q->cell[src][at];
+
+			atomic64_set(&c->count, 0);
+			atomic64_set(&c->sum_ns, 0);
+			atomic64_set(&c->max_ns, 0);
+			atomic64_set(&c->lost, 0);
+			atomic64_set(&c->coalesced, 0);
+		}
+	}
+	atomic64_set(&q->unmatched, 0);
 }
 
 static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
@@ -246,6 +329,9 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 		vmlat_vm_hist_clear(&vm->hist[i]);
 	for (i = 0; i < VMLAT_NR_NESTED_HISTS; i++)
 		vmlat_vm_hist_clear(&vm->nested_hist[i]);
+	for (i = 0; i < VMLAT_NR_IRQ_SOURCES; i++)
+		vmlat_vm_hist_clear(&vm->irq_hist[i]);
+	vmlat_vm_irq_clear_stats(vm);
 	vmlat_vm_sync_clear_stats(&vm->sync);
 	raw_spin_lock_irqsave(&vm->lock, flags);
 	vmlat_topk_init(&vm->top);
@@ -435,6 +521,7 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 	struct vmlat_as_times t;
 	bool had;
 
+	vmlat_vcpu_irq_leave(vc);
 	raw_spin_lock(&vc->lock);
 	WRITE_ONCE(vc->task, NULL);
 	raw_write_seqcount_begin(&vc->seq);
@@ -660,6 +747,8 @@ again:
 	vc->vm = vm;
 	vc->tid = current->pid;
 	vc->idx = vcpu->vcpu_idx;
+	vc->vcpu_id = vcpu->vcpu_id;
+	memset(&vc->irq, 0, sizeof(vc->irq));
 	vc->exit_slot = VMLAT_SLOT_UNDECODED;
 	vc->exit_ns = 0;
 	vc->victim_cpu = -1;
@@ -678,6 +767,8 @@ again:
 		vmlat_slot_set((void **)vmlat_vcpus, cpl.slot, vc);
 	if (inited)
 		raw_write_seqcount_end(&inited->ident_seq);
+	vmlat_vcpu_irq_join(vm, vc);
+	vmlat_delivery_learn(vcpu);
 	this_cpu_write(vmlat_cur_vcpu, vc);
 	atomic_inc(&vm->live_vcpus);
 	atomic_inc(&vmlat_live_vcpus);

@@ -33,6 +33,7 @@
 #include "clock_sync.h"
 #include "exit_codes.h"
 #include "exit_stats.h"
+#include "irq.h"
 #include "nested.h"
 #include "pool.h"
 #include "state.h"
@@ -50,14 +51,54 @@ struct vmlat_vm_nested_exits {
 	atomic64_t undecoded[VMLAT_NR_NESTED_BY];
 };
 
+/* The vCPU ids whose interrupts vmlat can attribute (struct vmlat_vm_irq). */
+#define VMLAT_IRQ_IDS	256
+
+/**
+ * struct vmlat_irq_cell - the interrupts of one source and target state
+ * @count:	delivered
+ * @sum_ns:	their delivery latencies
+ * @max_ns:	the longest
+ * @lost:	given up (core/irq.h): pushed out by newer ones, or never
+ *		injected
+ * @coalesced:	made pending while their vector already was (one
+ *		interrupt to the guest)
+ */
+struct vmlat_irq_cell {
+	atomic64_t count;
+	atomic64_t sum_ns;
+	atomic64_t max_ns;
+	atomic64_t lost;
+	atomic64_t coalesced;
+};
+
+/**
+ * struct vmlat_vm_irq - a VM's interrupt deliveries (delivery.c)
+ * @cell:	per source and state of the target when it became pending
+ * @unmatched:	injections of a vector vmlat had not seen become pending
+ * @by_id:	its vCPU records by vCPU id (KVM's vcpu_id, what the
+ *		interrupt tracepoints name), for those below VMLAT_IRQ_IDS:
+ *		set and cleared under vmlat_alloc_lock, read by probes
+ */
+struct vmlat_vm_irq {
+	struct vmlat_irq_cell cell[VMLAT_NR_IRQ_SOURCES][VMLAT_NR_IRQ_ATS];
+	atomic64_t unmatched;
+	struct vmlat_vcpu *by_id[VMLAT_IRQ_IDS];
+};
+
 /*
  * What a VM takes on first use, from the pool vmlat_blocks (pool.h): any
- * one of its histograms, or its L2 exit counters.
+ * one of its histograms, its L2 exit counters, or its interrupt
+ * deliveries.
  */
 union vmlat_block {
 	struct vmlat_ahist hist;
 	struct vmlat_vm_nested_exits nested;
+	struct vmlat_vm_irq irq;
 };
+
+/* A VM's interrupt deliveries take no bigger block than a histogram. */
+static_assert(sizeof(struct vmlat_vm_irq) <= sizeof(struct vmlat_ahist));
 
 /* Where a VM's histograms come from: vmlat_blocks. */
 extern const struct vmlat_ahist_src vmlat_hist_src;
@@ -91,7 +132,9 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  *		histogram
  * @nested_exits: its L2 exits, once it had one
  * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
- * Every histogram and @nested_exits are NULL until their first sample or
+ * @irq:	its interrupt deliveries, from its first vCPU record on
+ * @irq_hist:	their latencies, per source (enum vmlat_irq_src)
+ * Every histogram, @nested_exits and @irq are NULL until their first sample or
  * event, then a block of vmlat_blocks, the record's until it is freed
  * (emptied when the record is reused).
  * @sync:	clock sync with its guest (clock_sync.h)
@@ -127,6 +170,8 @@ struct vmlat_vm {
 	struct vmlat_ahist *hist[VMLAT_NR_HIST_KINDS];
 	struct vmlat_vm_nested_exits *nested_exits;
 	struct vmlat_ahist *nested_hist[VMLAT_NR_NESTED_HISTS];
+	struct vmlat_vm_irq *irq;
+	struct vmlat_ahist *irq_hist[VMLAT_NR_IRQ_SOURCES];
 	struct vmlat_vm_sync sync;
 	struct vmlat_topk top;
 	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];
@@ -155,6 +200,7 @@ struct vmlat_vm {
  * @vm:		its VM
  * @tid:	thread id
  * @idx:	vCPU index in its VM
+ * @vcpu_id:	KVM's vcpu_id (the APIC id userspace gave it)
  * @exit_slot:	reason slot of the exit being handled, or VMLAT_SLOT_*
  * @acct:	state accounting
  * @victim_cpu:	CPU whose queue it waits on while preempted/woken, or -1
@@ -168,6 +214,7 @@ struct vmlat_vm {
  * @vmcb_checked: the last VMCB pointer found plausible (kvm_x86.h)
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
+ * @irq:	its pending interrupts (core/irq.h), under @lock
  * @slot:	its slot in vmlat_vcpus
  * @vm_node:	in @vm's list of vCPU records
  * @free_node:	in the list of retired records, or of records to free
@@ -185,6 +232,7 @@ struct vmlat_vcpu {
 	struct vmlat_vm *vm;
 	pid_t tid;
 	int idx;
+	u32 vcpu_id;
 	int exit_slot;
 	struct vmlat_vcpu_acct acct;
 	int victim_cpu;
@@ -195,6 +243,7 @@ struct vmlat_vcpu {
 	u64 exit_ns;
 	const void *vmcb_checked;
 	struct vmlat_nested_done nested_done;
+	struct vmlat_irq_pend irq;
 	unsigned int slot;
 	struct list_head vm_node;
 	struct list_head free_node;
@@ -209,11 +258,15 @@ struct vmlat_vcpu {
  *		counted once: no VM slot, no vCPU slot or no room in the task
  *		table
  * @dropped_victims: waits not attributed (per-CPU victim list full)
+ * @irq_unattributed: interrupts made pending whose VM or vCPU vmlat could
+ *		not tell (delivery.c): not from a vCPU thread, or to a vCPU
+ *		without a record or with an id from VMLAT_IRQ_IDS on
  */
 struct vmlat_stats {
 	atomic64_t dropped_vms;
 	atomic64_t dropped_vcpus;
 	atomic64_t dropped_victims;
+	atomic64_t irq_unattributed;
 };
 
 /* The tables' sizes, fixed at load (module parameters). */
@@ -305,6 +358,7 @@ static __always_inline void vmlat_vm_hist_add(struct vmlat_ahist **p, u64 ns)
 }
 
 struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm);
+struct vmlat_vm_irq *vmlat_vm_irq(struct vmlat_vm *vm);
 
 struct kvm_vcpu;
 

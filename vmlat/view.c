@@ -595,6 +595,44 @@ void vmlat_view_dropped(struct vmlat_view_dropped *d)
 	d->victims = atomic64_read(&vmlat_stats.dropped_victims);
 }
 
+/* @vm's interrupt deliveries: zeroes before its first. */
+void vmlat_view_irq(const struct vmlat_vm *vm, struct vmlat_view_irq *v)
+{
+	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
+	const struct vmlat_vm_irq *q = smp_load_acquire(&vm->irq);
+	const struct vmlat_irq_cell *c;
+	int src, at;
+
+	memset(v, 0, sizeof(*v));
+	if (!q)
+		return;
+	for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+		for (at = 0; at < VMLAT_NR_IRQ_ATS; at++) {
+			c = &q->cell[src][at];
+			v->cell[src][at].count = atomic64_read(&c->count);
+			v->cell[src][at].sum_ns = atomic64_read(&c->sum_ns);
+			v->cell[src][at].max_ns = atomic64_read(&c->max_ns);
+			v->cell[src][at].lost = atomic64_read(&c->lost);
+			v->cell[src][at].coalesced =
+				atomic64_read(&c->coalesced);
+		}
+	}
+	v->unmatched = atomic64_read(&q->unmatched);
+}
+
+void vmlat_view_irq_hist(const struct vmlat_vm *vm, enum vmlat_irq_src src,
+			 struct vmlat_hist_snap *h)
+{
+	/* Pairs with the cmpxchg of vmlat_ahist_first(). */
+	vmlat_ahist_read(smp_load_acquire(&vm->irq_hist[src]), h);
+}
+
+/* Interrupts whose VM or vCPU vmlat could not tell, since load. */
+u64 vmlat_view_irq_unattributed(void)
+{
+	return atomic64_read(&vmlat_stats.irq_unattributed);
+}
+
 /* How full the bounded tables are: a racy snapshot. */
 void vmlat_view_tables(struct vmlat_view_tables *t)
 {

@@ -212,6 +212,23 @@ struct vmlat_view_dropped {
 };
 
 /**
+ * struct vmlat_view_irq - a VM's interrupt deliveries (records.h)
+ * @cell:	per source and where the target was: delivered (count,
+ *		sum_ns, max_ns), lost, coalesced
+ * @unmatched:	injections of a vector not seen pending
+ */
+struct vmlat_view_irq {
+	struct vmlat_view_irq_cell {
+		u64 count;
+		u64 sum_ns;
+		u64 max_ns;
+		u64 lost;
+		u64 coalesced;
+	} cell[VMLAT_NR_IRQ_SOURCES][VMLAT_NR_IRQ_ATS];
+	u64 unmatched;
+};
+
+/**
  * struct vmlat_view_tables - how full the bounded tables are
  * @vms_live:	VM records with a live vCPU thread
  * @vms_exited:	VM records kept for display, reusable
@@ -338,6 +355,10 @@ u64 vmlat_view_stolen_by_other(const struct vmlat_vm *victim);
 void vmlat_view_stolen(const struct vmlat_vm *victim,
 		       struct vmlat_view_stolen *s);
 void vmlat_view_dropped(struct vmlat_view_dropped *d);
+void vmlat_view_irq(const struct vmlat_vm *vm, struct vmlat_view_irq *v);
+void vmlat_view_irq_hist(const struct vmlat_vm *vm, enum vmlat_irq_src src,
+			 struct vmlat_hist_snap *h);
+u64 vmlat_view_irq_unattributed(void);
 void vmlat_view_tables(struct vmlat_view_tables *t);
 void vmlat_view_order_sum(struct vmlat_view_order *sum);
 unsigned int vmlat_view_svm_exit_code_bits(void);

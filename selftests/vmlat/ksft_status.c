@@ -37,12 +37,17 @@ const char *const vmlat_hook_names[VMLAT_NR_HOOKS] = {
 	"kvm:kvm_nested_vmenter",
 	"kvm:kvm_nested_vmexit_inject",
 	"kvmmmu:kvm_mmu_get_page",
+	"kvm:kvm_apic_accept_irq",
+	"kvm:kvm_inj_virq",
+	"kvm:kvm_msi_set_irq",
+	"kvm:kvm_set_irq",
 	"sched:sched_switch",
 	"sched:sched_waking",
 	"sched:sched_wakeup",
 	"sched:sched_wakeup_new",
 	"sched:sched_migrate_task",
 	"sched:sched_process_exit",
+	"timer:hrtimer_expire_entry",
 };
 
 /**

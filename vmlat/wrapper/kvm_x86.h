@@ -128,6 +128,72 @@ struct vmlat_vcpu_svm {
 };
 
 /*
+ * The start of KVM's private struct kvm_lapic (arch/x86/kvm/lapic.h), up
+ * to its vCPU pointer:
+ *
+ *	struct kvm_lapic {
+ *		unsigned long base_address;
+ *		struct kvm_io_device dev;	// one pointer: its ops
+ *		struct kvm_timer lapic_timer;	// its hrtimer first
+ *		u32 divide_count;
+ *		struct kvm_vcpu *vcpu;
+ *		...
+ *
+ * struct kvm_timer is 56 bytes after its hrtimer, and 64 in 5.10 (with
+ * advance_expire_delta): Debian's 6.1, 6.12 and 7.2 BTF place vcpu at
+ * 144, 144 and 160 (7.2's hrtimer is 80 bytes), and 5.10's source at
+ * 152. layout.c confirms lapic_timer.timer and vcpu against kvm's BTF
+ * (group VMLAT_LAYOUT_LAPIC). vmlat reads them only from the timer's own
+ * expiry (timer:hrtimer_expire_entry), when the hrtimer's function is
+ * KVM's apic_timer_fn: KVM cancels the timer, waiting for a running
+ * expiry, before it frees the APIC.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#define VMLAT_KVM_TIMER_TAIL	64
+#else
+#define VMLAT_KVM_TIMER_TAIL	56
+#endif
+
+struct vmlat_kvm_lapic {
+	unsigned long base_address;
+	void *dev;
+	struct {
+		struct hrtimer timer;
+		u8 tail[VMLAT_KVM_TIMER_TAIL];
+	} lapic_timer;
+	u32 divide_count;
+	struct kvm_vcpu *vcpu;
+};
+
+/*
+ * The hrtimer of @vcpu's LAPIC timer, or NULL (no in-kernel APIC, or its
+ * layout refused). Context: @vcpu's thread, in KVM_RUN.
+ */
+static __always_inline struct hrtimer *
+vmlat_kvm_lapic_timer(const struct kvm_vcpu *vcpu)
+{
+	struct vmlat_kvm_lapic *apic;
+
+	if (!vmlat_layout_ok(VMLAT_LAYOUT_LAPIC))
+		return NULL;
+	apic = (struct vmlat_kvm_lapic *)READ_ONCE(vcpu->arch.apic);
+	return apic ? &apic->lapic_timer.timer : NULL;
+}
+
+/*
+ * The vCPU whose LAPIC timer @t is (vmlat_kvm_lapic_timer()).
+ * Context: @t's expiry, its function KVM's apic_timer_fn.
+ */
+static __always_inline struct kvm_vcpu *
+vmlat_kvm_lapic_timer_vcpu(struct hrtimer *t)
+{
+	struct vmlat_kvm_lapic *apic =
+		container_of(t, struct vmlat_kvm_lapic, lapic_timer.timer);
+
+	return READ_ONCE(apic->vcpu);
+}
+
+/*
  * Width of the VMCB's exit code in the headers vmlat is built with: 32 bits
  * (with exit_code_hi) up to 6.12, 64 from 7.2 on.
  */

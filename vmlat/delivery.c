@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interrupt delivery latency: from the moment an interrupt for a vCPU
+ * becomes pending to the VM entry that delivers it (core/irq.h says
+ * when each is), per VM, by source and by where the target was.
+ *
+ * kvm_apic_accept_irq names its target by vcpu_id only, with no VM. KVM
+ * delivers within a VM, so the VM is the sender's: vmlat attributes an
+ * accept made in a vCPU thread of a VM it follows (an IPI, a timer, a
+ * device the vCPU thread emulates or signals) to the vCPU of that id in
+ * that VM (struct vmlat_vm_irq.by_id). An accept made elsewhere (a VMM's
+ * I/O thread writing an irqfd, a kworker, a device's hard IRQ) is counted
+ * as unattributed: the delivery is not timed.
+ *
+ * The source: a kvm_msi_set_irq or kvm_set_irq just before, in the same
+ * thread and exit, is a device's; an accept for another vCPU than the
+ * sender's own is an IPI; for its own, the LAPIC timer if it expired, or
+ * if the exit being handled is the VMX preemption timer's (KVM's
+ * hypervisor timer); anything else is "other". The LAPIC timer is pending
+ * from its hrtimer's expiry (timer:hrtimer_expire_entry), which wakes or
+ * kicks the vCPU: KVM accepts the interrupt only once the vCPU's thread
+ * runs, so that is the wake-up latency too.
+ *
+ * Locking: a vCPU's pending interrupts are under its lock (records.h),
+ * taken by the sender, the timer's expiry and the vCPU's own thread;
+ * kvm_entry takes it only when something is pending (one load).
+ */
+#include <linux/hrtimer.h>
+#include <linux/kvm_host.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+
+#include "delivery.h"
+#include "kvm_x86.h"
+#include "records.h"
+#include "threshold.h"
+#include "vmlat_trace.h"
+
+/* APIC delivery modes that KVM injects as a vector: fixed, lowest priority */
+#define VMLAT_DM_LOWEST		1
+
+/*
+ * KVM's apic_timer_fn, read from a vCPU's LAPIC timer at its record's
+ * creation: an expiring hrtimer with this function is a LAPIC timer. Only
+ * compared, never called; forgotten when kvm goes.
+ */
+static void *vmlat_apic_timer_fn __read_mostly;
+
+/*
+ * A device interrupt is being delivered by the current thread, in this
+ * exit of its vCPU (or, in another thread, until its next one):
+ * kvm_msi_set_irq or kvm_set_irq came before its accepts, on this CPU.
+ */
+struct vmlat_irq_marker {
+	const struct task_struct *task;
+	u64 exits;
+};
+
+static DEFINE_PER_CPU(struct vmlat_irq_marker, vmlat_irq_marker);
+
+/* The exits the current thread's vCPU made, or 0: a marker's age. */
+static __always_inline u64 vmlat_marker_exits(const struct vmlat_vcpu *vc)
+{
+	return vc ? READ_ONCE(vc->acct.exits) : 0;
+}
+
+/**
+ * vmlat_on_irq_source() - a device's interrupt comes (kvm_msi_set_irq,
+ * kvm_set_irq): the accepts that follow in this thread are its
+ */
+void vmlat_on_irq_source(void)
+{
+	struct vmlat_irq_marker *m = this_cpu_ptr(&vmlat_irq_marker);
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	m->task = current;
+	m->exits = vmlat_marker_exits(vmlat_vcpu_current());
+}
+
+/* Where @vc is, for an interrupt made pending now. Context: its lock. */
+static __always_inline enum vmlat_irq_at vmlat_vcpu_at_now(struct vmlat_vcpu *vc)
+{
+	u8 state = READ_ONCE(vc->acct.state);
+
+	return vmlat_irq_at(state, state == VMLAT_KERNEL &&
+			    vmlat_exit_slot_is_hlt(vc->exit_slot));
+}
+
+/* @vm's vCPU of id @id, if it has a live record. Context: a probe. */
+static __always_inline struct vmlat_vcpu *
+vmlat_irq_target(struct vmlat_vm *vm, u32 id)
+{
+	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
+	struct vmlat_vm_irq *q = smp_load_acquire(&vm->irq);
+	struct vmlat_vcpu *vc;
+
+	if (!q || id >= VMLAT_IRQ_IDS)
+		return NULL;
+	vc = READ_ONCE(q->by_id[id]);
+	if (!vc || vc->vm != vm || vc->vcpu_id != id || !READ_ONCE(vc->task))
+		return NULL;
+	return vc;
+}
+
+static __always_inline bool vmlat_exit_is_hv_timer(int slot)
+{
+	return slot == VMLAT_EXIT_VMX_PREEMPTION_TIMER;
+}
+
+/**
+ * vmlat_on_apic_accept_irq() - KVM accepted an interrupt into a local APIC
+ * @vcpu_id:	the target's vcpu_id
+ * @dm:		delivery mode
+ * @vec:	vector
+ */
+void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
+{
+	struct vmlat_irq_marker *m = this_cpu_ptr(&vmlat_irq_marker);
+	struct vmlat_vcpu *sender, *target;
+	struct vmlat_irq_done pushed;
+	enum vmlat_irq_added added;
+	enum vmlat_irq_src src;
+	enum vmlat_irq_at at;
+	unsigned long flags;
+	struct vmlat_vm *vm;
+	u64 ns;
+
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	/* NMI, SMI, INIT, SIPI: not injected as a vector (no kvm_inj_virq) */
+	if (dm > VMLAT_DM_LOWEST)
+		return;
+	sender = in_task() ? vmlat_vcpu_current() : NULL;
+	target = sender ? vmlat_irq_target(sender->vm, vcpu_id) : NULL;
+	if (!target) {
+		atomic64_inc(&vmlat_stats.irq_unattributed);
+		return;
+	}
+	vm = sender->vm;
+	ns = vmlat_now_ns();
+	raw_spin_lock_irqsave(&target->lock, flags);
+	at = vmlat_vcpu_at_now(target);
+	if (m->task == current && m->exits == vmlat_marker_exits(sender)) {
+		src = VMLAT_IRQ_DEVICE;
+	} else if (target != sender) {
+		src = VMLAT_IRQ_IPI;
+	} else if (vmlat_irq_timer_take(&target->irq, &ns, &at)) {
+		src = VMLAT_IRQ_TIMER;
+	} else if (vmlat_exit_is_hv_timer(target->exit_slot) &&
+		   target->exit_ns) {
+		/* The hypervisor timer expired with the guest's exit. */
+		src = VMLAT_IRQ_TIMER;
+		ns = target->exit_ns;
+		at = VMLAT_AT_GUEST;
+	} else {
+		src = VMLAT_IRQ_OTHER;
+	}
+	added = vmlat_irq_pend_add(&target->irq, vec, src, at, ns, &pushed);
+	raw_spin_unlock_irqrestore(&target->lock, flags);
+	if (likely(added == VMLAT_IRQ_ADDED))
+		return;
+	/* The block is there: the target was found through it. */
+	if (added == VMLAT_IRQ_COALESCED)
+		atomic64_inc(&vm->irq->cell[src][at].coalesced);
+	else
+		atomic64_inc(&vm->irq->cell[pushed.src][pushed.at].lost);
+}
+
+/**
+ * vmlat_on_inj_virq() - KVM injects @vec into the current vCPU, for its
+ * next VM entry
+ * @vec:	the vector
+ * @reinjected:	again, after an entry that did not deliver it (6.1 on)
+ */
+void vmlat_on_inj_virq(unsigned int vec, bool reinjected)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+	unsigned long flags;
+	bool found;
+
+	if (!vc || !READ_ONCE(vc->irq.nr))
+		goto unmatched;
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	found = vmlat_irq_pend_inject(&vc->irq, vec);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	if (found)
+		return;
+unmatched:
+	if (vc && !reinjected && READ_ONCE(vc->vm->irq))
+		atomic64_inc(&vc->vm->irq->unmatched);
+}
+
+/* Count @d, a delivery to @vc (or one given up). */
+static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
+			    const struct vmlat_irq_done *d)
+{
+	struct vmlat_irq_cell *c = &q->cell[d->src][d->at];
+	struct vmlat_vm *vm = vc->vm;
+	s64 old;
+
+	if (d->lost) {
+		atomic64_inc(&c->lost);
+		return;
+	}
+	atomic64_inc(&c->count);
+	atomic64_add(d->ns, &c->sum_ns);
+	old = atomic64_read(&c->max_ns);
+	while ((u64)old < d->ns &&
+	       !atomic64_try_cmpxchg(&c->max_ns, &old, d->ns))
+		;
+	vmlat_vm_hist_add(&vm->irq_hist[d->src], d->ns);
+	trace_vmlat_irq(vm->pid, vc->idx, d->ns, d->src, d->at);
+}
+
+/**
+ * vmlat_delivery_entry() - @vc entered the guest with interrupts pending
+ * @vc:		the current thread's record
+ * @now:	its kvm_entry's time
+ */
+void vmlat_delivery_entry(struct vmlat_vcpu *vc, u64 now)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND];
+	struct vmlat_vm_irq *q;
+	unsigned long flags;
+	unsigned int i, n;
+
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	n = vmlat_irq_pend_entry(&vc->irq, now, out);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
+	q = smp_load_acquire(&vc->vm->irq);
+	if (!n || !q)
+		return;
+	for (i = 0; i < n; i++)
+		vmlat_irq_count(vc, q, &out[i]);
+}
+
+/**
+ * vmlat_on_hrtimer_expire() - an hrtimer expires: if it is a LAPIC
+ * timer's, its vCPU's timer interrupt is pending from now
+ * @t:	the hrtimer
+ */
+void vmlat_on_hrtimer_expire(struct hrtimer *t)
+{
+	struct task_struct *task;
+	struct kvm_vcpu *vcpu;
+	struct vmlat_vcpu *vc;
+	enum vmlat_irq_at at;
+	unsigned long flags;
+	void *fn = READ_ONCE(vmlat_apic_timer_fn);
+
+	if (likely(!fn || (void *)ACCESS_PRIVATE(t, function) != fn))
+		return;
+	if (!atomic_read(&vmlat_live_vcpus))
+		return;
+	vcpu = vmlat_kvm_lapic_timer_vcpu(t);
+	rcu_read_lock();
+	task = pid_task(rcu_dereference(vcpu->pid), PIDTYPE_PID);
+	vc = task ? vmlat_vcpu_of(task) : NULL;
+	rcu_read_unlock();
+	if (!vc || vc->kvm_vcpu != vcpu)
+		return;
+	raw_spin_lock_irqsave(&vc->lock, flags);
+	at = vmlat_vcpu_at_now(vc);
+	/*
+	 * The timer's interrupt took the vCPU out of the guest, on its own
+	 * CPU: where kvm_exit comes first, the vCPU is already in kernel.
+	 */
+	if (at == VMLAT_AT_HOST && task == current &&
+	    (vc->exit_slot == VMLAT_EXIT_SVM_INTR ||
+	     vc->exit_slot == VMLAT_EXIT_VMX_EXTERNAL_INTERRUPT))
+		at = VMLAT_AT_GUEST;
+	vmlat_irq_timer_expired(&vc->irq, vmlat_now_ns(), at);
+	raw_spin_unlock_irqrestore(&vc->lock, flags);
+}
+
+/**
+ * vmlat_delivery_learn() - learn KVM's apic_timer_fn from @vcpu's timer
+ * @vcpu:	a vCPU its thread just gave a record, in KVM_RUN
+ */
+void vmlat_delivery_learn(struct kvm_vcpu *vcpu)
+{
+	struct hrtimer *t;
+	void *fn;
+
+	if (READ_ONCE(vmlat_apic_timer_fn))
+		return;
+	t = vmlat_kvm_lapic_timer(vcpu);
+	if (!t)
+		return;
+	fn = (void *)READ_ONCE(ACCESS_PRIVATE(t, function));
+	if (fn)
+		WRITE_ONCE(vmlat_apic_timer_fn, fn);
+}
+
+/*
+ * kvm goes away (its hooks are detached): its apic_timer_fn is no
+ * longer KVM's. Context: process context.
+ */
+void vmlat_delivery_forget(void)
+{
+	WRITE_ONCE(vmlat_apic_timer_fn, NULL);
+}
