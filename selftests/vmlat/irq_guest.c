@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * irq_guest: KVM guests whose interrupts come late or on time, timed by
+ * the guest itself, for vmlat's interrupt delivery tests (irq_test.py).
+ *
+ *   irq_guest timer N PERIOD_US CPU
+ *	one vCPU, its thread pinned to CPU: N times, arm the LAPIC timer
+ *	one-shot for PERIOD_US and halt until its interrupt. The guest reads
+ *	its TSC when it arms the timer and in the interrupt's handler.
+ *   irq_guest ipi N GAP_US CPU0 CPU1
+ *	two vCPUs, vCPU i's thread pinned to CPUi: vCPU 1 halts, vCPU 0
+ *	sends it N fixed IPIs, each once the one before arrived and GAP_US
+ *	passed. The guest reads its TSC before each ICR write and in the
+ *	handler (the vCPUs share one TSC).
+ *
+ * Both start once a line came on standard input (the test's tracing is
+ * on), then print one line:
+ *
+ *	irq_guest mode=M pid=P tids=T0[,T1] vector=V count=N tsc_khz=K
+ *	  late_sum_ns=S late_max_ns=X
+ *
+ * late: for the timer, handler TSC - (arming TSC + PERIOD_US); for an
+ * IPI, handler TSC - sending TSC. vmlat's delivery latency is the host's
+ * part of it: from the timer's expiry (after the arming's exit) or the
+ * IPI's acceptance to the VM entry that delivers it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kvm_util.h"
+#include "processor.h"
+#include "apic.h"
+
+#define IRQ_VECTOR	0xa7
+#define APIC_LVTT	0x320
+#define APIC_TMICT	0x380
+#define APIC_TDCR	0x3e0
+#define APIC_TDR_DIV_1	0xb
+/* 100 ms ticks without an interrupt that end a stuck run */
+#define STUCK_TICKS	600
+
+/*
+ * Shared with the guest (its globals, read through addr_gva2hva()); what
+ * another vCPU or the host reads meanwhile goes through READ_ONCE() and
+ * WRITE_ONCE().
+ */
+static uint64_t g_count, g_late_sum, g_late_max, g_due;
+static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict;
+
+static void irq_handler(struct ex_regs *regs)
+{
+	uint64_t now = rdtsc(), late;
+
+	late = now > READ_ONCE(g_due) ? now - READ_ONCE(g_due) : 0;
+	g_late_sum += late;
+	if (late > g_late_max)
+		g_late_max = late;
+	WRITE_ONCE(g_count, g_count + 1);
+	xapic_write_reg(APIC_EOI, 0);
+}
+
+static void timer_guest(void)
+{
+	uint64_t i;
+
+	xapic_enable();
+	xapic_write_reg(APIC_TDCR, APIC_TDR_DIV_1);
+	xapic_write_reg(APIC_LVTT, IRQ_VECTOR);
+	for (i = 0; i < g_n; i++) {
+		asm volatile("cli");
+		WRITE_ONCE(g_due, rdtsc() + g_period_tsc);
+		xapic_write_reg(APIC_TMICT, g_tmict);
+		while (READ_ONCE(g_count) == i)
+			asm volatile("sti; hlt; cli");
+	}
+	GUEST_DONE();
+}
+
+static void ipi_halter(void)
+{
+	xapic_enable();
+	for (;;)
+		asm volatile("sti; hlt; cli");
+}
+
+static void ipi_sender(void)
+{
+	uint64_t i, t;
+
+	xapic_enable();
+	asm volatile("sti");
+	xapic_write_reg(APIC_ICR2, SET_APIC_DEST_FIELD(1));
+	for (i = 0; i < g_n; i++) {
+		t = rdtsc();
+		while (rdtsc() - t < g_gap_tsc)
+			;
+		WRITE_ONCE(g_due, rdtsc());
+		xapic_write_reg(APIC_ICR, APIC_DEST_PHYSICAL | APIC_DM_FIXED |
+					  IRQ_VECTOR);
+		while (READ_ONCE(g_count) == i)
+			asm volatile("pause");
+	}
+	GUEST_DONE();
+}
+
+struct vcpu_thread {
+	pthread_t thread;
+	struct kvm_vcpu *vcpu;
+	int cpu;
+	pid_t tid;
+	int done;
+	int err;
+};
+
+static void *vcpu_fn(void *arg)
+{
+	struct vcpu_thread *v = arg;
+	struct ucall uc;
+	cpu_set_t set;
+
+	v->tid = syscall(SYS_gettid);
+	CPU_ZERO(&set);
+	CPU_SET(v->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		v->err = errno;
+		return NULL;
+	}
+	for (;;) {
+		vcpu_run(v->vcpu);
+		switch (get_ucall(v->vcpu, &uc)) {
+		case UCALL_DONE:
+			WRITE_ONCE(v->done, 1);
+			return NULL;
+		case UCALL_ABORT:
+			fprintf(stderr, "irq_guest: guest assert: %s\n",
+				(const char *)uc.args[0]);
+			v->err = EFAULT;
+			WRITE_ONCE(v->done, 1);
+			return NULL;
+		default:
+			break;
+		}
+	}
+}
+
+#define SET_GLOBAL(vm, g, val) \
+	(*(uint64_t *)addr_gva2hva(vm, (vm_vaddr_t)&(g)) = (val))
+#define GET_GLOBAL(vm, g) \
+	READ_ONCE(*(uint64_t *)addr_gva2hva(vm, (vm_vaddr_t)&(g)))
+
+int main(int argc, char **argv)
+{
+	struct vcpu_thread v[2] = {};
+	struct kvm_vcpu *vcpus[2] = {};
+	struct kvm_vm *vm;
+	unsigned int i, nr, idle;
+	uint64_t last, now;
+	bool ipi;
+	long n, us, tsc_khz;
+	char line[64];
+
+	if (argc == 5 && !strcmp(argv[1], "timer")) {
+		ipi = false;
+		nr = 1;
+	} else if (argc == 6 && !strcmp(argv[1], "ipi")) {
+		ipi = true;
+		nr = 2;
+	} else {
+		fprintf(stderr, "usage: %s timer N PERIOD_US CPU | ipi N GAP_US CPU0 CPU1\n",
+			argv[0]);
+		return 2;
+	}
+	n = atol(argv[2]);
+	us = atol(argv[3]);
+	for (i = 0; i < nr; i++)
+		v[i].cpu = atoi(argv[4 + i]);
+
+	vm = vm_create_with_one_vcpu(&vcpus[0], ipi ? ipi_sender : timer_guest);
+	if (ipi)
+		vcpus[1] = vm_vcpu_add(vm, 1, ipi_halter);
+	vm_init_descriptor_tables(vm);
+	for (i = 0; i < nr; i++)
+		vcpu_init_descriptor_tables(vcpus[i]);
+	vm_install_exception_handler(vm, IRQ_VECTOR, irq_handler);
+	virt_pg_map(vm, APIC_DEFAULT_GPA, APIC_DEFAULT_GPA);
+
+	tsc_khz = __vcpu_ioctl(vcpus[0], KVM_GET_TSC_KHZ, NULL);
+	if (tsc_khz <= 0) {
+		fprintf(stderr, "irq_guest: KVM_GET_TSC_KHZ: %ld\n", tsc_khz);
+		return 1;
+	}
+	SET_GLOBAL(vm, g_n, n);
+	if (ipi) {
+		SET_GLOBAL(vm, g_gap_tsc, us * tsc_khz / 1000);
+	} else {
+		SET_GLOBAL(vm, g_period_tsc, us * tsc_khz / 1000);
+		/* KVM's APIC bus runs at 1 GHz: at divide 1, a count is 1 ns. */
+		SET_GLOBAL(vm, g_tmict, us * 1000);
+	}
+
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	for (i = 0; i < nr; i++) {
+		v[i].vcpu = vcpus[i];
+		errno = pthread_create(&v[i].thread, NULL, vcpu_fn, &v[i]);
+		if (errno) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
+	/*
+	 * vCPU 0 finishes; the halter stays halted until the process exits.
+	 * A guest that stops making progress ends the run, with its count.
+	 */
+	for (last = 0, idle = 0; !READ_ONCE(v[0].done); usleep(100000)) {
+		now = GET_GLOBAL(vm, g_count);
+		idle = now == last ? idle + 1 : 0;
+		last = now;
+		if (idle == STUCK_TICKS) {
+			fprintf(stderr, "irq_guest: no interrupt for %d s: %llu of %ld\n",
+				STUCK_TICKS / 10, (unsigned long long)now, n);
+			_exit(1);
+		}
+	}
+	if (v[0].err || v[1].err) {
+		fprintf(stderr, "irq_guest: vCPU thread: %s\n",
+			strerror(v[0].err ?: v[1].err));
+		return 1;
+	}
+	printf("irq_guest mode=%s pid=%d tids=%d", ipi ? "ipi" : "timer",
+	       (int)getpid(), (int)v[0].tid);
+	if (ipi)
+		printf(",%d", (int)v[1].tid);
+	printf(" vector=%d count=%llu tsc_khz=%ld late_sum_ns=%llu late_max_ns=%llu\n",
+	       IRQ_VECTOR, (unsigned long long)GET_GLOBAL(vm, g_count), tsc_khz,
+	       (unsigned long long)(GET_GLOBAL(vm, g_late_sum) * 1000000 /
+				    tsc_khz),
+	       (unsigned long long)(GET_GLOBAL(vm, g_late_max) * 1000000 /
+				    tsc_khz));
+	fflush(stdout);
+	/* Not kvm_vm_free(): the halter's thread is still in KVM_RUN. */
+	_exit(0);
+}

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""irq_test.py - vmlat's interrupt delivery latency against KVM's own
+events and the guest's own clock.
+
+./irq_guest runs a KVM guest whose interrupts it times itself (its TSC
+when it arms its LAPIC timer or sends an IPI, and in the handler), with
+and without a CPU hog on the target vCPU's CPU:
+
+  timer       one vCPU arms its LAPIC timer (one-shot) and halts, N times;
+  timer-hog   the same, a hog on its CPU;
+  ipi         two vCPUs on two CPUs: vCPU 0 sends N IPIs to vCPU 1,
+              which halts between them;
+  ipi-hog     the same, a hog on vCPU 1's CPU.
+
+ftrace records, in the same run, KVM's and the scheduler's own events:
+timer:hrtimer_expire_entry (KVM's apic_timer_fn: the timer expired),
+kvm:kvm_apic_accept_irq (an interrupt made pending in a local APIC; for
+the timer, once its vCPU runs), kvm:kvm_inj_virq and kvm:kvm_entry,
+kvm:kvm_exit, sched:sched_switch and sched:sched_waking. From the record
+alone (oracle()) the test recomputes each delivery: pending from the
+timer's expiry (the first since its last delivery) or the IPI's
+acceptance, delivered at the target's first kvm_entry after KVM injected
+the vector; and where the target was then: in the guest, in the host
+(on CPU, not in the guest), halted (asleep after a HLT exit, or on CPU
+handling one), preempted (runnable, off CPU) or blocked.
+
+Checks, per case, on vmlat's JSON for the guest's VM:
+  - its deliveries of the case's source are the record's, one for one
+    (the VM lives inside the record), and the guest's own count;
+  - their sum and maximum are the record's, within what the record
+    brackets: vmlat's probe on a tracepoint runs before ftrace's, so its
+    clock read lies between the event before on that CPU (or, for an
+    IPI accepted in the sender's exit handling, interrupts on, its
+    kvm_exit) and the event; plus the text record's 1 us resolution;
+  - the count by where the target was matches the record's, but for
+    the deliveries whose target changed state inside that bracket
+    (vmlat may have seen either state), and 2;
+  - the host's part is below the guest's: vmlat's sum at most the
+    guest's own lateness (arming or sending to its handler, in its TSC)
+    plus SLACK per delivery;
+  - nothing of the case's source was lost, and no other source was seen.
+
+Needs root, kvm, $VMLAT_KO; run from the directory holding irq_guest.
+TAP output; exit status 4 when everything was skipped.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from vmlat_ktest import (SLACK_NS, TRACING, SkipTest,  # noqa: E402
+                         check_no_lost_events, keep, main, rd, rd_json, tap,
+                         tracing_instance, ts_ns, wr)
+
+INST = TRACING + "/instances/vmlat_irq_test"
+EVENTS = ["timer/hrtimer_expire_entry", "kvm/kvm_apic_accept_irq",
+          "kvm/kvm_inj_virq", "kvm/kvm_entry", "kvm/kvm_exit",
+          "sched/sched_switch", "sched/sched_waking"]
+N = 150
+TIMER_US = 2000
+IPI_GAP_US = 2000
+HOG_CPU = 1
+
+LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+"
+                  r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
+ACCEPT = re.compile(r"apicid (\w+) vec (\d+)")
+INJ = re.compile(r"(?:irq|IRQ)\s+(0x[0-9a-fA-F]+|\d+)")
+HLT = re.compile(r"reason (?:HLT|hlt)\b")
+SWITCH = re.compile(r"prev_pid=(\d+) .*prev_state=(\S+) .*next_pid=(\d+)")
+WAKING = re.compile(r"pid=(\d+)")
+NOW = re.compile(r"now=(\d+)")
+
+
+class Thread:
+    """What the record says of a vCPU thread so far."""
+
+    def __init__(self):
+        self.on_cpu = True
+        self.in_guest = False
+        self.hlt = False
+        self.asleep = False
+
+    def at(self):
+        if self.on_cpu:
+            if self.in_guest:
+                return "guest"
+            return "halted" if self.hlt else "host"
+        if self.asleep:
+            return "halted" if self.hlt else "blocked"
+        return "preempted"
+
+
+def oracle(trace, tids, target, sender, vector):
+    """The deliveries to thread @target of @vector, from the record. @sender:
+    the IPI's sending thread, or None for the timer (pending from its
+    expiry, taken by the target's own accept). Each delivery: lat (ns),
+    at (where the target was), and the brackets of vmlat's clock reads
+    (vmlat's probe on a tracepoint runs before ftrace's, registered
+    after it): sb, how much earlier than the record's pending event
+    vmlat may have read its clock (back to the CPU's event before, in
+    interrupt context; to the sender's kvm_exit, for an accept in its
+    exit handling, interrupts on; to hrtimer_interrupt()'s clock read,
+    the event's now, for the timer); eb, the same at the kvm_entry; and
+    ambiguous: the target changed state inside the first bracket, so
+    vmlat may have seen it in the state before or after."""
+    th = {t: Thread() for t in tids}
+    last_cpu = {}           # CPU: its last event's time
+    exit_ts = {}            # thread: its last kvm_exit's time
+    changes = []            # the target's state changes: (lo, ts)
+    stamp = None            # timer expired, not yet accepted
+    pending = []            # [time, at, injected, read_lo]
+    out = []
+    for line in trace.splitlines():
+        f = LINE.match(line)
+        if not f:
+            continue
+        pid, cpu, t, ev, body = int(f.group(2)), f.group(3), \
+            ts_ns(f.group(4)), f.group(5), f.group(6)
+        lo = last_cpu.get(cpu, t)
+        last_cpu[cpu] = t
+        if ev == "sched_switch":
+            m = SWITCH.search(body)
+            if not m:
+                continue
+            prev, state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
+            if prev in th:
+                th[prev].on_cpu = False
+                th[prev].asleep = not state.startswith("R")
+            if nxt in th:
+                th[nxt].on_cpu = True
+                th[nxt].asleep = False
+            if target in (prev, nxt):
+                changes.append((lo, t))
+        elif ev == "sched_waking":
+            m = WAKING.search(body)
+            if m and int(m.group(1)) in th:
+                th[int(m.group(1))].asleep = False
+                if int(m.group(1)) == target:
+                    changes.append((lo, t))
+        elif ev == "hrtimer_expire_entry":
+            if sender is None and "apic_timer_fn" in body and stamp is None:
+                # hrtimer_interrupt()'s clock read, before both probes
+                m = NOW.search(body)
+                stamp = (t, th[target].at(),
+                         min(t, int(m.group(1))) if m else lo)
+        elif pid not in th:
+            continue
+        elif ev == "kvm_exit":
+            th[pid].in_guest = False
+            th[pid].hlt = bool(HLT.search(body))
+            exit_ts[pid] = t
+            if pid == target:
+                changes.append((lo, t))
+        elif ev == "kvm_apic_accept_irq":
+            m = ACCEPT.search(body)
+            if not m or int(m.group(2)) != vector:
+                continue
+            if sender is None:
+                if pid != target or stamp is None:
+                    continue
+                when, at, rlo = stamp
+                stamp = None
+            else:
+                if pid != sender or int(m.group(1), 16) != 1:
+                    continue
+                when, at, rlo = t, th[target].at(), exit_ts.get(pid, lo)
+            if not any(not p[2] for p in pending):
+                pending.append([when, at, False, rlo])
+        elif ev == "kvm_inj_virq" and pid == target:
+            m = INJ.search(body)
+            if not m or int(m.group(1), 0) != vector or \
+                    "reinjected" in body:
+                continue
+            for p in pending:
+                if not p[2]:
+                    p[2] = True
+                    break
+        elif ev == "kvm_entry":
+            th[pid].in_guest = True
+            if pid != target:
+                continue
+            changes.append((lo, t))
+            for p in [p for p in pending if p[2]]:
+                out.append({"lat": t - p[0], "at": p[1], "sb": p[0] - p[3],
+                            "eb": t - lo, "plo": p[3], "phi": p[0]})
+                pending.remove(p)
+    # vmlat applies a change of the target in its probe, before ftrace's
+    # event and after the change before it (a switch-in follows its
+    # wake-up): on an idle CPU, the event before is long gone. A change
+    # whose bracket starts with the pending event itself (a wake-up the
+    # sender made after it) is vmlat's after its read.
+    changes = [(max(lo, changes[i - 1][1]) if i else lo, ts)
+               for i, (lo, ts) in enumerate(changes)]
+    for d in out:
+        d["ambiguous"] = any(clo < d["phi"] and cts >= d["plo"]
+                             for clo, cts in changes)
+    return out
+
+
+def vm_of(js, pid):
+    vm = [v for v in js["vms"] if v["pid"] == pid]
+    if not vm:
+        raise RuntimeError("no VM of pid %d in vmlat's JSON" % pid)
+    return vm[0]
+
+
+def key_values(text):
+    return {k: v for k, v in (kv.split("=", 1) for kv in text.split()
+                              if "=" in kv)}
+
+
+def run(name, argv, hog_cpu=None):
+    """Run ./irq_guest @argv under the record (with a hog on @hog_cpu);
+    return (guest's line as a dict, the record, vmlat's VM)."""
+    hog = None
+    if hog_cpu is not None:
+        hog = subprocess.Popen(
+            [sys.executable, "-c", "while True: pass"],
+            preexec_fn=lambda: os.sched_setaffinity(0, {hog_cpu}))
+    try:
+        with tracing_instance(INST, EVENTS, 8192):
+            p = subprocess.Popen([os.path.join(HERE, "irq_guest")] + argv,
+                                 stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE,
+                                 universal_newlines=True)
+            wr(INST + "/tracing_on", "1")
+            out, err = p.communicate("\n", timeout=600)
+            wr(INST + "/tracing_on", "0")
+            check_no_lost_events(INST)
+            trace = rd(INST + "/trace")
+    finally:
+        if hog:
+            hog.kill()
+            hog.wait()
+    if p.returncode:
+        raise RuntimeError("irq_guest failed (%d): %s" % (p.returncode,
+                                                          err[-300:]))
+    g = key_values(out)
+    vm = vm_of(rd_json(), int(g["pid"]))
+    keep("irq_%s.json" % name, json.dumps({"guest": g, "vm": vm}, indent=1))
+    return g, trace, vm
+
+
+# The text record's resolution: each of a delivery's two times is off by
+# up to 1 us.
+RES_NS = 2000
+
+
+def check(name, source, g, trace, vm, target, sender):
+    tids = [int(x) for x in g["tids"].split(",")]
+    ds = oracle(trace, tids, tids[target],
+                None if sender is None else tids[sender], int(g["vector"]))
+    keep("irq_%s_oracle.json" % name, json.dumps(ds))
+    cells = [c for c in vm.get("irq", []) if c["source"] == source]
+    got_n = sum(c["count"] for c in cells)
+    got_sum = sum(c["sum_ns"] for c in cells)
+    got_max = max([c["max_ns"] for c in cells] or [0])
+    got_at = {c["at"]: c["count"] for c in cells if c["count"]}
+    lost = sum(c["lost"] for c in cells)
+    others = sum(c["count"] for c in vm.get("irq", [])
+                 if c["source"] != source)
+    count = int(g["count"])
+    n = len(ds)
+    tap(count == N and got_n == n == count, name + ".count",
+        "guest %d (of %d), vmlat %d, ftrace record %d" % (
+            count, N, got_n, n))
+    ora_sum = sum(d["lat"] for d in ds)
+    lo = ora_sum - sum(d["eb"] for d in ds) - n * RES_NS
+    hi = ora_sum + sum(d["sb"] for d in ds) + n * RES_NS
+    mlo = max([d["lat"] - d["eb"] for d in ds] or [0]) - RES_NS
+    mhi = max([d["lat"] + d["sb"] for d in ds] or [0]) + RES_NS
+    tap(n and lo <= got_sum <= hi and mlo <= got_max <= mhi,
+        name + ".latency",
+        "vmlat sum %d ns, record %d ns, bounds %d..%d; vmlat max %d ns, "
+        "bounds %d..%d" % (got_sum, ora_sum, lo, hi, got_max, mlo, mhi))
+    ora_at = {}
+    for d in ds:
+        ora_at[d["at"]] = ora_at.get(d["at"], 0) + 1
+    amb = sum(d["ambiguous"] for d in ds)
+    off = sum(abs(got_at.get(k, 0) - ora_at.get(k, 0))
+              for k in set(got_at) | set(ora_at))
+    tap(off <= 2 * amb + 2, name + ".where",
+        "vmlat %s, record %s; %d deliveries' targets changed state inside "
+        "vmlat's bracket" % (sorted(got_at.items()), sorted(ora_at.items()),
+                             amb))
+    late = int(g["late_sum_ns"])
+    tap(got_sum <= late + count * SLACK_NS, name + ".host-part",
+        "vmlat's %d ns within the guest's own %d ns late (+%d ns)" % (
+            got_sum, late, count * SLACK_NS))
+    tap(lost == 0 and others == 0, name + ".nothing-else",
+        "lost %d, other sources %d" % (lost, others))
+
+
+def t_timer():
+    g, trace, vm = run("timer", ["timer", str(N), str(TIMER_US), "0"])
+    check("timer", "timer", g, trace, vm, 0, None)
+
+
+def t_timer_hog():
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    g, trace, vm = run("timer_hog", ["timer", str(N), str(TIMER_US),
+                                     str(HOG_CPU)], HOG_CPU)
+    check("timer-hog", "timer", g, trace, vm, 0, None)
+
+
+def t_ipi():
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    g, trace, vm = run("ipi", ["ipi", str(N), str(IPI_GAP_US), "0", "1"])
+    check("ipi", "ipi", g, trace, vm, 1, 0)
+
+
+def t_ipi_hog():
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    g, trace, vm = run("ipi_hog", ["ipi", str(N), str(IPI_GAP_US), "0",
+                                   str(HOG_CPU)], HOG_CPU)
+    check("ipi-hog", "ipi", g, trace, vm, 1, 0)
+
+
+if __name__ == "__main__":
+    main([t_timer, t_timer_hog, t_ipi, t_ipi_hog])
