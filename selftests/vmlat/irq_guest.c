@@ -9,9 +9,10 @@
  *	its TSC when it arms the timer and in the interrupt's handler.
  *   irq_guest ipi N GAP_US CPU0 CPU1
  *	two vCPUs, vCPU i's thread pinned to CPUi: vCPU 1 halts, vCPU 0
- *	sends it N fixed IPIs, each once the one before arrived and GAP_US
- *	passed. The guest reads its TSC before each ICR write and in the
- *	handler (the vCPUs share one TSC).
+ *	sends it N fixed IPIs, from when vCPU 1 enabled its APIC, each
+ *	once the one before arrived and GAP_US passed. The guest reads its
+ *	TSC before each ICR write and in the handler (the vCPUs share one
+ *	TSC).
  *
  * Both start once a line came on standard input (the test's tracing is
  * on), then print one line:
@@ -50,7 +51,7 @@
  * another vCPU or the host reads meanwhile goes through READ_ONCE() and
  * WRITE_ONCE().
  */
-static uint64_t g_count, g_late_sum, g_late_max, g_due;
+static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
 static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict;
 
 static void irq_handler(struct ex_regs *regs)
@@ -85,6 +86,8 @@ static void timer_guest(void)
 static void ipi_halter(void)
 {
 	xapic_enable();
+	/* An IPI to an APIC not enabled yet would be dropped. */
+	WRITE_ONCE(g_ready, 1);
 	for (;;)
 		asm volatile("sti; hlt; cli");
 }
@@ -96,6 +99,8 @@ static void ipi_sender(void)
 	xapic_enable();
 	asm volatile("sti");
 	xapic_write_reg(APIC_ICR2, SET_APIC_DEST_FIELD(1));
+	while (!READ_ONCE(g_ready))
+		asm volatile("pause");
 	for (i = 0; i < g_n; i++) {
 		t = rdtsc();
 		while (rdtsc() - t < g_gap_tsc)

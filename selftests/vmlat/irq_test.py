@@ -128,7 +128,11 @@ def oracle(trace, tids, target, sender, vector):
                 continue
             prev, state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
             if prev in th:
+                # Out of the guest, whether or not its kvm_exit came yet
+                # (6.1's SVM traces it after the host's interrupt, which
+                # may preempt the vCPU first).
                 th[prev].on_cpu = False
+                th[prev].in_guest = False
                 th[prev].asleep = not state.startswith("R")
             if nxt in th:
                 th[nxt].on_cpu = True
