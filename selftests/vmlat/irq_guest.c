@@ -7,6 +7,10 @@
  *	one vCPU, its thread pinned to CPU: N times, arm the LAPIC timer
  *	one-shot for PERIOD_US and halt until its interrupt. The guest reads
  *	its TSC when it arms the timer and in the interrupt's handler.
+ *   irq_guest timerspin N PERIOD_US CPU
+ *	the same, spinning in the guest (interrupts on) instead of halting:
+ *	the timer expires while the vCPU runs (on VMX, KVM's preemption
+ *	timer: a VM exit).
  *   irq_guest ipi N GAP_US CPU0 CPU1
  *	two vCPUs, vCPU i's thread pinned to CPUi: vCPU 1 halts, vCPU 0
  *	sends it N fixed IPIs, from when vCPU 1 enabled its APIC, each
@@ -52,7 +56,7 @@
  * WRITE_ONCE().
  */
 static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
-static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict;
+static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin;
 
 static void irq_handler(struct ex_regs *regs)
 {
@@ -77,6 +81,11 @@ static void timer_guest(void)
 		asm volatile("cli");
 		WRITE_ONCE(g_due, rdtsc() + g_period_tsc);
 		xapic_write_reg(APIC_TMICT, g_tmict);
+		if (g_spin) {
+			asm volatile("sti");
+			while (READ_ONCE(g_count) == i)
+				asm volatile("pause");
+		}
 		while (READ_ONCE(g_count) == i)
 			asm volatile("sti; hlt; cli");
 	}
@@ -170,14 +179,15 @@ int main(int argc, char **argv)
 	long n, us, tsc_khz;
 	char line[64];
 
-	if (argc == 5 && !strcmp(argv[1], "timer")) {
+	if (argc == 5 && (!strcmp(argv[1], "timer") ||
+			  !strcmp(argv[1], "timerspin"))) {
 		ipi = false;
 		nr = 1;
 	} else if (argc == 6 && !strcmp(argv[1], "ipi")) {
 		ipi = true;
 		nr = 2;
 	} else {
-		fprintf(stderr, "usage: %s timer N PERIOD_US CPU | ipi N GAP_US CPU0 CPU1\n",
+		fprintf(stderr, "usage: %s timer|timerspin N PERIOD_US CPU | ipi N GAP_US CPU0 CPU1\n",
 			argv[0]);
 		return 2;
 	}
@@ -207,6 +217,7 @@ int main(int argc, char **argv)
 		SET_GLOBAL(vm, g_period_tsc, us * tsc_khz / 1000);
 		/* KVM's APIC bus runs at 1 GHz: at divide 1, a count is 1 ns. */
 		SET_GLOBAL(vm, g_tmict, us * 1000);
+		SET_GLOBAL(vm, g_spin, !strcmp(argv[1], "timerspin"));
 	}
 
 	if (!fgets(line, sizeof(line), stdin))
@@ -238,7 +249,7 @@ int main(int argc, char **argv)
 			strerror(v[0].err ?: v[1].err));
 		return 1;
 	}
-	printf("irq_guest mode=%s pid=%d tids=%d", ipi ? "ipi" : "timer",
+	printf("irq_guest mode=%s pid=%d tids=%d", argv[1],
 	       (int)getpid(), (int)v[0].tid);
 	if (ipi)
 		printf(",%d", (int)v[1].tid);
