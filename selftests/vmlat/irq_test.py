@@ -42,7 +42,10 @@ Checks, per case, on vmlat's JSON for the guest's VM:
   - the host's part is below the guest's: vmlat's sum at most the
     guest's own lateness (arming or sending to its handler, in its TSC)
     plus SLACK per delivery;
-  - nothing of the case's source was lost, and no other source was seen.
+  - nothing of the case's source was lost, and no other source was seen,
+    but for a timer KVM found expired when the guest armed it (an exit
+    longer than the period, on a loaded host): made pending with no
+    hrtimer, its source is "other" (the record counts those).
 
 Needs root, kvm, $VMLAT_KO; run from the directory holding irq_guest.
 TAP output; exit status 4 when everything was skipped.
@@ -120,6 +123,7 @@ def oracle(trace, tids, target, sender, vector):
     stamp = None            # timer expired, not yet accepted
     pending = []            # [time, at, injected, read_lo]
     out = []
+    unstamped = 0           # timer accepts without an expiry
     for line in trace.splitlines():
         f = LINE.match(line)
         if not f:
@@ -179,7 +183,13 @@ def oracle(trace, tids, target, sender, vector):
             if not m or int(m.group(2)) != vector:
                 continue
             if sender is None:
-                if pid != target or stamp is None:
+                if pid != target:
+                    continue
+                if stamp is None:
+                    # Expired when armed: KVM found the deadline past
+                    # (an exit longer than the period, on a loaded host)
+                    # and made it pending without its hrtimer.
+                    unstamped += 1
                     continue
                 when, at, rlo = stamp
                 stamp = None
@@ -217,7 +227,7 @@ def oracle(trace, tids, target, sender, vector):
     for d in out:
         d["ambiguous"] = any(clo < d["phi"] and cts >= d["plo"]
                              for clo, cts in changes)
-    return out
+    return out, unstamped
 
 
 def vm_of(js, pid):
@@ -272,8 +282,9 @@ RES_NS = 2000
 
 def check(name, source, g, trace, vm, target, sender):
     tids = [int(x) for x in g["tids"].split(",")]
-    ds = oracle(trace, tids, tids[target],
-                None if sender is None else tids[sender], int(g["vector"]))
+    ds, unstamped = oracle(trace, tids, tids[target],
+                           None if sender is None else tids[sender],
+                           int(g["vector"]))
     keep("irq_%s_oracle.json" % name, json.dumps(ds))
     cells = [c for c in vm.get("irq", []) if c["source"] == source]
     got_n = sum(c["count"] for c in cells)
@@ -285,9 +296,10 @@ def check(name, source, g, trace, vm, target, sender):
                  if c["source"] != source)
     count = int(g["count"])
     n = len(ds)
-    tap(count == N and got_n == n == count, name + ".count",
-        "guest %d (of %d), vmlat %d, ftrace record %d" % (
-            count, N, got_n, n))
+    tap(count == N and got_n == n == count - unstamped, name + ".count",
+        "guest %d (of %d), vmlat %d, ftrace record %d, and %d timer "
+        "interrupts expired when armed (other)" % (
+            count, N, got_n, n, unstamped))
     ora_sum = sum(d["lat"] for d in ds)
     lo = ora_sum - sum(d["eb"] for d in ds) - n * RES_NS
     hi = ora_sum + sum(d["sb"] for d in ds) + n * RES_NS
@@ -311,8 +323,9 @@ def check(name, source, g, trace, vm, target, sender):
     tap(got_sum <= late + count * SLACK_NS, name + ".host-part",
         "vmlat's %d ns within the guest's own %d ns late (+%d ns)" % (
             got_sum, late, count * SLACK_NS))
-    tap(lost == 0 and others == 0, name + ".nothing-else",
-        "lost %d, other sources %d" % (lost, others))
+    tap(lost == 0 and others == unstamped, name + ".nothing-else",
+        "lost %d, other sources %d (%d timers expired when armed)" % (
+            lost, others, unstamped))
 
 
 def t_timer():
