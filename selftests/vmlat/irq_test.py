@@ -58,7 +58,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from vmlat_ktest import (SLACK_NS, TRACING, SkipTest,  # noqa: E402
+from vmlat_ktest import (SLACK_NS, TRACING, VMLAT, SkipTest,  # noqa: E402
                          check_no_lost_events, keep, main, rd, rd_json, tap,
                          tracing_instance, ts_ns, wr)
 
@@ -272,6 +272,7 @@ def run(name, argv, hog_cpu=None):
     g = key_values(out)
     vm = vm_of(rd_json(), int(g["pid"]))
     keep("irq_%s.json" % name, json.dumps({"guest": g, "vm": vm}, indent=1))
+    keep("irq_%s.txt" % name, rd(VMLAT + "/irq") + rd(VMLAT + "/histograms"))
     return g, trace, vm
 
 
