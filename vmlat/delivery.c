@@ -176,6 +176,7 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 void vmlat_on_inj_virq(unsigned int vec, bool reinjected)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+	struct vmlat_vm_irq *q;
 	unsigned long flags;
 	bool found;
 
@@ -187,8 +188,12 @@ void vmlat_on_inj_virq(unsigned int vec, bool reinjected)
 	if (found)
 		return;
 unmatched:
-	if (vc && !reinjected && READ_ONCE(vc->vm->irq))
-		atomic64_inc(&vc->vm->irq->unmatched);
+	if (!vc || reinjected)
+		return;
+	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
+	q = smp_load_acquire(&vc->vm->irq);
+	if (q)
+		atomic64_inc(&q->unmatched);
 }
 
 /* Count @d, a delivery to @vc (or one given up). */
@@ -255,6 +260,8 @@ void vmlat_on_hrtimer_expire(struct hrtimer *t)
 	if (!atomic_read(&vmlat_live_vcpus))
 		return;
 	vcpu = vmlat_kvm_lapic_timer_vcpu(t);
+	if (!vcpu)
+		return;
 	rcu_read_lock();
 	task = pid_task(rcu_dereference(vcpu->pid), PIDTYPE_PID);
 	vc = task ? vmlat_vcpu_of(task) : NULL;

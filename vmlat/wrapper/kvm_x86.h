@@ -29,6 +29,7 @@
 #include <linux/errno.h>
 #include <linux/kvm_host.h>
 #include <linux/mm.h>
+#include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/smp.h>
 #include <asm/asm.h>
@@ -181,7 +182,10 @@ vmlat_kvm_lapic_timer(const struct kvm_vcpu *vcpu)
 }
 
 /*
- * The vCPU whose LAPIC timer @t is (vmlat_kvm_lapic_timer()).
+ * The vCPU whose LAPIC timer @t is (vmlat_kvm_lapic_timer()), or NULL.
+ * Where BTF could not confirm the layout (5.10's modules have none), the
+ * vCPU is checked to point back at the APIC, read without faulting,
+ * before anything else of it is.
  * Context: @t's expiry, its function KVM's apic_timer_fn.
  */
 static __always_inline struct kvm_vcpu *
@@ -189,8 +193,13 @@ vmlat_kvm_lapic_timer_vcpu(struct hrtimer *t)
 {
 	struct vmlat_kvm_lapic *apic =
 		container_of(t, struct vmlat_kvm_lapic, lapic_timer.timer);
+	struct kvm_vcpu *vcpu = READ_ONCE(apic->vcpu);
+	void *back;
 
-	return READ_ONCE(apic->vcpu);
+	if (copy_from_kernel_nofault(&back, &vcpu->arch.apic, sizeof(back)) ||
+	    back != (void *)apic)
+		return NULL;
+	return vcpu;
 }
 
 /*
