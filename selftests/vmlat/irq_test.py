@@ -289,7 +289,9 @@ def run(name, argv, hog_cpu=None):
         raise RuntimeError("irq_guest failed (%d): %s" % (p.returncode,
                                                           err[-300:]))
     g = key_values(out)
-    vm = vm_of(rd_json(), int(g["pid"]))
+    doc = rd_json()
+    vm = vm_of(doc, int(g["pid"]))
+    keep("irq_%s_module.json" % name, json.dumps(doc))
     keep("irq_%s.json" % name, json.dumps({"guest": g, "vm": vm}, indent=1))
     keep("irq_%s.txt" % name, rd(VMLAT + "/irq") + rd(VMLAT + "/histograms"))
     return g, trace, vm
