@@ -117,8 +117,13 @@ static void vm_hists(const struct vm *v, const struct hist_opts *o)
 	for (k = 0; k < NR_HK; k++) {
 		if (o->kind && strcmp(o->kind, hkind_names[k]))
 			continue;
-		/* No rows of zero L2 histograms for VMs that run no L2. */
+		/*
+		 * No rows of zero L2 histograms for VMs that run no L2, nor
+		 * of interrupt sources with no delivery.
+		 */
 		if (!o->kind && hk_is_nested(k) && !v->nested.nr_vcpus)
+			continue;
+		if (!o->kind && hk_is_irq(k) && !v->h[k].count)
 			continue;
 		print_hist(v, hkind_names[k], hkind_what[k], &v->h[k], o->ns);
 	}
@@ -135,7 +140,8 @@ static void usage(FILE *f)
 	for (k = 0; k < NR_HK; k++)
 		fprintf(f, "%s, ", hkind_names[k]);
 	fprintf(f, "\n               or exit:REASON (an exit reason's handling time, e.g. exit:IOIO)\n"
-		"               (default: preempt, wait, exit, and the L2 ones of nested VMs)\n"
+		"               (default: preempt, wait, exit, the L2 ones of nested VMs,\n"
+		"               and the interrupt sources' of VMs with deliveries)\n"
 		"  -d DURATION  the histograms of the next DURATION (10s, 1m) only\n"
 		"  --ns         the module's own buckets, in ns\n"
 		"  VM           only this VM (its name, VMM pid, or id:N)\n");

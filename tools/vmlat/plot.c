@@ -68,6 +68,10 @@ static const char *const hk_color[NR_HK] = {
 	[HK_NESTED(VMLAT_NH_L2_EXIT_L1)]	= "#56B4E9",
 	[HK_NESTED(VMLAT_NH_WAKEUP_L2)]	= "#E69F00",
 	[HK_NESTED(VMLAT_NH_WAKEUP_L1)]	= "#000000",
+	[HK_IRQ(VMLAT_IRQ_TIMER)]	= "#882255",
+	[HK_IRQ(VMLAT_IRQ_IPI)]		= "#117733",
+	[HK_IRQ(VMLAT_IRQ_DEVICE)]	= "#999933",
+	[HK_IRQ(VMLAT_IRQ_OTHER)]	= "#AA4499",
 };
 
 struct plot {

@@ -21,6 +21,8 @@
 #define TYPE2_NOTE_PCT	5.0
 #define TOP_TAKERS	3
 #define TOP_REASONS	3
+/* Interrupts delivered later than this at their p99 are a finding. */
+#define IRQ_NOTE_NS	100000ULL
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -401,6 +403,75 @@ static bool has_sync(const struct vm *v)
 	return v->sync.present;
 }
 
+/* Whether @v's interrupts of source @src came late enough to say so. */
+static bool irq_late(const struct vm *v, int src)
+{
+	return hist_quantile(&v->h[HK_IRQ(src)], 0.99) >= IRQ_NOTE_NS;
+}
+
+static bool has_irq(const struct vm *v)
+{
+	int src;
+
+	for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++)
+		if (irq_late(v, src))
+			return true;
+	return false;
+}
+
+/* Where a vCPU was while an interrupt for it was pending, in prose. */
+static const char *const irq_at_prose[VMLAT_NR_IRQ_ATS] = {
+	[VMLAT_AT_GUEST] = "running in the guest",
+	[VMLAT_AT_HOST] = "in the host handling an exit",
+	[VMLAT_AT_HALTED] = "halted (its wake-up and the wait for its CPU)",
+	[VMLAT_AT_PREEMPTED] = "preempted or waiting for its CPU",
+	[VMLAT_AT_BLOCKED] = "blocked in the host",
+};
+
+static const char *const irq_src_prose[VMLAT_NR_IRQ_SOURCES] = {
+	[VMLAT_IRQ_TIMER] = "LAPIC timer interrupts",
+	[VMLAT_IRQ_IPI] = "IPIs",
+	[VMLAT_IRQ_DEVICE] = "device interrupts",
+	[VMLAT_IRQ_OTHER] = "other interrupts",
+};
+
+/* Each source whose deliveries came late: how late, and where. */
+static void irq_delivery(FILE *o, const struct vm *v, const struct snap *s)
+{
+	const struct hist *h;
+	uint64_t sum, lost;
+	char a[16], b[16], c[16];
+	int src, at, n;
+
+	for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+		if (!irq_late(v, src))
+			continue;
+		h = &v->h[HK_IRQ(src)];
+		fprintf(o, "  - its %s were delivered p99 %s late (max %s, mean %s, %llu delivered",
+			irq_src_prose[src],
+			fmt_ns(a, sizeof(a), hist_quantile(h, 0.99)),
+			fmt_ns(b, sizeof(b), h->max_ns),
+			fmt_ns(c, sizeof(c), h->count ? h->sum_ns / h->count : 0),
+			(unsigned long long)h->count);
+		for (at = 0, sum = 0, lost = 0; at < VMLAT_NR_IRQ_ATS; at++) {
+			sum += v->irq[src][at].sum_ns;
+			lost += v->irq[src][at].lost;
+		}
+		if (lost)
+			fprintf(o, ", %llu never seen delivered",
+				(unsigned long long)lost);
+		fprintf(o, ")");
+		for (at = 0, n = 0; at < VMLAT_NR_IRQ_ATS && sum; at++) {
+			if (!v->irq[src][at].sum_ns)
+				continue;
+			fprintf(o, "%s%.1f%% %s", n++ ? ", " : "; of that time, ",
+				pct(v->irq[src][at].sum_ns, sum),
+				irq_at_prose[at]);
+		}
+		fprintf(o, ".\n");
+	}
+}
+
 static const struct {
 	const char *kind;	/* its name in report --json */
 	bool (*has)(const struct vm *v);
@@ -411,6 +482,7 @@ static const struct {
 	{ "type2_steal", has_type2, type2 },
 	{ "nested", has_nested, nested },
 	{ "clock_sync", has_sync, sync_state },
+	{ "irq_delivery", has_irq, irq_delivery },
 };
 
 #define NR_FINDINGS	ARRAY_SIZE(findings)
@@ -833,7 +905,8 @@ static json_object *vm_json(const struct vm *v, const struct snap *s)
 	add(o, "exit_reasons", exit_reasons_json(v));
 	l = json_object_new_object();
 	for (k = 0; k < NR_HK; k++)
-		if (!hk_is_nested(k) || v->nested.nr_vcpus)
+		if ((!hk_is_nested(k) || v->nested.nr_vcpus) &&
+		    (!hk_is_irq(k) || v->h[k].count))
 			add(l, hkind_names[k], hist_json(&v->h[k]));
 	add(o, "latency", l);
 	add(o, "preemptors", preemptors_json(v, s));

@@ -24,7 +24,16 @@ const char *const state_names[VMLAT_NR_STATES] = {
 
 const char *const hkind_names[NR_HK] = {
 	VMLAT_HIST_KINDS(VMLAT_STRING_, VMLAT_COMMA_),
-	VMLAT_NESTED_HISTS(VMLAT_STRING_, VMLAT_COMMA_)
+	VMLAT_NESTED_HISTS(VMLAT_STRING_, VMLAT_COMMA_),
+	VMLAT_IRQ_SOURCES(VMLAT_IRQ_HIST_STRING_, VMLAT_COMMA_)
+};
+
+const char *const irq_src_names[VMLAT_NR_IRQ_SOURCES] = {
+	VMLAT_IRQ_SOURCES(VMLAT_NAME_, VMLAT_COMMA_)
+};
+
+const char *const irq_at_names[VMLAT_NR_IRQ_ATS] = {
+	VMLAT_IRQ_ATS(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
 const char *const hkind_what[NR_HK] = {
@@ -36,6 +45,14 @@ const char *const hkind_what[NR_HK] = {
 		"L2 exits reflected to L1 (the guest hypervisor)",
 	[HK_NESTED(VMLAT_NH_WAKEUP_L2)] = "wake-up to L2",
 	[HK_NESTED(VMLAT_NH_WAKEUP_L1)] = "wake-up to L1",
+	[HK_IRQ(VMLAT_IRQ_TIMER)] =
+		"LAPIC timer interrupts: expiry to the VM entry delivering them",
+	[HK_IRQ(VMLAT_IRQ_IPI)] =
+		"IPIs: pending to the VM entry delivering them",
+	[HK_IRQ(VMLAT_IRQ_DEVICE)] =
+		"device interrupts: pending to the VM entry delivering them",
+	[HK_IRQ(VMLAT_IRQ_OTHER)] =
+		"other interrupts: pending to the VM entry delivering them",
 };
 
 const char *const pkind_names[VMLAT_NR_BY_KINDS] = {
@@ -253,6 +270,15 @@ static const struct field vm_fields[] = {
 	COUNTER_K(struct vm, pre_other_ns, "preemptors_other_ns"),
 };
 
+/* A VM's interrupts of one source and target state ("irq": [...]). */
+static const struct field irq_fields[] = {
+	COUNTER(struct irq_cell, count),
+	COUNTER(struct irq_cell, sum_ns),
+	GAUGE(struct irq_cell, max_ns),
+	COUNTER(struct irq_cell, lost),
+	COUNTER(struct irq_cell, coalesced),
+};
+
 /* A vCPU's counters ("vcpus": [...]), besides its states. */
 static const struct field vcpu_fields[] = {
 	COUNTER(struct vcpu, unexpected),
@@ -338,6 +364,36 @@ static void parse_nested(struct nested *n, json_object *o)
 	}
 }
 
+/* The index of @name in @names, or -1. */
+static int name_index(const char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+/* A VM's "irq" cells; an unknown source or state is left out. */
+static void parse_irq(struct vm *v, json_object *a)
+{
+	char sn[16], an[16];
+	json_object *e;
+	size_t i;
+	int src, at;
+
+	for (i = 0; i < arr_len(a); i++) {
+		e = json_object_array_get_idx(a, i);
+		str(sn, sizeof(sn), e, "source");
+		str(an, sizeof(an), e, "at");
+		src = name_index(irq_src_names, VMLAT_NR_IRQ_SOURCES, sn);
+		at = name_index(irq_at_names, VMLAT_NR_IRQ_ATS, an);
+		if (src >= 0 && at >= 0)
+			parse_fields(&v->irq[src][at], e, FIELDS(irq_fields));
+	}
+}
+
 static void parse_sync(struct sync *s, json_object *o)
 {
 	if (!o || !json_object_is_type(o, json_type_object))
@@ -418,6 +474,7 @@ static void parse_vm(struct vm *v, json_object *o, int schema)
 		if (e)
 			parse_hist(&v->h[k], e);
 	}
+	parse_irq(v, get(o, "irq"));
 	parse_nested(&v->nested, get(o, "nested"));
 	parse_sync(&v->sync, get(o, "sync"));
 
@@ -867,6 +924,10 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 
 	for (k = 0; k < NR_HK; k++)
 		hist_delta(&d->h[k], a ? &a->h[k] : NULL, &b->h[k]);
+	for (i = 0; i < VMLAT_NR_IRQ_SOURCES; i++)
+		for (k = 0; k < VMLAT_NR_IRQ_ATS; k++)
+			delta_fields(&d->irq[i][k], a ? &a->irq[i][k] : NULL,
+				     &b->irq[i][k], FIELDS(irq_fields));
 
 	d->nested.exits = xcalloc(b->nested.nr_exits, sizeof(*d->nested.exits));
 	memcpy(d->nested.exits, b->nested.exits,

@@ -62,15 +62,23 @@ extern const size_t nr_nested_fields, nr_sync_fields, nr_exit_fields;
  * The module's states and kinds, with their names, are its own lists
  * (vmlat/core/doc_names.h): enum vmlat_state, vmlat_preemptor_kind and
  * vmlat_sync_state. A VM's histograms are the module's kinds (enum
- * vmlat_hist_kind), then the nested ones (enum vmlat_nested_hist).
+ * vmlat_hist_kind), then the nested ones (enum vmlat_nested_hist), then
+ * the interrupt deliveries' (enum vmlat_irq_src).
  */
 #define HK_NESTED(nh)	(VMLAT_NR_HIST_KINDS + (nh))
-#define NR_HK		HK_NESTED(VMLAT_NR_NESTED_HISTS)
+#define HK_IRQ(src)	HK_NESTED(VMLAT_NR_NESTED_HISTS + (src))
+#define NR_HK		HK_IRQ(VMLAT_NR_IRQ_SOURCES)
 
 /* Whether histogram kind @k is a nested one (only a nested VM has it). */
 static inline bool hk_is_nested(int k)
 {
-	return k >= HK_NESTED(0);
+	return k >= HK_NESTED(0) && k < HK_IRQ(0);
+}
+
+/* Whether histogram kind @k is an interrupt source's delivery latency. */
+static inline bool hk_is_irq(int k)
+{
+	return k >= HK_IRQ(0);
 }
 
 extern const char *const state_names[VMLAT_NR_STATES];
@@ -78,6 +86,8 @@ extern const char *const hkind_names[NR_HK];
 /* What each kind measures, for people. */
 extern const char *const hkind_what[NR_HK];
 extern const char *const pkind_names[VMLAT_NR_BY_KINDS];
+extern const char *const irq_src_names[VMLAT_NR_IRQ_SOURCES];
+extern const char *const irq_at_names[VMLAT_NR_IRQ_ATS];
 extern const char *const sync_state_names[VMLAT_NR_SYNC_STATES];
 
 struct bucket {
@@ -156,6 +166,11 @@ struct steal {
 	uint64_t handling_ns, kernel_ns, user_ns;	/* type 2 */
 };
 
+/* A VM's interrupts of one source and target state ("irq": [...]). */
+struct irq_cell {
+	uint64_t count, sum_ns, max_ns, lost, coalesced;
+};
+
 struct vm {
 	unsigned int id;
 	int pid;
@@ -173,6 +188,8 @@ struct vm {
 	struct exit_reason *exits;
 	uint64_t exits_undecoded;
 	struct hist h[NR_HK];
+	/* by enum vmlat_irq_src and enum vmlat_irq_at; absent: zeroes */
+	struct irq_cell irq[VMLAT_NR_IRQ_SOURCES][VMLAT_NR_IRQ_ATS];
 	struct nested nested;
 	struct sync sync;
 	size_t nr_pre;

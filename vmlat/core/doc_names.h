@@ -91,6 +91,7 @@ enum vmlat_irq_src {
 
 /* A histogram's name, for an entry of VMLAT_IRQ_SOURCES. */
 #define VMLAT_IRQ_HIST_NAME_(id, name)	[id] = "irq_" name
+#define VMLAT_IRQ_HIST_STRING_(id, name)	"irq_" name
 
 /*
  * Where the target vCPU was when an interrupt became pending: in the

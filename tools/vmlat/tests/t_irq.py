@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Interrupt delivery in the vmlat command, on a real document of
+irq_test (fixtures/irq.json: LAPIC timers halting, spinning and next to a
+hog, IPIs with and without a hog): vmlat hist shows each source's
+histogram of a VM with deliveries, its count the document's, and no row
+for a source without; vmlat report says, per late source (p99 from
+100 us), how late and where the vCPU was, each share the document's
+cells' share of the delivery time; --json has the finding and the
+histograms; a document without interrupts (an older module's) shows
+none of it."""
+import json
+import re
+
+from cmdtest import doc_names, fixture, load
+
+SOURCES = doc_names("VMLAT_IRQ_SOURCES")
+ATS = doc_names("VMLAT_IRQ_ATS")
+PROSE = {"timer": "LAPIC timer interrupts", "ipi": "IPIs",
+         "device": "device interrupts", "other": "other interrupts"}
+AT_PROSE = {"guest": "running in the guest",
+            "host": "in the host handling an exit",
+            "halted": "halted (its wake-up and the wait for its CPU)",
+            "preempted": "preempted or waiting for its CPU",
+            "blocked": "blocked in the host"}
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+NOTE_NS = 100000
+
+
+def ns_of(text):
+    v, u = text.split()
+    return float(v) * UNITS[u]
+
+
+def close(shown, ns):
+    """@shown (3 significant digits) is @ns."""
+    return abs(ns_of(shown) - ns) <= max(ns * 0.006, 1)
+
+
+def vm_blocks(out):
+    """{pid: [lines]} of report's diagnosis."""
+    res, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^\S.* \(pid (\d+), vm_id \d+\)", line)
+        if m:
+            cur = res.setdefault(int(m.group(1)), [])
+        elif cur is not None and line.startswith("  "):
+            cur.append(line)
+        elif not line.strip():
+            cur = None
+    return res
+
+
+def run(ctx):
+    doc = load("irq")
+    rc, out, err = ctx.run(["-f", fixture("irq"), "hist"])
+    bad = []
+    for v in doc["vms"]:
+        for s in SOURCES:
+            h = v["histograms"]["irq_" + s]
+            m = re.search(r"^# .*\(pid %d, vm_id %d\): irq_%s - .*\n# (\d+) "
+                          "samples" % (v["pid"], v["id"], s), out, re.M)
+            if h["count"] and (not m or int(m.group(1)) != h["count"]):
+                bad.append("%d %s: %s of %d" % (v["pid"], s,
+                                                m and m.group(1), h["count"]))
+            if not h["count"] and "(pid %d, vm_id %d): irq_%s " % (
+                    v["pid"], v["id"], s) in out:
+                bad.append("%d %s shown, no delivery" % (v["pid"], s))
+    ctx.check(rc == 0 and not bad, "irq.hist_sources_with_deliveries",
+              (rc, err, bad))
+    rc, out, err = ctx.run(["-f", fixture("irq"), "hist", "-k",
+                            "irq_device"])
+    ctx.check(rc == 0 and out.count("): irq_device - ") == len(doc["vms"]),
+              "irq.hist_kind_irq_device", (rc, err))
+
+    rc, out, err = ctx.run(["-f", fixture("irq"), "report"])
+    blocks = vm_blocks(out)
+    bad, said = [], 0
+    for v in doc["vms"]:
+        lines = blocks.get(v["pid"], [])
+        for s in SOURCES:
+            h = v["histograms"]["irq_" + s]
+            ln = [x for x in lines if x.startswith(
+                "  - its %s were delivered" % PROSE[s])]
+            if not h["count"] or h["p99_ns"] < NOTE_NS:
+                if ln:
+                    bad.append("%d %s: said though p99 %s" % (
+                        v["pid"], s, h["p99_ns"]))
+                continue
+            if len(ln) != 1:
+                bad.append("%d %s: %d lines" % (v["pid"], s, len(ln)))
+                continue
+            said += 1
+            m = re.search(r"delivered p99 (\S+ \S+) late \(max (\S+ \S+), "
+                          r"mean (\S+ \S+), (\d+) delivered", ln[0])
+            if not (m and close(m.group(1), h["p99_ns"]) and
+                    close(m.group(2), h["max_ns"]) and
+                    close(m.group(3), h["sum_ns"] // h["count"]) and
+                    int(m.group(4)) == h["count"]):
+                bad.append("%d %s: %s" % (v["pid"], s, ln[0]))
+                continue
+            cells = {c["at"]: c for c in v["irq"] if c["source"] == s}
+            total = sum(c["sum_ns"] for c in cells.values())
+            want = ["%.1f%% %s" % (100.0 * cells[a]["sum_ns"] / total,
+                                   AT_PROSE[a])
+                    for a in ATS if a in cells and cells[a]["sum_ns"]]
+            if ln[0].split("; of that time, ")[-1].rstrip(".").split(
+                    ", ") != want:
+                bad.append("%d %s: %s, want %s" % (v["pid"], s, ln[0],
+                                                   want))
+    ctx.check(rc == 0 and said and not bad, "irq.report_late_sources",
+              (rc, err, said, bad))
+
+    rc, out, err = ctx.run(["-f", fixture("irq"), "report", "--json"])
+    bad = []
+    try:
+        rep = {v["pid"]: v for v in json.loads(out)["vms"]}
+    except (ValueError, KeyError) as e:
+        rep = {}
+        bad.append(str(e))
+    for v in doc["vms"]:
+        r = rep.get(v["pid"], {})
+        late = any(v["histograms"]["irq_" + s]["count"] and
+                   v["histograms"]["irq_" + s]["p99_ns"] >= NOTE_NS
+                   for s in SOURCES)
+        kinds = [f["kind"] for f in r.get("findings", [])]
+        if late != ("irq_delivery" in kinds):
+            bad.append("%d: findings %s" % (v["pid"], kinds))
+        got = sorted(k for k in r.get("latency", {}) if k.startswith("irq_"))
+        want = sorted("irq_" + s for s in SOURCES
+                      if v["histograms"]["irq_" + s]["count"])
+        if got != want:
+            bad.append("%d: latency %s, want %s" % (v["pid"], got, want))
+    ctx.check(rc == 0 and rep and not bad, "irq.report_json", (rc, err, bad))
+
+    # A document of a module without interrupt delivery: nothing of it.
+    rc, out, err = ctx.run(["-f", fixture("contention-2"), "report"])
+    rc2, out2, _ = ctx.run(["-f", fixture("contention-2"), "hist"])
+    ctx.check(rc == 0 and rc2 == 0 and "were delivered p99" not in out and
+              "irq_" not in out2, "irq.none_in_an_older_document",
+              (rc, err))
