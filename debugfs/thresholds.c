@@ -19,6 +19,7 @@
 #include "compat.h"
 #include "debugfs.h"
 #include "exit_codes.h"
+#include "irq.h"
 #include "knobs.h"
 #include "threshold.h"
 #include "view.h"
@@ -42,6 +43,7 @@ static void report_as_name(struct seq_file *m, pid_t vm_pid, u64 as)
 static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 {
 	const char *reason = "-";
+	char irq[24];
 	int slot;
 
 	if (r->kind == VMLAT_HIST_EXIT) {
@@ -49,8 +51,17 @@ static void report_show_one(struct seq_file *m, const struct vmlat_report *r)
 			 VMLAT_SLOT_UNDECODED;
 		reason = slot >= 0 ? vmlat_exit_slot_name(slot) : "undecoded";
 	}
+	/* An interrupt's: where it came from and where its vCPU was */
+	if (r->kind == VMLAT_REPORT_IRQ) {
+		snprintf(irq, sizeof(irq), "%s/%s",
+			 r->isa < VMLAT_NR_IRQ_SOURCES ?
+			 vmlat_irq_src_names[r->isa] : "-",
+			 r->exit_reason < VMLAT_NR_IRQ_ATS ?
+			 vmlat_irq_at_names[r->exit_reason] : "-");
+		reason = irq;
+	}
 	seq_printf(m, "%-6llu %-7s %-7d ", r->seq,
-		   vmlat_hist_kind_names[r->kind], r->vm_pid);
+		   vmlat_report_kind_names[r->kind], r->vm_pid);
 	vmlat_seq_comm(m, r->vm_comm);
 	seq_printf(m, " %-4d %-3d %-12llu %-16llu %-16llu %-20s %-7s %-7d ",
 		   r->vcpu, r->cpu, r->duration_ns, r->start_ns, r->end_ns,

@@ -296,11 +296,15 @@ TRACE_EVENT(vmlat_threshold,
 	TP_printk("seq=%llu kind=%s vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu start_ns=%llu end_ns=%llu reason=%s by_pid=%d by_comm=%s by_vm_pid=%d as=0x%llx by_as=0x%llx",
 		  __entry->seq,
 		  __print_symbolic(__entry->kind,
-				   VMLAT_HIST_KINDS(VMLAT_SYMBOL_, VMLAT_COMMA_)),
+				   VMLAT_HIST_KINDS(VMLAT_SYMBOL_, VMLAT_COMMA_),
+				   { VMLAT_REPORT_IRQ, VMLAT_REPORT_IRQ_NAME }),
 		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
 		  __entry->duration_ns, __entry->start_ns, __entry->end_ns,
 		  __entry->kind == VMLAT_HIST_EXIT ?
 		  vmlat_print_exit_reason(__entry->isa, __entry->exit_reason) :
+		  __entry->kind == VMLAT_REPORT_IRQ ?
+		  __print_symbolic(__entry->isa,
+			VMLAT_IRQ_SOURCES(VMLAT_SYMBOL_, VMLAT_COMMA_)) :
 		  "-",
 		  __entry->by_pid, __entry->by_comm, __entry->by_vm_pid,
 		  __entry->as, __entry->by_as)

@@ -196,9 +196,35 @@ unmatched:
 		atomic64_inc(&q->unmatched);
 }
 
-/* Count @d, a delivery to @vc (or one given up). */
+/*
+ * A delivery to @vc of @ns crossed threshold_irq_us: a report, its instants
+ * on CLOCK_MONOTONIC (ftrace's "mono" trace clock, the snapshot's).
+ */
+static noinline void vmlat_irq_report(struct vmlat_vcpu *vc,
+				      const struct vmlat_irq_done *d, u64 now)
+{
+	u64 end = vmlat_clock_mono(now);
+	struct vmlat_report r = {
+		.kind = VMLAT_REPORT_IRQ,
+		.vm_pid = vc->vm->pid,
+		.vcpu = vc->idx,
+		.cpu = smp_processor_id(),
+		.duration_ns = d->ns,
+		.start_ns = end - d->ns,
+		.end_ns = end,
+		.isa = d->src,
+		.exit_reason = d->at,
+		.as = vmlat_as_event_key(READ_ONCE(vc->acct.as.key)),
+		.by = { .kind = VMLAT_BY_NONE, .vcpu = -1 },
+	};
+
+	memcpy(r.vm_comm, vc->vm->comm, sizeof(r.vm_comm));
+	vmlat_report(&r);
+}
+
+/* Count @d, a delivery to @vc at @now (or one given up). */
 static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
-			    const struct vmlat_irq_done *d)
+			    const struct vmlat_irq_done *d, u64 now)
 {
 	struct vmlat_irq_cell *c = &q->cell[d->src][d->at];
 	struct vmlat_vm *vm = vc->vm;
@@ -216,6 +242,8 @@ static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
 		;
 	vmlat_vm_hist_add(&vm->irq_hist[d->src], d->ns);
 	trace_vmlat_irq(vm->pid, vc->idx, d->ns, d->src, d->at);
+	if (unlikely(vmlat_over_threshold(VMLAT_REPORT_IRQ, d->ns)))
+		vmlat_irq_report(vc, d, now);
 }
 
 /**
@@ -238,7 +266,7 @@ void vmlat_delivery_entry(struct vmlat_vcpu *vc, u64 now)
 	if (!n || !q)
 		return;
 	for (i = 0; i < n; i++)
-		vmlat_irq_count(vc, q, &out[i]);
+		vmlat_irq_count(vc, q, &out[i], now);
 }
 
 /**

@@ -2,7 +2,8 @@
 /*
  * The knobs, and their module parameters in /sys/module/vmlat/parameters/:
  *
- *   threshold_preempt_us, threshold_wait_us, threshold_exit_us
+ *   threshold_preempt_us, threshold_wait_us, threshold_exit_us,
+ *   threshold_irq_us
  *			0 (off) .. 10 s; see threshold.c
  *   snapshot		swap, freeze or event
  *   snapshot_interval_ms	1 ms .. 1 h
@@ -224,6 +225,9 @@ void vmlat_knobs_exit(void)
 	K(threshold_exit_us, 0644, knob_threshold_set,			\
 	  knob_threshold_show, NULL, VMLAT_HIST_EXIT,			\
 	  "Report exit handling from this many us on (0: off, the default)") \
+	K(threshold_irq_us, 0644, knob_threshold_set,			\
+	  knob_threshold_show, NULL, VMLAT_REPORT_IRQ,			\
+	  "Report interrupts delivered this many us late or more (0: off, the default)") \
 	K(snapshot, 0644, knob_snapshot_set, knob_snapshot_show, NULL, 0, \
 	  "What a report does to tracing: swap (the snapshot buffer), freeze or event") \
 	K(snapshot_interval_ms, 0644, knob_interval_set,		\

@@ -24,14 +24,15 @@
  * @show:	print the value and a newline into @buf (@size bytes);
  *		NULL for a knob that is only written
  * @help:	what its debugfs file reads when it has no @show
- * @kind:	the histogram kind a threshold is of
+ * @kind:	what a threshold is of (enum vmlat_hist_kind, or
+ *		VMLAT_REPORT_IRQ)
  */
 struct vmlat_knob {
 	const char *name;
 	int (*set)(const struct vmlat_knob *k, const char *val);
 	int (*show)(const struct vmlat_knob *k, char *buf, size_t size);
 	const char *help;
-	enum vmlat_hist_kind kind;
+	unsigned int kind;
 };
 
 /*

@@ -57,7 +57,7 @@ const char *const vmlat_snap_mode_names[VMLAT_NR_SNAP_MODES] = {
 };
 
 DEFINE_STATIC_KEY_FALSE(vmlat_thresholds_on);
-u64 vmlat_threshold_ns[VMLAT_NR_HIST_KINDS];
+u64 vmlat_threshold_ns[VMLAT_NR_REPORT_KINDS];
 
 /* Threshold writers, whom the static key follows; probes use READ_ONCE(). */
 static DEFINE_MUTEX(vmlat_cfg_mutex);
@@ -244,7 +244,7 @@ static void thresholds_update_key(void)
 	int i;
 
 	lockdep_assert_held(&vmlat_cfg_mutex);
-	for (i = 0; i < VMLAT_NR_HIST_KINDS; i++)
+	for (i = 0; i < VMLAT_NR_REPORT_KINDS; i++)
 		on |= READ_ONCE(vmlat_threshold_ns[i]) != 0;
 	if (on && !static_key_enabled(&vmlat_thresholds_on))
 		static_branch_enable(&vmlat_thresholds_on);
@@ -254,13 +254,13 @@ static void thresholds_update_key(void)
 
 /**
  * vmlat_report_set_threshold() - report intervals of @kind from @us on
- * @kind:	enum vmlat_hist_kind
+ * @kind:	enum vmlat_hist_kind, or VMLAT_REPORT_IRQ
  * @us:		0 (off) .. VMLAT_THRESHOLD_MAX_US
  *
  * Context: process context.
  * Return: 0, or -EINVAL for a value out of range (nothing changed then).
  */
-int vmlat_report_set_threshold(enum vmlat_hist_kind kind, u64 us)
+int vmlat_report_set_threshold(unsigned int kind, u64 us)
 {
 	if (us > VMLAT_THRESHOLD_MAX_US)
 		return -EINVAL;
@@ -271,7 +271,7 @@ int vmlat_report_set_threshold(enum vmlat_hist_kind kind, u64 us)
 	return 0;
 }
 
-u64 vmlat_report_threshold_us(enum vmlat_hist_kind kind)
+u64 vmlat_report_threshold_us(unsigned int kind)
 {
 	return READ_ONCE(vmlat_threshold_ns[kind]) / NSEC_PER_USEC;
 }

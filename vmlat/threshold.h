@@ -26,11 +26,13 @@ enum vmlat_snap_mode {
 extern const char *const vmlat_snap_mode_names[VMLAT_NR_SNAP_MODES];
 
 DECLARE_STATIC_KEY_FALSE(vmlat_thresholds_on);
-extern u64 vmlat_threshold_ns[VMLAT_NR_HIST_KINDS];
+extern u64 vmlat_threshold_ns[VMLAT_NR_REPORT_KINDS];
 
-/* Whether an interval of @kind lasting @ns is to be reported. */
-static __always_inline bool vmlat_over_threshold(enum vmlat_hist_kind kind,
-						 u64 ns)
+/*
+ * Whether an interval of @kind (enum vmlat_hist_kind, or VMLAT_REPORT_IRQ)
+ * lasting @ns is to be reported.
+ */
+static __always_inline bool vmlat_over_threshold(unsigned int kind, u64 ns)
 {
 	u64 t;
 
@@ -44,8 +46,8 @@ void vmlat_report(struct vmlat_report *r);
 void vmlat_report_reset(void);
 void vmlat_report_exit(void);
 
-int vmlat_report_set_threshold(enum vmlat_hist_kind kind, u64 us);
-u64 vmlat_report_threshold_us(enum vmlat_hist_kind kind);
+int vmlat_report_set_threshold(unsigned int kind, u64 us);
+u64 vmlat_report_threshold_us(unsigned int kind);
 int vmlat_report_set_snap_mode(int mode);
 int vmlat_report_snap_mode(void);
 int vmlat_report_set_interval_ms(u64 ms);

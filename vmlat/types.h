@@ -35,6 +35,8 @@
  * trace events name them:
  */
 extern const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS];
+/* What a latency report is of: those kinds, then "irq". */
+extern const char *const vmlat_report_kind_names[VMLAT_NR_REPORT_KINDS];
 extern const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS];
 
 /*
@@ -131,17 +133,21 @@ enum vmlat_snap_state {
 /**
  * struct vmlat_report - one interval that crossed its threshold
  * @seq:	report number since load or reset, from 1
- * @kind:	enum vmlat_hist_kind: preempt, wait or exit
+ * @kind:	enum vmlat_hist_kind: preempt, wait or exit; or
+ *		VMLAT_REPORT_IRQ, an interrupt's delivery
  * @snap:	enum vmlat_snap_state
  * @vm_pid:	the VM (VMM tgid)
  * @vm_comm:	its name
  * @vcpu:	vCPU index
- * @cpu:	preempt/wait: the CPU it waited for; exit: where it ran
+ * @cpu:	preempt/wait: the CPU it waited for; exit: where it ran;
+ *		irq: where it was delivered
  * @duration_ns: the interval's duration (exit: host time on CPU)
  * @start_ns:	its start (exit: the kvm_exit), "mono" clock
  * @end_ns:	its end
- * @isa:	exit: VMLAT_ISA_SVM/VMX, 0 if undecoded
- * @exit_reason: exit: the raw code
+ * @isa:	exit: VMLAT_ISA_SVM/VMX, 0 if undecoded; irq: its source
+ *		(enum vmlat_irq_src)
+ * @exit_reason: exit: the raw code; irq: where its vCPU was (enum
+ *		vmlat_irq_at)
  * @as:		the guest address space the vCPU ran (aspace.h key, 0 if
  *		none): preempt/wait: when it lost its CPU; exit: at the exit
  * @by:		preempt/wait: the task that ran the longest slice meanwhile

@@ -16,6 +16,11 @@ const char *const vmlat_hist_kind_names[VMLAT_NR_HIST_KINDS] = {
 	VMLAT_HIST_KINDS(VMLAT_NAME_, VMLAT_COMMA_)
 };
 
+const char *const vmlat_report_kind_names[VMLAT_NR_REPORT_KINDS] = {
+	VMLAT_HIST_KINDS(VMLAT_NAME_, VMLAT_COMMA_),
+	[VMLAT_REPORT_IRQ] = VMLAT_REPORT_IRQ_NAME,
+};
+
 const char *const vmlat_by_kind_names[VMLAT_NR_BY_KINDS] = {
 	VMLAT_BY_KINDS(VMLAT_NAME_, VMLAT_COMMA_)
 };

@@ -42,6 +42,9 @@ Checks, per case, on vmlat's JSON for the guest's VM:
   - the host's part is below the guest's: vmlat's sum at most the
     guest's own lateness (arming or sending to its handler, in its TSC)
     plus SLACK per delivery;
+  - timer-hog, with threshold_irq_us at 300 (snapshot mode event): a
+    report for each of vmlat's own vmlat_irq events from 300 us on, no
+    other, the ring's last 64 with their durations;
   - nothing of the case's source was lost, and no other source was seen,
     but for a timer KVM found expired when the guest armed it (an exit
     longer than the period, on a loaded host): made pending with no
@@ -70,6 +73,9 @@ N = 150
 TIMER_US = 2000
 IPI_GAP_US = 2000
 HOG_CPU = 1
+# timer-hog's threshold_irq_us: its deliveries wait for the hog, some
+# milliseconds (TCG), more than enough of them past it
+THRESHOLD_US = 300
 
 LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+"
                   r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
@@ -261,10 +267,16 @@ def key_values(text):
                               if "=" in kv)}
 
 
-def run(name, argv, hog_cpu=None):
-    """Run ./irq_guest @argv under the record (with a hog on @hog_cpu);
-    return (guest's line as a dict, the record, vmlat's VM)."""
+def run(name, argv, hog_cpu=None, threshold_us=0):
+    """Run ./irq_guest @argv under the record (with a hog on @hog_cpu, and
+    threshold_irq_us at @threshold_us, the reports forgotten before);
+    return (guest's line as a dict, the record, vmlat's VM, the reports
+    file)."""
     hog = None
+    if threshold_us:
+        wr(VMLAT + "/reset", "1")
+        wr(VMLAT + "/snapshot", "event")
+        wr(VMLAT + "/threshold_irq_us", str(threshold_us))
     if hog_cpu is not None:
         hog = subprocess.Popen(
             [sys.executable, "-c", "while True: pass"],
@@ -285,6 +297,10 @@ def run(name, argv, hog_cpu=None):
         if hog:
             hog.kill()
             hog.wait()
+        if threshold_us:
+            wr(VMLAT + "/threshold_irq_us", "0")
+            wr(VMLAT + "/snapshot", "swap")
+    reports = rd(VMLAT + "/reports")
     if p.returncode:
         raise RuntimeError("irq_guest failed (%d): %s" % (p.returncode,
                                                           err[-300:]))
@@ -293,8 +309,9 @@ def run(name, argv, hog_cpu=None):
     vm = vm_of(doc, int(g["pid"]))
     keep("irq_%s_module.json" % name, json.dumps(doc))
     keep("irq_%s.json" % name, json.dumps({"guest": g, "vm": vm}, indent=1))
-    keep("irq_%s.txt" % name, rd(VMLAT + "/irq") + rd(VMLAT + "/histograms"))
-    return g, trace, vm
+    keep("irq_%s.txt" % name, rd(VMLAT + "/irq") + rd(VMLAT + "/histograms") +
+         reports)
+    return g, trace, vm, reports
 
 
 # The text record's resolution: each of a delivery's two times is off by
@@ -374,37 +391,62 @@ def check(name, source, g, trace, vm, target, sender):
             lost, others, unstamped))
 
 
+def check_reports(name, g, trace, reports, threshold_us):
+    """threshold_irq_us: a report for each delivery of vmlat's own events
+    (vmlat_irq, in the record) from the threshold on, no other: their
+    number, and the durations of those the ring kept."""
+    pid = int(g["pid"])
+    want = [int(m.group(1)) for m in re.finditer(
+        r"vmlat_irq: vm_pid=%d .*duration_ns=(\d+)" % pid, trace)
+        if int(m.group(1)) >= threshold_us * 1000]
+    head = re.search(r"^# reports (\d+) \(the last (\d+) kept\)", reports,
+                     re.M)
+    rows = [ln.split() for ln in reports.splitlines()
+            if ln and not ln.startswith("#")]
+    got = [int(f[6]) for f in rows if f[1] == "irq" and int(f[2]) == pid]
+    kept = int(head.group(2)) if head else 0
+    tap(want and head and int(head.group(1)) == len(want) and
+        len(got) == len(rows) and got == want[-kept:],
+        name + ".reports",
+        "%d deliveries of vmlat_irq from %d us, %s reports, %d rows kept "
+        "(%d of the VM's irq kind), durations %s, want %s" % (
+            len(want), threshold_us, head and head.group(1), len(rows),
+            len(got), got[:4], want[-kept:][:4]))
+
+
 def t_timer():
-    g, trace, vm = run("timer", ["timer", str(N), str(TIMER_US), "0"])
+    g, trace, vm, _ = run("timer", ["timer", str(N), str(TIMER_US), "0"])
     check("timer", "timer", g, trace, vm, 0, None)
 
 
 def t_timer_spin():
-    g, trace, vm = run("timer_spin", ["timerspin", str(N), str(TIMER_US),
-                                      "0"])
+    g, trace, vm, _ = run("timer_spin", ["timerspin", str(N), str(TIMER_US),
+                                         "0"])
     check("timer-spin", "timer", g, trace, vm, 0, None)
 
 
 def t_timer_hog():
     if os.cpu_count() < 2:
         raise SkipTest("needs 2 CPUs")
-    g, trace, vm = run("timer_hog", ["timer", str(N), str(TIMER_US),
-                                     str(HOG_CPU)], HOG_CPU)
+    g, trace, vm, reports = run("timer_hog", ["timer", str(N), str(TIMER_US),
+                                              str(HOG_CPU)], HOG_CPU,
+                                THRESHOLD_US)
     check("timer-hog", "timer", g, trace, vm, 0, None)
+    check_reports("timer-hog", g, trace, reports, THRESHOLD_US)
 
 
 def t_ipi():
     if os.cpu_count() < 2:
         raise SkipTest("needs 2 CPUs")
-    g, trace, vm = run("ipi", ["ipi", str(N), str(IPI_GAP_US), "0", "1"])
+    g, trace, vm, _ = run("ipi", ["ipi", str(N), str(IPI_GAP_US), "0", "1"])
     check("ipi", "ipi", g, trace, vm, 1, 0)
 
 
 def t_ipi_hog():
     if os.cpu_count() < 2:
         raise SkipTest("needs 2 CPUs")
-    g, trace, vm = run("ipi_hog", ["ipi", str(N), str(IPI_GAP_US), "0",
-                                   str(HOG_CPU)], HOG_CPU)
+    g, trace, vm, _ = run("ipi_hog", ["ipi", str(N), str(IPI_GAP_US), "0",
+                                      str(HOG_CPU)], HOG_CPU)
     check("ipi-hog", "ipi", g, trace, vm, 1, 0)
 
 

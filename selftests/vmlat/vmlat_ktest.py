@@ -603,6 +603,7 @@ KNOB_BAD = {
                              "99999999999999999999999"],
     "threshold_wait_us": ["-5", "0x", "20000000"],
     "threshold_exit_us": ["one", "10000001"],
+    "threshold_irq_us": ["late", "10000001", "-0x1"],
     "snapshot": ["\n", "bogus", "swap freeze", "off"],
     "snapshot_interval_ms": ["0", "-1", "3600001", "ms"],
     "reset": ["0", "2", "yes"],
@@ -611,15 +612,18 @@ KNOB_MESSAGE = {
     "threshold_preempt_us": "threshold_preempt_us: write a number",
     "threshold_wait_us": "threshold_wait_us: write a number",
     "threshold_exit_us": "threshold_exit_us: write a number",
+    "threshold_irq_us": "threshold_irq_us: write a number",
     "snapshot": "snapshot: write swap",
     "snapshot_interval_ms": "snapshot_interval_ms: write a number",
     "reset": "reset: write 1",
 }
 KNOB_GOOD = {"threshold_preempt_us": "5000", "threshold_wait_us": "10000000",
-             "threshold_exit_us": "0", "snapshot": "event",
+             "threshold_exit_us": "0", "threshold_irq_us": "250",
+             "snapshot": "event",
              "snapshot_interval_ms": "3600000"}
 KNOB_DEFAULT = {"threshold_preempt_us": "0", "threshold_wait_us": "0",
-                "threshold_exit_us": "0", "snapshot": "swap",
+                "threshold_exit_us": "0", "threshold_irq_us": "0",
+                "snapshot": "swap",
                 "snapshot_interval_ms": "1000"}
 
 

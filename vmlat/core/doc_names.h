@@ -53,6 +53,14 @@ enum vmlat_hist_kind {
 };
 
 /*
+ * What a latency report (a threshold crossed) is of: the kinds above,
+ * then an interrupt's delivery ("irq"), which has a histogram per source.
+ */
+#define VMLAT_REPORT_IRQ		VMLAT_NR_HIST_KINDS
+#define VMLAT_NR_REPORT_KINDS		(VMLAT_NR_HIST_KINDS + 1)
+#define VMLAT_REPORT_IRQ_NAME		"irq"
+
+/*
  * A VM's histograms fed by the nested (L2) state machine (core/nested.h),
  * after the kinds above in its "histograms":
  *   l2_exit_l0  L2 exit round trip, handled by L0 (the host)
