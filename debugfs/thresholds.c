@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The knobs and the "reports" file (threshold.h does the work):
- *   threshold_preempt_us, threshold_wait_us, threshold_exit_us (0: off,
- *   up to 10 s), snapshot (swap|freeze|event), snapshot_interval_ms
+ *   threshold_preempt_us, threshold_wait_us, threshold_exit_us,
+ *   threshold_irq_us (0: off, up to 10 s), snapshot (swap|freeze|event), snapshot_interval_ms
  *   (1 ms .. 1 h), reset (write 1): 0600, one file per entry of the knob
  *   table (knobs.h), the same knobs as the module parameters of those
  *   names.

@@ -28,6 +28,7 @@
 #include <linux/kstrtox.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/string.h>
 
 #include "guest_steal.h"
@@ -68,6 +69,19 @@ static void knobs_end(void)
 	mutex_unlock(&knobs_mutex);
 }
 
+/*
+ * Each threshold's refusals are rate-limited on their own, as if each had
+ * its own pr_warn_ratelimited(): one knob's bad writes silence no other's.
+ */
+#define KNOB_RS(i)							\
+	[i] = RATELIMIT_STATE_INIT(knob_threshold_rs_##i,		\
+				   DEFAULT_RATELIMIT_INTERVAL,		\
+				   DEFAULT_RATELIMIT_BURST)
+static struct ratelimit_state knob_threshold_rs[] = {
+	KNOB_RS(0), KNOB_RS(1), KNOB_RS(2), KNOB_RS(3),
+};
+static_assert(ARRAY_SIZE(knob_threshold_rs) == VMLAT_NR_REPORT_KINDS);
+
 /* threshold_<kind>_us: microseconds, 0 (off) .. VMLAT_THRESHOLD_MAX_US */
 static int knob_threshold_set(const struct vmlat_knob *k, const char *val)
 {
@@ -76,8 +90,9 @@ static int knob_threshold_set(const struct vmlat_knob *k, const char *val)
 	int err;
 
 	if (!s || kstrtou64(s, 10, &us) || us > VMLAT_THRESHOLD_MAX_US) {
-		pr_warn_ratelimited("%s: write a number of microseconds from 0 (off) to %llu\n",
-				    k->name, VMLAT_THRESHOLD_MAX_US);
+		if (__ratelimit(&knob_threshold_rs[k->kind]))
+			pr_warn("%s: write a number of microseconds from 0 (off) to %llu\n",
+				k->name, VMLAT_THRESHOLD_MAX_US);
 		return -EINVAL;
 	}
 	err = knobs_begin();
