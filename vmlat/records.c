@@ -150,59 +150,42 @@ const struct vmlat_ahist_src vmlat_hist_src = {
 	.put = vmlat_hist_put,
 };
 
-/**
- * vmlat_vm_nested_exits() - @vm's L2 exit counters, made at its first
- * @vm:	the VM
- *
- * Context: any context.
- * Return: the counters, or NULL if none could be had (pool.h).
+/*
+ * The block at *@p, one of a VM's members that take a whole block (union
+ * vmlat_block), made zeroed at first use. Context: any context. Return:
+ * it, or NULL if none could be had (pool.h).
  */
-struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm)
+static void *vmlat_vm_block(void **p)
 {
 	union vmlat_block *b;
-	struct vmlat_vm_nested_exits *n;
+	void *cur;
 
 	/* Pairs with the cmpxchg below: seen, it is zeroed. */
-	n = smp_load_acquire(&vm->nested_exits);
-	if (n)
-		return n;
+	cur = smp_load_acquire(p);
+	if (cur)
+		return cur;
 	b = vmlat_pool_take(&vmlat_blocks);
 	if (!b)
 		return NULL;
-	memset(&b->nested, 0, sizeof(b->nested));
+	memset(b, 0, sizeof(*b));
 	/* Fully ordered: whoever sees the pointer sees the zeroes. */
-	n = cmpxchg(&vm->nested_exits, NULL, &b->nested);
-	if (!n)
-		return &b->nested;
+	cur = cmpxchg(p, NULL, (void *)b);
+	if (!cur)
+		return b;
 	vmlat_pool_put(&vmlat_blocks, b);
-	return n;
+	return cur;
 }
 
-/**
- * vmlat_vm_irq() - @vm's interrupt deliveries, made at first use
- * @vm:	the VM
- *
- * Context: any context.
- * Return: them, or NULL if none could be had (pool.h).
- */
+/* @vm's L2 exit counters, made at its first L2 exit (vmlat_vm_block()). */
+struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm)
+{
+	return vmlat_vm_block((void **)&vm->nested_exits);
+}
+
+/* @vm's interrupt deliveries, made with its first vCPU record. */
 struct vmlat_vm_irq *vmlat_vm_irq(struct vmlat_vm *vm)
 {
-	union vmlat_block *b;
-	struct vmlat_vm_irq *q;
-
-	/* Pairs with the cmpxchg below: seen, it is zeroed. */
-	q = smp_load_acquire(&vm->irq);
-	if (q)
-		return q;
-	b = vmlat_pool_take(&vmlat_blocks);
-	if (!b)
-		return NULL;
-	memset(&b->irq, 0, sizeof(b->irq));
-	q = cmpxchg(&vm->irq, NULL, &b->irq);
-	if (!q)
-		return &b->irq;
-	vmlat_pool_put(&vmlat_blocks, b);
-	return q;
+	return vmlat_vm_block((void **)&vm->irq);
 }
 
 /*
