@@ -23,7 +23,7 @@
  *
  * Locking: a vCPU's pending interrupts are under its lock (records.h),
  * taken by the sender, the timer's expiry and the vCPU's own thread;
- * kvm_entry takes it only when something is pending (one load).
+ * kvm_entry takes it only when something is pending (two loads).
  */
 #include <linux/hrtimer.h>
 #include <linux/kvm_host.h>
@@ -47,9 +47,9 @@
 static void *vmlat_apic_timer_fn __read_mostly;
 
 /*
- * A device interrupt is being delivered by the current thread, in this
- * exit of its vCPU (or, in another thread, until its next one):
- * kvm_msi_set_irq or kvm_set_irq came before its accepts, on this CPU.
+ * A device interrupt is being delivered by the current vCPU thread, in
+ * this exit of its vCPU: kvm_msi_set_irq or kvm_set_irq came before its
+ * accepts, on this CPU.
  */
 struct vmlat_irq_marker {
 	const struct task_struct *task;
