@@ -189,14 +189,19 @@ struct vmlat_vm_irq *vmlat_vm_irq(struct vmlat_vm *vm)
 }
 
 /*
- * @vc, a new record of @vm, can be the target of interrupts: found by its
- * vCPU id. Context: vmlat_alloc_lock held.
+ * @vc, a new record of @vm running @vcpu, can be the target of interrupts:
+ * found by its vCPU id. A vCPU without KVM's local APIC (the VMM emulates
+ * it, or none) gets none through kvm_apic_accept_irq: its VM takes no
+ * block for them. Context: vmlat_alloc_lock held, in @vcpu's thread.
  */
-static void vmlat_vcpu_irq_join(struct vmlat_vm *vm, struct vmlat_vcpu *vc)
+static void vmlat_vcpu_irq_join(struct vmlat_vm *vm, struct vmlat_vcpu *vc,
+				struct kvm_vcpu *vcpu)
 {
 	struct vmlat_vm_irq *q;
 
 	if (vc->vcpu_id >= VMLAT_IRQ_IDS || !vmlat_layout_ok(VMLAT_LAYOUT_IRQ))
+		return;
+	if (vmlat_layout_ok(VMLAT_LAYOUT_LAPIC) && !READ_ONCE(vcpu->arch.apic))
 		return;
 	q = vmlat_vm_irq(vm);
 	/* Published whole: pairs with the dependent reads of delivery.c. */
@@ -750,7 +755,7 @@ again:
 		vmlat_slot_set((void **)vmlat_vcpus, cpl.slot, vc);
 	if (inited)
 		raw_write_seqcount_end(&inited->ident_seq);
-	vmlat_vcpu_irq_join(vm, vc);
+	vmlat_vcpu_irq_join(vm, vc, vcpu);
 	vmlat_delivery_learn(vcpu);
 	this_cpu_write(vmlat_cur_vcpu, vc);
 	atomic_inc(&vm->live_vcpus);

@@ -131,6 +131,7 @@ def oracle(trace, tids, target, sender, vector):
     pending = []            # [time, at, injected, read_lo]
     out = []
     unstamped = 0           # timer accepts without an expiry
+    coalesced = []          # accepts while the vector was pending
     theirs = []             # vmlat_irq events before the target's entry
     recent = []             # the last events of the target, for a human
     for line in trace.splitlines():
@@ -210,6 +211,8 @@ def oracle(trace, tids, target, sender, vector):
                 when, at, rlo = t, th[target].at(), exit_ts.get(pid, lo)
             if not any(not p[2] for p in pending):
                 pending.append([when, at, False, rlo, list(recent)])
+            else:
+                coalesced.append(t)
         elif ev == "kvm_inj_virq" and pid == target:
             m = INJ.search(body)
             if not m or int(m.group(1), 0) != vector or \
@@ -252,7 +255,7 @@ def oracle(trace, tids, target, sender, vector):
     for d in out:
         d["ambiguous"] = any(clo < d["phi"] and cts >= d["plo"]
                              for clo, cts in changes)
-    return out, unstamped
+    return out, unstamped, coalesced
 
 
 def vm_of(js, pid):
@@ -321,9 +324,13 @@ RES_NS = 2000
 
 def check(name, source, g, trace, vm, target, sender):
     tids = [int(x) for x in g["tids"].split(",")]
-    ds, unstamped = oracle(trace, tids, tids[target],
-                           None if sender is None else tids[sender],
-                           int(g["vector"]))
+    ds, unstamped, coalesced = oracle(trace, tids, tids[target],
+                                      None if sender is None else
+                                      tids[sender], int(g["vector"]))
+    if coalesced:
+        keep("irq_%s_coalesced.txt" % name, "\n".join(
+            ln for ln in trace.splitlines() if LINE.match(ln) and
+            abs(ts_ns(LINE.match(ln).group(4)) - coalesced[0]) <= 20000000))
     keep("irq_%s_oracle.json" % name, json.dumps(ds))
     cells = [c for c in vm.get("irq", []) if c["source"] == source]
     got_n = sum(c["count"] for c in cells)
@@ -335,10 +342,18 @@ def check(name, source, g, trace, vm, target, sender):
                  if c["source"] != source)
     count = int(g["count"])
     n = len(ds)
-    tap(count == N and got_n == n == count - unstamped, name + ".count",
+    # An accept while the record has the vector pending and not injected
+    # is one delivery to vmlat and to the record; the guest took it apart
+    # once (seen on 7.2, an IPI next to a hog): KVM delivered the first
+    # with no kvm_inj_virq the record shows. Counted, and the record
+    # around it kept, until that path is known.
+    got_co = sum(c["coalesced"] for c in cells)
+    tap(count == N and got_n == n == count - unstamped - len(coalesced) and
+        got_co == len(coalesced), name + ".count",
         "guest %d (of %d), vmlat %d, ftrace record %d, and %d timer "
-        "interrupts expired when armed (other)" % (
-            count, N, got_n, n, unstamped))
+        "interrupts expired when armed (other), %d accepts while the "
+        "vector was pending (vmlat: %d coalesced)" % (
+            count, N, got_n, n, unstamped, len(coalesced), got_co))
     ora_sum = sum(d["lat"] for d in ds)
     lo = ora_sum - sum(d["eb"] for d in ds) - n * RES_NS
     hi = ora_sum + sum(d["sb"] for d in ds) + n * RES_NS
