@@ -305,6 +305,13 @@ def run(name, argv, hog_cpu=None, threshold_us=0):
             wr(VMLAT + "/snapshot", "swap")
     reports = rd(VMLAT + "/reports")
     if p.returncode:
+        # The record's last second, for a human: what the guest waited for
+        lines = trace.splitlines()
+        last = ts_ns(LINE.match(lines[-1]).group(4)) if lines and \
+            LINE.match(lines[-1]) else 0
+        keep("irq_%s_failed.txt" % name, "\n".join(
+            ln for ln in lines[-200000:] if LINE.match(ln) and
+            ts_ns(LINE.match(ln).group(4)) >= last - 1000000000))
         raise RuntimeError("irq_guest failed (%d): %s" % (p.returncode,
                                                           err[-300:]))
     g = key_values(out)
