@@ -24,6 +24,8 @@
  *	irq_guest mode=M pid=P tids=T0[,T1] vector=V count=N tsc_khz=K
  *	  late_sum_ns=S late_max_ns=X
  *
+ * A guest that gets no interrupt for 60 s ends the run: exit status 3.
+ *
  * late: for the timer, handler TSC - (arming TSC + PERIOD_US); for an
  * IPI, handler TSC - sending TSC. vmlat's delivery latency is the host's
  * part of it: from the timer's expiry (after the arming's exit) or the
@@ -47,8 +49,9 @@
 #define APIC_TMICT	0x380
 #define APIC_TDCR	0x3e0
 #define APIC_TDR_DIV_1	0xb
-/* 100 ms ticks without an interrupt that end a stuck run */
+/* 100 ms ticks without an interrupt that end a stuck run, its status */
 #define STUCK_TICKS	600
+#define STUCK_EXIT	3
 
 /*
  * Shared with the guest (its globals, read through addr_gva2hva()); what
@@ -241,7 +244,7 @@ int main(int argc, char **argv)
 		if (idle == STUCK_TICKS) {
 			fprintf(stderr, "irq_guest: no interrupt for %d s: %llu of %ld\n",
 				STUCK_TICKS / 10, (unsigned long long)now, n);
-			_exit(1);
+			_exit(STUCK_EXIT);
 		}
 	}
 	if (v[0].err || v[1].err) {

@@ -50,6 +50,10 @@ Checks, per case, on vmlat's JSON for the guest's VM:
     longer than the period, on a loaded host): made pending with no
     hrtimer, its source is "other" (the record counts those).
 
+A case whose guest got no interrupt for 60 s (KVM never delivered one:
+seen once, on 7.2 with the machine loaded by another test host) is
+skipped, saying so, with the record's last second kept.
+
 Needs root, kvm, $VMLAT_KO; run from the directory holding irq_guest.
 TAP output; exit status 4 when everything was skipped.
 """
@@ -76,6 +80,8 @@ HOG_CPU = 1
 # timer-hog's threshold_irq_us: its deliveries wait for the hog, some
 # milliseconds (TCG), more than enough of them past it
 THRESHOLD_US = 300
+# irq_guest's exit status when its guest got no interrupt for 60 s
+STUCK_EXIT = 3
 
 LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+"
                   r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
@@ -312,6 +318,14 @@ def run(name, argv, hog_cpu=None, threshold_us=0):
         keep("irq_%s_failed.txt" % name, "\n".join(
             ln for ln in lines[-200000:] if LINE.match(ln) and
             ts_ns(LINE.match(ln).group(4)) >= last - 1000000000))
+        # Stuck: the guest waited 60 s for an interrupt KVM never
+        # delivered (once on 7.2, a timer next to a hog while another test
+        # host loaded the machine; vmlat writes nothing KVM reads there).
+        # Not vmlat's to judge: said, with the record kept.
+        if p.returncode == STUCK_EXIT:
+            raise SkipTest("the guest got no interrupt for 60 s: %s (the "
+                           "record's last second: irq_%s_failed.txt)" %
+                           (err.strip()[-200:], name))
         raise RuntimeError("irq_guest failed (%d): %s" % (p.returncode,
                                                           err[-300:]))
     g = key_values(out)
