@@ -369,6 +369,8 @@ def check(name, source, g, trace, vm, target, sender):
     # with no kvm_inj_virq the record shows. Counted, and the record
     # around it kept, until that path is known.
     got_co = sum(c["coalesced"] for c in cells)
+    if count - unstamped - len(coalesced) != n:
+        keep("irq_%s_trace.txt" % name, trace)
     tap(count == N and got_n == n == count - unstamped - len(coalesced) and
         got_co == len(coalesced), name + ".count",
         "guest %d (of %d), vmlat %d, ftrace record %d, and %d timer "
