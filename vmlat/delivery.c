@@ -228,7 +228,6 @@ static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
 {
 	struct vmlat_irq_cell *c = &q->cell[d->src][d->at];
 	struct vmlat_vm *vm = vc->vm;
-	s64 old;
 
 	if (d->lost) {
 		atomic64_inc(&c->lost);
@@ -236,10 +235,7 @@ static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
 	}
 	atomic64_inc(&c->count);
 	atomic64_add(d->ns, &c->sum_ns);
-	old = atomic64_read(&c->max_ns);
-	while ((u64)old < d->ns &&
-	       !atomic64_try_cmpxchg(&c->max_ns, &old, d->ns))
-		;
+	vmlat_atomic64_max(&c->max_ns, d->ns);
 	vmlat_vm_hist_add(&vm->irq_hist[d->src], d->ns);
 	trace_vmlat_irq(vm->pid, vc->idx, d->ns, d->src, d->at);
 	if (unlikely(vmlat_over_threshold(VMLAT_REPORT_IRQ, d->ns)))

@@ -74,18 +74,10 @@ void vmlat_ahist_read_add(const struct vmlat_ahist *h,
  */
 static inline void vmlat_ahist_add(struct vmlat_ahist *h, u64 ns)
 {
-	s64 old;
-
 	vmlat_atomic64_inc(&h->buckets[vmlat_hist_bucket(ns)]);
 	vmlat_atomic64_add(ns, &h->sum_ns);
-	old = vmlat_atomic64_read(&h->min_ns);
-	while ((u64)old > ns &&
-	       !vmlat_atomic64_try_cmpxchg(&h->min_ns, &old, ns))
-		;
-	old = vmlat_atomic64_read(&h->max_ns);
-	while ((u64)old < ns &&
-	       !vmlat_atomic64_try_cmpxchg(&h->max_ns, &old, ns))
-		;
+	vmlat_atomic64_min(&h->min_ns, ns);
+	vmlat_atomic64_max(&h->max_ns, ns);
 }
 
 /**

@@ -151,6 +151,24 @@ static inline s64 vmlat_atomic64_dec_if_positive(vmlat_atomic64_t *v)
 })
 #endif /* __KERNEL__ */
 
+/* *@v = max(*@v, @x), both taken as unsigned; lock-free, any context. */
+static inline void vmlat_atomic64_max(vmlat_atomic64_t *v, u64 x)
+{
+	s64 old = vmlat_atomic64_read(v);
+
+	while ((u64)old < x && !vmlat_atomic64_try_cmpxchg(v, &old, x))
+		;
+}
+
+/* *@v = min(*@v, @x), both taken as unsigned; lock-free, any context. */
+static inline void vmlat_atomic64_min(vmlat_atomic64_t *v, u64 x)
+{
+	s64 old = vmlat_atomic64_read(v);
+
+	while ((u64)old > x && !vmlat_atomic64_try_cmpxchg(v, &old, x))
+		;
+}
+
 /*
  * @to - @from, or 0 if @to is not after @from: events of one vCPU come
  * from several CPUs, and a span never goes negative.
