@@ -31,6 +31,7 @@
 #include <linux/sched.h>
 
 #include "delivery.h"
+#include "events.h"
 #include "kvm_x86.h"
 #include "records.h"
 #include "threshold.h"
@@ -196,30 +197,20 @@ unmatched:
 		atomic64_inc(&q->unmatched);
 }
 
-/*
- * A delivery to @vc of @ns crossed threshold_irq_us: a report, its instants
- * on CLOCK_MONOTONIC (ftrace's "mono" trace clock, the snapshot's).
- */
+/* A delivery to @vc at @now crossed threshold_irq_us: its report. */
 static noinline void vmlat_irq_report(struct vmlat_vcpu *vc,
 				      const struct vmlat_irq_done *d, u64 now)
 {
-	u64 end = vmlat_clock_mono(now);
 	struct vmlat_report r = {
 		.kind = VMLAT_REPORT_IRQ,
-		.vm_pid = vc->vm->pid,
-		.vcpu = vc->idx,
 		.cpu = smp_processor_id(),
 		.duration_ns = d->ns,
-		.start_ns = end - d->ns,
-		.end_ns = end,
 		.isa = d->src,
 		.exit_reason = d->at,
-		.as = vmlat_as_event_key(READ_ONCE(vc->acct.as.key)),
 		.by = { .kind = VMLAT_BY_NONE, .vcpu = -1 },
 	};
 
-	memcpy(r.vm_comm, vc->vm->comm, sizeof(r.vm_comm));
-	vmlat_report(&r);
+	vmlat_vcpu_report(vc, &r, now - d->ns, now);
 }
 
 /* Count @d, a delivery to @vc at @now (or one given up). */

@@ -62,38 +62,48 @@ static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
 		vmlat_vm_hist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
 }
 
-/*
- * An interval crossed its threshold: fill in a report, its instants on
- * CLOCK_MONOTONIC (ftrace's "mono" trace clock, the snapshot's).
+/**
+ * vmlat_vcpu_report() - report @r, of @vc, crossing its threshold
+ * @vc:		the vCPU
+ * @r:		the report: its kind, duration, cpu, isa, exit_reason and
+ *		by set; the rest is @vc's, filled in here
+ * @start:	when the interval began, on vmlat's clock
+ * @now:	when it ended, the same
+ *
+ * The instants go on CLOCK_MONOTONIC (ftrace's "mono" trace clock, the
+ * snapshot's).
  */
+void vmlat_vcpu_report(struct vmlat_vcpu *vc, struct vmlat_report *r,
+		       u64 start, u64 now)
+{
+	r->end_ns = vmlat_clock_mono(now);
+	r->start_ns = r->end_ns - (now - start);
+	r->vm_pid = vc->vm->pid;
+	r->vcpu = vc->idx;
+	r->as = vmlat_as_event_key(READ_ONCE(vc->acct.as.key));
+	memcpy(r->vm_comm, vc->vm->comm, sizeof(r->vm_comm));
+	vmlat_report(r);
+}
+
+/* An interval crossed its threshold: its report. */
 static noinline void vmlat_interval_report(struct vmlat_vcpu *vc,
 					   enum vmlat_hist_kind kind, u64 ns,
 					   const struct vmlat_by *by, u64 now)
 {
-	u64 end = vmlat_clock_mono(now);
-	struct vmlat_report r = {
-		.kind = kind,
-		.vm_pid = vc->vm->pid,
-		.vcpu = vc->idx,
-		.duration_ns = ns,
-		.end_ns = end,
-		.as = vmlat_as_event_key(READ_ONCE(vc->acct.as.key)),
-	};
+	struct vmlat_report r = { .kind = kind, .duration_ns = ns };
 
-	memcpy(r.vm_comm, vc->vm->comm, sizeof(r.vm_comm));
 	if (kind == VMLAT_HIST_EXIT) {
 		r.cpu = smp_processor_id();
-		r.start_ns = end - (now - vc->exit_ns);
 		r.isa = vc->exit_isa;
 		r.exit_reason = vc->exit_reason;
 		r.by.kind = VMLAT_BY_NONE;
 		r.by.vcpu = -1;
+		vmlat_vcpu_report(vc, &r, vc->exit_ns, now);
 	} else {
 		r.cpu = by->cpu;
-		r.start_ns = end - ns;
 		r.by = *by;
+		vmlat_vcpu_report(vc, &r, now - ns, now);
 	}
-	vmlat_report(&r);
 }
 
 /* Count what a completed interval was: histograms, trace event, report. */

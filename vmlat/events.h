@@ -11,7 +11,12 @@
 struct kvm_vcpu;
 struct task_struct;
 
+struct vmlat_report;
+struct vmlat_vcpu;
+
 int vmlat_events_init(void);
+void vmlat_vcpu_report(struct vmlat_vcpu *vc, struct vmlat_report *r,
+		       u64 start, u64 now);
 void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
 void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
 void vmlat_on_kvm_exit_reason(struct kvm_vcpu *vcpu, u32 isa, u32 reason);
