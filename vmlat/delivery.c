@@ -79,13 +79,21 @@ void vmlat_on_irq_source(void)
 	m->exits = vmlat_marker_exits(vmlat_vcpu_current());
 }
 
-/* Where @vc is, for an interrupt made pending now. Context: its lock. */
+/*
+ * Where @vc is, for an interrupt made pending now. Its thread changes its
+ * state without the lock while on CPU: the exit's reason comes before the
+ * state that says it is handling one (vmlat_kvm_exit()).
+ *
+ * Context: its lock.
+ */
 static __always_inline enum vmlat_irq_at vmlat_vcpu_at_now(struct vmlat_vcpu *vc)
 {
 	u8 state = READ_ONCE(vc->acct.state);
 
+	/* Pairs with the write barrier of vmlat_kvm_exit()'s seqcount. */
+	smp_rmb();
 	return vmlat_irq_at(state, state == VMLAT_KERNEL &&
-			    vmlat_exit_slot_is_hlt(vc->exit_slot));
+			    vmlat_exit_slot_is_hlt(READ_ONCE(vc->exit_slot)));
 }
 
 /* @vm's vCPU of id @id, if it has a live record. Context: a probe. */

@@ -620,6 +620,12 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 			vmlat_vcpu_aspace(vc, vcpu, isa);
 		if (unlikely(nin & (VMLAT_NIN_L2 | VMLAT_NIN_VMENTER)))
 			slot = vmlat_l2_sync_slot(vc, vcpu, isa, slot, nin);
+		/*
+		 * The reason before the state: who finds the vCPU in kernel
+		 * from another CPU (vmlat_vcpu_at_now()) finds this exit's.
+		 * The seqcount's write barrier orders the two stores.
+		 */
+		WRITE_ONCE(vc->exit_slot, slot);
 
 		if (vmlat_exit_traced_late())
 			exit_ns = vmlat_late_exit_event(vc, vcpu, hlt, now, nin,
@@ -629,11 +635,11 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 					  slot);
 	} else {
 		vc = created;
+		WRITE_ONCE(vc->exit_slot, slot);
 		raw_write_seqcount_begin(&vc->seq);
 		vc->acct.halted = hlt;
 		raw_write_seqcount_end(&vc->seq);
 	}
-	WRITE_ONCE(vc->exit_slot, slot);
 	/* Only this thread reads them, at its next kvm_entry. */
 	vc->exit_isa = decoded ? isa : 0;
 	vc->exit_reason = decoded ? (u32)code : 0;
