@@ -95,6 +95,8 @@ HV_TIMER = re.compile(r"reason PREEMPTION_TIMER\b")
 SWITCH = re.compile(r"prev_pid=(\d+) .*prev_state=(\S+) .*next_pid=(\d+)")
 WAKING = re.compile(r"pid=(\d+)")
 NOW = re.compile(r"now=(\d+)")
+# The event's context, from its flags: hard or soft interrupt, NMI
+IN_IRQ = re.compile(r"\]\s+..[hsHz]\S*\s+\d+\.\d+:")
 VMLAT_IRQ = re.compile(r"duration_ns=(\d+) src=(\w+) at=(\w+)")
 
 
@@ -130,7 +132,8 @@ def oracle(trace, tids, target, sender, vector):
     exit handling, interrupts on; to hrtimer_interrupt()'s clock read,
     the event's now, for the timer); eb, the same at the kvm_entry; and
     ambiguous: the target changed state inside the first bracket, so
-    vmlat may have seen it in the state before or after."""
+    vmlat may have seen it in the state before or after. An interrupt's
+    event bounds no probe: it may come between a probe and ftrace's."""
     th = {t: Thread() for t in tids}
     last_cpu = {}           # CPU: its last event's time
     exit_ts = {}            # thread: its last kvm_exit's time
@@ -149,8 +152,12 @@ def oracle(trace, tids, target, sender, vector):
         pid, cpu, t, ev, body = int(f.group(2)), f.group(3), \
             ts_ns(f.group(4)), f.group(5), f.group(6)
         lo = last_cpu.get(cpu, t)
-        # vmlat's own event comes after its clock read: not a bound of it
-        if ev != "vmlat_irq":
+        # vmlat's own event comes after its clock read: not a bound of it.
+        # Nor is an interrupt's: it may come between a probe of the task
+        # it interrupts and ftrace's (6.1's SVM traces kvm_exit with
+        # interrupts on; a TCG host's CPU thread, descheduled by its own
+        # host, takes its timer's interrupt where it resumes).
+        if ev != "vmlat_irq" and not IN_IRQ.search(line):
             last_cpu[cpu] = t
         if ev == "sched_switch":
             m = SWITCH.search(body)
