@@ -8,12 +8,16 @@
  * delivers within a VM, so the VM is the sender's: vmlat attributes an
  * accept made in a vCPU thread of a VM it follows (an IPI, a timer, a
  * device the vCPU thread emulates or signals) to the vCPU of that id in
- * that VM (struct vmlat_vm_irq.by_id). An accept made elsewhere (a VMM's
- * I/O thread writing an irqfd, a kworker, a device's hard IRQ) is counted
- * as unattributed: the delivery is not timed.
+ * that VM (struct vmlat_vm_irq.by_id). An accept made by another thread
+ * of a VMM (an I/O thread writing an irqfd, a vhost worker, which works
+ * in its owner's mm) goes to the VM of that VMM's mm, if it runs one
+ * VM (vmlat_vm_of_mm()). An accept made elsewhere (a kworker, a device's
+ * hard IRQ, a VMM of two VMs) is counted as unattributed: the delivery
+ * is not timed.
  *
  * The source: a kvm_msi_set_irq or kvm_set_irq just before, in the same
- * thread and exit, is a device's; an accept for another vCPU than the
+ * thread and exit, is a device's, as is any accept made by a VMM's other
+ * threads; an accept for another vCPU than the
  * sender's own is an IPI; for its own, the LAPIC timer if it expired, or
  * if the exit being handled is the VMX preemption timer's (KVM's
  * hypervisor timer); anything else is "other". The LAPIC timer is pending
@@ -141,16 +145,26 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 	if (dm > VMLAT_DM_LOWEST)
 		return;
 	sender = in_task() ? vmlat_vcpu_current() : NULL;
-	target = sender ? vmlat_irq_target(sender->vm, vcpu_id) : NULL;
+	if (sender)
+		vm = sender->vm;
+	else if (in_task() && current->mm)
+		vm = vmlat_vm_of_mm(current->mm);
+	else
+		vm = NULL;
+	target = vm ? vmlat_irq_target(vm, vcpu_id) : NULL;
+	/* Found by mm: unless the record went to another VM meanwhile. */
+	if (target && !sender && READ_ONCE(vm->mm) != current->mm)
+		target = NULL;
 	if (!target) {
 		atomic64_inc(&vmlat_stats.irq_unattributed);
 		return;
 	}
-	vm = sender->vm;
 	ns = vmlat_now_ns();
 	raw_spin_lock_irqsave(&target->lock, flags);
 	at = vmlat_vcpu_at_now(target);
-	if (m->task == current && m->exits == vmlat_marker_exits(sender)) {
+	if (!sender || (m->task == current &&
+			m->exits == vmlat_marker_exits(sender))) {
+		/* A VMM's thread other than its vCPUs' signals a device's. */
 		src = VMLAT_IRQ_DEVICE;
 	} else if (target != sender) {
 		src = VMLAT_IRQ_IPI;

@@ -27,6 +27,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/rculist.h>
 #include <linux/kvm_host.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -69,7 +70,8 @@ static unsigned int vmlat_room_gen;
  * What creating and retiring records go by, under vmlat_alloc_lock, so
  * that each step is bounded whatever the number of VMs and vCPUs the host
  * has or had: the live VMs by struct kvm, a hash table of a bucket per VM
- * slot (rounded up to a power of two); the slots never used, from
+ * slot (rounded up to a power of two), and by their VMM's mm, another as
+ * large after it, which probes walk under RCU; the slots never used, from
  * *_fresh up, and those freed, a stack from *_free (-1: none) linked
  * through the slots; the exited VMs (how many: vmlat_vms_exited_nr) and
  * the retired vCPU records (their threads exited), oldest first; the
@@ -338,6 +340,58 @@ static struct hlist_head *vmlat_vm_bucket(const void *kvm)
 	return &vmlat_vm_hash[hash_ptr(kvm, vmlat_vm_hash_bits)];
 }
 
+/* The table by mm follows the one by kvm. */
+static struct hlist_head *vmlat_vm_mm_bucket(const void *mm)
+{
+	return &vmlat_vm_hash[(1U << vmlat_vm_hash_bits) +
+			      hash_ptr(mm, vmlat_vm_hash_bits)];
+}
+
+/*
+ * @vm is no live VM's any more (its threads exited, or another VM took its
+ * struct kvm's address): out of both tables. A probe walking the one by mm
+ * may still be on it, and see it reused; the record is freed only after a
+ * grace period (vmlat_records_free()).
+ *
+ * Context: vmlat_alloc_lock held.
+ */
+static void vmlat_vm_unhash(struct vmlat_vm *vm)
+{
+	if (!hlist_unhashed(&vm->hnode))
+		hlist_del_init(&vm->hnode);
+	if (!hlist_unhashed(&vm->mm_node))
+		hlist_del_init_rcu(&vm->mm_node);
+	WRITE_ONCE(vm->mm, NULL);
+}
+
+/**
+ * vmlat_vm_of_mm() - the live VM whose VMM has address space @mm
+ * @mm:		the current thread's, not a vCPU thread's
+ *
+ * Return: the VM, or NULL if none, or if two live VMs share @mm (a VMM
+ * running two: whose interrupt it is cannot be told). The record may be
+ * reused at any time: the caller checks what it finds in it.
+ *
+ * Context: a probe (preemption off: an RCU reader).
+ */
+struct vmlat_vm *vmlat_vm_of_mm(const struct mm_struct *mm)
+{
+	struct vmlat_vm *vm, *found = NULL;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(vm, vmlat_vm_mm_bucket(mm), mm_node) {
+		if (READ_ONCE(vm->mm) != mm)
+			continue;
+		if (found) {
+			found = NULL;
+			break;
+		}
+		found = vm;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /* A record from its pool (zeroed): what zero does not make. */
 static void vmlat_vm_construct(struct vmlat_vm *vm)
 {
@@ -347,6 +401,7 @@ static void vmlat_vm_construct(struct vmlat_vm *vm)
 	raw_spin_lock_init(&vm->sync.lock);
 	vmlat_exit_stats_init(&vm->exits);
 	INIT_HLIST_NODE(&vm->hnode);
+	INIT_HLIST_NODE(&vm->mm_node);
 	INIT_LIST_HEAD(&vm->vcpus);
 	INIT_LIST_HEAD(&vm->exit_node);
 }
@@ -427,6 +482,9 @@ static void vmlat_vm_init(struct vmlat_vm *vm, const void *kvm,
 	raw_spin_unlock_irqrestore(&vm->as_lock, flags);
 	vm->kvm = kvm;
 	hlist_add_head(&vm->hnode, vmlat_vm_bucket(kvm));
+	/* A vCPU thread's: its VMM's (KVM's kvm->mm). */
+	WRITE_ONCE(vm->mm, current->mm);
+	hlist_add_head_rcu(&vm->mm_node, vmlat_vm_mm_bucket(current->mm));
 	vm->id = ++vmlat_vm_last_id ?: ++vmlat_vm_last_id;
 	vm->pid = current->tgid;
 	/*
@@ -496,7 +554,7 @@ static struct vmlat_vm *vmlat_vm_find(struct kvm *kvm)
 		if (!vmlat_vm_stale(vm, kvm))
 			return vm;
 		vm->kvm = NULL;
-		hlist_del_init(&vm->hnode);
+		vmlat_vm_unhash(vm);
 	}
 	return NULL;
 }
@@ -530,8 +588,7 @@ static void vmlat_vcpu_retire(struct vmlat_vcpu *vc)
 	atomic_dec(&vmlat_live_vcpus);
 	if (atomic_dec_and_test(&vm->live_vcpus)) {
 		WRITE_ONCE(vm->exited, true);
-		if (!hlist_unhashed(&vm->hnode))
-			hlist_del_init(&vm->hnode);
+		vmlat_vm_unhash(vm);
 		list_add_tail(&vm->exit_node, &vmlat_vms_exited);
 		/* Kept for display: the last keep_exited ones. */
 		if (++vmlat_vms_exited_nr > vmlat_keep_exited)
@@ -944,10 +1001,10 @@ static void vmlat_records_free_workfn(struct work_struct *work)
 		vmlat_records_free(&vms, &vcpus);
 }
 
-/* The bytes of the hash table of live VMs: a bucket per VM slot. */
+/* The bytes of the hash tables of live VMs: a bucket per VM slot, twice. */
 static size_t vmlat_vm_hash_bytes(void)
 {
-	return sizeof(*vmlat_vm_hash) << vmlat_vm_hash_bits;
+	return 2 * (sizeof(*vmlat_vm_hash) << vmlat_vm_hash_bits);
 }
 
 static size_t vmlat_pool_bytes(const struct vmlat_pool_stats *st)

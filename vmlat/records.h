@@ -150,10 +150,14 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  * @names:	who its guest said owns which address space (aspace.h)
  * @slot:	its slot in vmlat_vms
  * @hnode:	in the hash table of live VMs by @kvm (records.c)
+ * @mm:		its VMM's address space, as a key only: how an interrupt
+ *		that a thread of its VMM signals (an irqfd written by an
+ *		I/O thread or a vhost worker) finds its VM
+ * @mm_node:	in the hash table of live VMs by @mm (RCU: probes walk it)
  * @vcpus:	its vCPU records (vmlat_vcpu.vm_node)
  * @exit_node:	in the list of exited VMs once @exited, then in that of
  *		the records to free
- * The last four are vmlat_alloc_lock's.
+ * The last six are vmlat_alloc_lock's.
  */
 struct vmlat_vm {
 	raw_spinlock_t lock;
@@ -181,6 +185,8 @@ struct vmlat_vm {
 	struct vmlat_as_names names;
 	unsigned int slot;
 	struct hlist_node hnode;
+	const void *mm;
+	struct hlist_node mm_node;
 	struct list_head vcpus;
 	struct list_head exit_node;
 };
@@ -359,6 +365,7 @@ static __always_inline void vmlat_vm_hist_add(struct vmlat_ahist **p, u64 ns)
 
 struct vmlat_vm_nested_exits *vmlat_vm_nested_exits(struct vmlat_vm *vm);
 struct vmlat_vm_irq *vmlat_vm_irq(struct vmlat_vm *vm);
+struct vmlat_vm *vmlat_vm_of_mm(const struct mm_struct *mm);
 
 struct kvm_vcpu;
 
