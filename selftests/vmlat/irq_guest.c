@@ -17,22 +17,30 @@
  *	once the one before arrived and GAP_US passed. The guest reads its
  *	TSC before each ICR write and in the handler (the vCPUs share one
  *	TSC).
+ *   irq_guest device N GAP_US CPU0 CPU1
+ *	the same, through a device as a VMM gives one: vCPU 0 rings a
+ *	doorbell (a port write, an ioeventfd) and the VMM's I/O thread,
+ *	pinned to CPU0, answers with an MSI to vCPU 1 through an irqfd, as
+ *	QEMU's I/O threads and vhost do. The guest reads its TSC before the
+ *	doorbell.
  *
- * Both start once a line came on standard input (the test's tracing is
+ * All start once a line came on standard input (the test's tracing is
  * on), then print one line:
  *
- *	irq_guest mode=M pid=P tids=T0[,T1] vector=V count=N tsc_khz=K
- *	  late_sum_ns=S late_max_ns=X
+ *	irq_guest mode=M pid=P tids=T0[,T1[,TIO]] vector=V count=N
+ *	  tsc_khz=K late_sum_ns=S late_max_ns=X
  *
  * A guest that gets no interrupt for 60 s ends the run: exit status 3.
  *
  * late: for the timer, handler TSC - (arming TSC + PERIOD_US); for an
- * IPI, handler TSC - sending TSC. vmlat's delivery latency is the host's
+ * IPI, handler TSC - sending TSC; for the device, handler TSC - doorbell
+ * TSC. vmlat's delivery latency is the host's
  * part of it: from the timer's expiry (after the arming's exit) or the
  * IPI's acceptance to the VM entry that delivers it.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +60,9 @@
 /* 100 ms ticks without an interrupt that end a stuck run, its status */
 #define STUCK_TICKS	600
 #define STUCK_EXIT	3
+/* The device's doorbell port, and its MSI's GSI */
+#define DOORBELL_PORT	0x2000
+#define DEVICE_GSI	32
 
 /*
  * Shared with the guest (its globals, read through addr_gva2hva()); what
@@ -59,7 +70,7 @@
  * WRITE_ONCE().
  */
 static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
-static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin;
+static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin, g_device;
 
 static void irq_handler(struct ex_regs *regs)
 {
@@ -118,8 +129,12 @@ static void ipi_sender(void)
 		while (rdtsc() - t < g_gap_tsc)
 			;
 		WRITE_ONCE(g_due, rdtsc());
-		xapic_write_reg(APIC_ICR, APIC_DEST_PHYSICAL | APIC_DM_FIXED |
-					  IRQ_VECTOR);
+		if (g_device)
+			asm volatile("outb %%al, %%dx"
+				     : : "a"(0), "d"((uint16_t)DOORBELL_PORT));
+		else
+			xapic_write_reg(APIC_ICR, APIC_DEST_PHYSICAL |
+						  APIC_DM_FIXED | IRQ_VECTOR);
 		while (READ_ONCE(g_count) == i)
 			asm volatile("pause");
 	}
@@ -166,6 +181,71 @@ static void *vcpu_fn(void *arg)
 	}
 }
 
+/* The VMM's I/O thread: each doorbell rung is answered by the irqfd. */
+struct io_thread {
+	pthread_t thread;
+	int cpu;
+	int doorbell;
+	int irqfd;
+	pid_t tid;
+	int err;
+};
+
+static void *io_fn(void *arg)
+{
+	struct io_thread *io = arg;
+	uint64_t v, one = 1;
+	cpu_set_t set;
+
+	io->tid = syscall(SYS_gettid);
+	CPU_ZERO(&set);
+	CPU_SET(io->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		io->err = errno;
+		return NULL;
+	}
+	for (;;) {
+		if (read(io->doorbell, &v, sizeof(v)) != sizeof(v) ||
+		    write(io->irqfd, &one, sizeof(one)) != sizeof(one)) {
+			io->err = errno;
+			return NULL;
+		}
+	}
+}
+
+/*
+ * The device: a doorbell at DOORBELL_PORT (an ioeventfd) and an MSI to
+ * APIC 1's IRQ_VECTOR on DEVICE_GSI (an irqfd), answered by @io.
+ */
+static void device_setup(struct kvm_vm *vm, struct io_thread *io)
+{
+	struct kvm_irq_routing *r;
+	struct kvm_ioeventfd ioev = {
+		.addr = DOORBELL_PORT,
+		.len = 1,
+		.flags = KVM_IOEVENTFD_FLAG_PIO,
+	};
+	struct kvm_irqfd irqfd = { .gsi = DEVICE_GSI };
+
+	io->doorbell = eventfd(0, 0);
+	io->irqfd = eventfd(0, 0);
+	TEST_ASSERT(io->doorbell >= 0 && io->irqfd >= 0, "eventfd");
+	r = calloc(1, sizeof(*r) + sizeof(r->entries[0]));
+	TEST_ASSERT(r, "calloc");
+	r->nr = 1;
+	r->entries[0].gsi = DEVICE_GSI;
+	r->entries[0].type = KVM_IRQ_ROUTING_MSI;
+	/* Fixed, physical destination APIC 1, edge */
+	r->entries[0].u.msi.address_lo = 0xfee00000 | (1 << 12);
+	r->entries[0].u.msi.data = IRQ_VECTOR;
+	vm_ioctl(vm, KVM_SET_GSI_ROUTING, r);
+	free(r);
+	ioev.fd = io->doorbell;
+	vm_ioctl(vm, KVM_IOEVENTFD, &ioev);
+	irqfd.fd = io->irqfd;
+	vm_ioctl(vm, KVM_IRQFD, &irqfd);
+}
+
 #define SET_GLOBAL(vm, g, val) \
 	(*(uint64_t *)addr_gva2hva(vm, (vm_vaddr_t)&(g)) = (val))
 #define GET_GLOBAL(vm, g) \
@@ -175,10 +255,11 @@ int main(int argc, char **argv)
 {
 	struct vcpu_thread v[2] = {};
 	struct kvm_vcpu *vcpus[2] = {};
+	struct io_thread io = {};
 	struct kvm_vm *vm;
 	unsigned int i, nr, idle;
 	uint64_t last, now;
-	bool ipi;
+	bool ipi, device;
 	long n, us, tsc_khz;
 	char line[64];
 
@@ -186,14 +267,16 @@ int main(int argc, char **argv)
 			  !strcmp(argv[1], "timerspin"))) {
 		ipi = false;
 		nr = 1;
-	} else if (argc == 6 && !strcmp(argv[1], "ipi")) {
+	} else if (argc == 6 && (!strcmp(argv[1], "ipi") ||
+				 !strcmp(argv[1], "device"))) {
 		ipi = true;
 		nr = 2;
 	} else {
-		fprintf(stderr, "usage: %s timer|timerspin N PERIOD_US CPU | ipi N GAP_US CPU0 CPU1\n",
+		fprintf(stderr, "usage: %s timer|timerspin N PERIOD_US CPU | ipi|device N GAP_US CPU0 CPU1\n",
 			argv[0]);
 		return 2;
 	}
+	device = !strcmp(argv[1], "device");
 	n = atol(argv[2]);
 	us = atol(argv[3]);
 	for (i = 0; i < nr; i++)
@@ -216,6 +299,9 @@ int main(int argc, char **argv)
 	SET_GLOBAL(vm, g_n, n);
 	if (ipi) {
 		SET_GLOBAL(vm, g_gap_tsc, us * tsc_khz / 1000);
+		SET_GLOBAL(vm, g_device, device);
+		if (device)
+			device_setup(vm, &io);
 	} else {
 		SET_GLOBAL(vm, g_period_tsc, us * tsc_khz / 1000);
 		/* KVM's APIC bus runs at 1 GHz: at divide 1, a count is 1 ns. */
@@ -225,6 +311,14 @@ int main(int argc, char **argv)
 
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
+	if (device) {
+		io.cpu = v[0].cpu;
+		errno = pthread_create(&io.thread, NULL, io_fn, &io);
+		if (errno) {
+			perror("pthread_create");
+			return 1;
+		}
+	}
 	for (i = 0; i < nr; i++) {
 		v[i].vcpu = vcpus[i];
 		errno = pthread_create(&v[i].thread, NULL, vcpu_fn, &v[i]);
@@ -247,15 +341,18 @@ int main(int argc, char **argv)
 			_exit(STUCK_EXIT);
 		}
 	}
-	if (v[0].err || v[1].err) {
-		fprintf(stderr, "irq_guest: vCPU thread: %s\n",
-			strerror(v[0].err ?: v[1].err));
+	if (v[0].err || v[1].err || io.err) {
+		fprintf(stderr, "irq_guest: %s thread: %s\n",
+			io.err ? "I/O" : "vCPU",
+			strerror(io.err ?: v[0].err ?: v[1].err));
 		return 1;
 	}
 	printf("irq_guest mode=%s pid=%d tids=%d", argv[1],
 	       (int)getpid(), (int)v[0].tid);
 	if (ipi)
 		printf(",%d", (int)v[1].tid);
+	if (device)
+		printf(",%d", (int)io.tid);
 	printf(" vector=%d count=%llu tsc_khz=%ld late_sum_ns=%llu late_max_ns=%llu\n",
 	       IRQ_VECTOR, (unsigned long long)GET_GLOBAL(vm, g_count), tsc_khz,
 	       (unsigned long long)(GET_GLOBAL(vm, g_late_sum) * 1000000 /

@@ -14,7 +14,11 @@ and without a CPU hog on the target vCPU's CPU:
   timer-hog   the same, a hog on its CPU;
   ipi         two vCPUs on two CPUs: vCPU 0 sends N IPIs to vCPU 1,
               which halts between them;
-  ipi-hog     the same, a hog on vCPU 1's CPU.
+  ipi-hog     the same, a hog on vCPU 1's CPU;
+  device      the same through a device: vCPU 0 rings a doorbell (an
+              ioeventfd), the VMM's I/O thread answers with an MSI through
+              an irqfd, accepted in that thread, not a vCPU's (vmlat finds
+              the VM by the thread's mm).
 
 ftrace records, in the same run, KVM's and the scheduler's own events:
 timer:hrtimer_expire_entry (KVM's apic_timer_fn: the timer expired),
@@ -122,7 +126,7 @@ class Thread:
 
 def oracle(trace, tids, target, sender, vector):
     """The deliveries to thread @target of @vector, from the record. @sender:
-    the IPI's sending thread, or None for the timer (pending from its
+    the IPI's or device's sending thread, or None for the timer (pending from its
     expiry, taken by the target's own accept). Each delivery: lat (ns),
     at (where the target was), and the brackets of vmlat's clock reads
     (vmlat's probe on a tracepoint runs before ftrace's, registered
@@ -502,5 +506,14 @@ def t_ipi_hog():
     check("ipi-hog", "ipi", g, trace, vm, 1, 0)
 
 
+def t_device():
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    g, trace, vm, _ = run("device", ["device", str(N), str(IPI_GAP_US), "0",
+                                     "1"])
+    # Sent by the I/O thread (the third tid), for vCPU 1
+    check("device", "device", g, trace, vm, 1, 2)
+
+
 if __name__ == "__main__":
-    main([t_timer, t_timer_spin, t_timer_hog, t_ipi, t_ipi_hog])
+    main([t_timer, t_timer_spin, t_timer_hog, t_ipi, t_ipi_hog, t_device])
