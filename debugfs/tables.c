@@ -786,6 +786,7 @@ static const struct vmlat_col irq_cols[] = {
 	VMLAT_COL(struct vmlat_view_irq_cell, count),
 	VMLAT_COL(struct vmlat_view_irq_cell, sum_ns),
 	VMLAT_COL(struct vmlat_view_irq_cell, max_ns),
+	VMLAT_COL(struct vmlat_view_irq_cell, wait_ns),
 	VMLAT_COL(struct vmlat_view_irq_cell, lost),
 	VMLAT_COL(struct vmlat_view_irq_cell, coalesced),
 };

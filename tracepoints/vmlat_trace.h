@@ -214,15 +214,17 @@ TRACE_EVENT(vmlat_sync,
  */
 TRACE_EVENT(vmlat_irq,
 
-	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u8 src, u8 at),
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, u8 src, u8 at,
+		 u64 wait_ns),
 
-	TP_ARGS(vm_pid, vcpu, duration_ns, src, at),
+	TP_ARGS(vm_pid, vcpu, duration_ns, src, at, wait_ns),
 
 	TP_STRUCT__entry(
 		__field(pid_t, vm_pid)
 		__field(int, vcpu)
 		__field(int, cpu)
 		__field(u64, duration_ns)
+		__field(u64, wait_ns)
 		__field(u8, src)
 		__field(u8, at)
 	),
@@ -232,17 +234,19 @@ TRACE_EVENT(vmlat_irq,
 		__entry->vcpu = vcpu;
 		__entry->cpu = smp_processor_id();
 		__entry->duration_ns = duration_ns;
+		__entry->wait_ns = wait_ns;
 		__entry->src = src;
 		__entry->at = at;
 	),
 
-	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu src=%s at=%s",
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu src=%s at=%s wait_ns=%llu",
 		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
 		  __entry->duration_ns,
 		  __print_symbolic(__entry->src,
 			VMLAT_IRQ_SOURCES(VMLAT_SYMBOL_, VMLAT_COMMA_)),
 		  __print_symbolic(__entry->at,
-			VMLAT_IRQ_ATS(VMLAT_SYMBOL_, VMLAT_COMMA_)))
+			VMLAT_IRQ_ATS(VMLAT_SYMBOL_, VMLAT_COMMA_)),
+		  __entry->wait_ns)
 );
 
 /*

@@ -100,6 +100,27 @@ static __always_inline enum vmlat_irq_at vmlat_vcpu_at_now(struct vmlat_vcpu *vc
 			    vmlat_exit_slot_is_hlt(READ_ONCE(vc->exit_slot)));
 }
 
+/*
+ * @vc's time waiting for a CPU so far (runnable, off CPU: preempted, or
+ * woken and not running yet), the wait in progress too: what a pending
+ * interrupt's wait is the growth of. Those states' times change under
+ * its lock only.
+ *
+ * Context: its lock, or its own thread on CPU.
+ */
+static __always_inline u64 vmlat_vcpu_wait_ns(const struct vmlat_vcpu *vc,
+					      u64 now)
+{
+	const struct vmlat_vcpu_acct *a = &vc->acct;
+	u8 state = READ_ONCE(a->state);
+	u64 t = READ_ONCE(a->time_ns[VMLAT_PREEMPTED]) +
+		READ_ONCE(a->time_ns[VMLAT_WAIT]);
+
+	if (state == VMLAT_PREEMPTED || state == VMLAT_WAIT)
+		t += vmlat_span(READ_ONCE(a->since_ns), now);
+	return t;
+}
+
 /* @vm's vCPU of id @id, if it has a live record. Context: a probe. */
 static __always_inline struct vmlat_vcpu *
 vmlat_irq_target(struct vmlat_vm *vm, u32 id)
@@ -137,7 +158,7 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 	enum vmlat_irq_at at;
 	unsigned long flags;
 	struct vmlat_vm *vm;
-	u64 ns;
+	u64 ns, wait;
 
 	if (!atomic_read(&vmlat_live_vcpus))
 		return;
@@ -162,13 +183,14 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 	ns = vmlat_now_ns();
 	raw_spin_lock_irqsave(&target->lock, flags);
 	at = vmlat_vcpu_at_now(target);
+	wait = vmlat_vcpu_wait_ns(target, ns);
 	if (!sender || (m->task == current &&
 			m->exits == vmlat_marker_exits(sender))) {
 		/* A VMM's thread other than its vCPUs' signals a device's. */
 		src = VMLAT_IRQ_DEVICE;
 	} else if (target != sender) {
 		src = VMLAT_IRQ_IPI;
-	} else if (vmlat_irq_timer_take(&target->irq, &ns, &at)) {
+	} else if (vmlat_irq_timer_take(&target->irq, &ns, &at, &wait)) {
 		src = VMLAT_IRQ_TIMER;
 	} else if (vmlat_exit_is_hv_timer(target->exit_slot) &&
 		   target->exit_ns) {
@@ -179,7 +201,8 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 	} else {
 		src = VMLAT_IRQ_OTHER;
 	}
-	added = vmlat_irq_pend_add(&target->irq, vec, src, at, ns, &pushed);
+	added = vmlat_irq_pend_add(&target->irq, vec, src, at, ns, wait,
+				   &pushed);
 	raw_spin_unlock_irqrestore(&target->lock, flags);
 	if (likely(added == VMLAT_IRQ_ADDED))
 		return;
@@ -219,7 +242,12 @@ unmatched:
 		atomic64_inc(&q->unmatched);
 }
 
-/* A delivery to @vc at @now crossed threshold_irq_us: its report. */
+/*
+ * A delivery to @vc at @now crossed threshold_irq_us: its report. If its
+ * vCPU waited for a CPU meanwhile, who held the CPU: the task that ran
+ * the longest slice of its last wait (@vc's iv_by: its thread runs, no
+ * other writes it now).
+ */
 static noinline void vmlat_irq_report(struct vmlat_vcpu *vc,
 				      const struct vmlat_irq_done *d, u64 now)
 {
@@ -232,6 +260,8 @@ static noinline void vmlat_irq_report(struct vmlat_vcpu *vc,
 		.by = { .kind = VMLAT_BY_NONE, .vcpu = -1 },
 	};
 
+	if (d->wait_ns && vc->iv_by.kind != VMLAT_BY_NONE)
+		r.by = vc->iv_by;
 	vmlat_vcpu_report(vc, &r, now - d->ns, now);
 }
 
@@ -249,8 +279,10 @@ static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
 	atomic64_inc(&c->count);
 	atomic64_add(d->ns, &c->sum_ns);
 	vmlat_atomic64_max(&c->max_ns, d->ns);
+	if (d->wait_ns)
+		atomic64_add(d->wait_ns, &c->wait_ns);
 	vmlat_vm_hist_add(&vm->irq_hist[d->src], d->ns);
-	trace_vmlat_irq(vm->pid, vc->idx, d->ns, d->src, d->at);
+	trace_vmlat_irq(vm->pid, vc->idx, d->ns, d->src, d->at, d->wait_ns);
 	if (unlikely(vmlat_over_threshold(VMLAT_REPORT_IRQ, d->ns)))
 		vmlat_irq_report(vc, d, now);
 }
@@ -268,7 +300,8 @@ void vmlat_delivery_entry(struct vmlat_vcpu *vc, u64 now)
 	unsigned int i, n;
 
 	raw_spin_lock_irqsave(&vc->lock, flags);
-	n = vmlat_irq_pend_entry(&vc->irq, now, out);
+	n = vmlat_irq_pend_entry(&vc->irq, now, vmlat_vcpu_wait_ns(vc, now),
+				 out);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
 	q = smp_load_acquire(&vc->vm->irq);
@@ -290,6 +323,7 @@ void vmlat_on_hrtimer_expire(struct hrtimer *t)
 	struct vmlat_vcpu *vc;
 	enum vmlat_irq_at at;
 	unsigned long flags;
+	u64 now;
 	void *fn = READ_ONCE(vmlat_apic_timer_fn);
 
 	if (likely(!fn || (void *)ACCESS_PRIVATE(t, function) != fn))
@@ -315,7 +349,8 @@ void vmlat_on_hrtimer_expire(struct hrtimer *t)
 	    (vc->exit_slot == VMLAT_EXIT_SVM_INTR ||
 	     vc->exit_slot == VMLAT_EXIT_VMX_EXTERNAL_INTERRUPT))
 		at = VMLAT_AT_GUEST;
-	vmlat_irq_timer_expired(&vc->irq, vmlat_now_ns(), at);
+	now = vmlat_now_ns();
+	vmlat_irq_timer_expired(&vc->irq, now, at, vmlat_vcpu_wait_ns(vc, now));
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 }
 

@@ -59,6 +59,8 @@ struct vmlat_vm_nested_exits {
  * @count:	delivered
  * @sum_ns:	their delivery latencies
  * @max_ns:	the longest
+ * @wait_ns:	of @sum_ns, the time their targets waited for a CPU
+ *		(runnable, off CPU: preempted, or woken and not yet running)
  * @lost:	given up (core/irq.h): pushed out by newer ones, or never
  *		injected
  * @coalesced:	made pending while their vector already was (one
@@ -68,6 +70,7 @@ struct vmlat_irq_cell {
 	atomic64_t count;
 	atomic64_t sum_ns;
 	atomic64_t max_ns;
+	atomic64_t wait_ns;
 	atomic64_t lost;
 	atomic64_t coalesced;
 };

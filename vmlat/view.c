@@ -617,6 +617,7 @@ void vmlat_view_irq(const struct vmlat_vm *vm, struct vmlat_view_irq *v)
 			v->cell[src][at].count = atomic64_read(&c->count);
 			v->cell[src][at].sum_ns = atomic64_read(&c->sum_ns);
 			v->cell[src][at].max_ns = atomic64_read(&c->max_ns);
+			v->cell[src][at].wait_ns = atomic64_read(&c->wait_ns);
 			v->cell[src][at].lost = atomic64_read(&c->lost);
 			v->cell[src][at].coalesced =
 				atomic64_read(&c->coalesced);

@@ -214,7 +214,8 @@ struct vmlat_view_dropped {
 /**
  * struct vmlat_view_irq - a VM's interrupt deliveries (records.h)
  * @cell:	per source and where the target was: delivered (count,
- *		sum_ns, max_ns), lost, coalesced
+ *		sum_ns, max_ns, and of sum_ns wait_ns, waiting for a CPU),
+ *		lost, coalesced
  * @unmatched:	injections of a vector not seen pending
  */
 struct vmlat_view_irq {
@@ -222,6 +223,7 @@ struct vmlat_view_irq {
 		u64 count;
 		u64 sum_ns;
 		u64 max_ns;
+		u64 wait_ns;
 		u64 lost;
 		u64 coalesced;
 	} cell[VMLAT_NR_IRQ_SOURCES][VMLAT_NR_IRQ_ATS];

@@ -33,6 +33,7 @@ static void vmlat_irq_remove(struct vmlat_irq_pend *p, unsigned int i)
  * @src:	where it came from
  * @at:		where its target was
  * @ns:		when
+ * @wait:	its target's time waiting for a CPU until then
  * @pushed:	the entry pushed out, for VMLAT_IRQ_PUSHED
  *
  * An interrupt whose vector is already pending and not yet injected is
@@ -44,7 +45,7 @@ static void vmlat_irq_remove(struct vmlat_irq_pend *p, unsigned int i)
  */
 enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 					enum vmlat_irq_src src,
-					enum vmlat_irq_at at, u64 ns,
+					enum vmlat_irq_at at, u64 ns, u64 wait,
 					struct vmlat_irq_done *pushed)
 {
 	enum vmlat_irq_added ret = VMLAT_IRQ_ADDED;
@@ -62,6 +63,7 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 			}
 		e = &p->e[out];
 		pushed->ns = 0;
+		pushed->wait_ns = 0;
 		pushed->src = e->src;
 		pushed->at = e->at;
 		pushed->lost = 1;
@@ -70,6 +72,7 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 	}
 	e = &p->e[p->nr];
 	e->ns = ns;
+	e->wait = wait;
 	e->vec = vec;
 	e->src = src;
 	e->at = at;
@@ -105,19 +108,23 @@ bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec)
  * vmlat_irq_pend_entry() - the vCPU entered the guest
  * @p:		its pending interrupts
  * @now:	when
+ * @wait:	its time waiting for a CPU until now
  * @out:	what this entry delivered or gave up, VMLAT_IRQ_PEND at most
  *
- * Injected entries are delivered now. The others wait, up to
+ * Injected entries are delivered now: of their latency, the vCPU waited
+ * for a CPU what its waiting time grew by since (none if it went back: a
+ * reset). The others wait, up to
  * VMLAT_IRQ_MAX_ENTRIES entries; then they are given up (@out's lost).
  * So is a timer expiry KVM has not accepted by then.
  *
  * Return: the number of @out filled in.
  */
 unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
-				  struct vmlat_irq_done *out)
+				  u64 wait, struct vmlat_irq_done *out)
 {
 	struct vmlat_irq_entry *e;
 	unsigned int i = 0, n = 0;
+	u64 w;
 
 	if (p->timer_ns && ++p->timer_entries >= VMLAT_IRQ_MAX_ENTRIES)
 		WRITE_ONCE(p->timer_ns, 0);
@@ -125,9 +132,12 @@ unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
 		e = &p->e[i];
 		if (e->injected) {
 			out[n].ns = now > e->ns ? now - e->ns : 0;
+			w = wait > e->wait ? wait - e->wait : 0;
+			out[n].wait_ns = w < out[n].ns ? w : out[n].ns;
 			out[n].lost = 0;
 		} else if (++e->entries >= VMLAT_IRQ_MAX_ENTRIES) {
 			out[n].ns = 0;
+			out[n].wait_ns = 0;
 			out[n].lost = 1;
 		} else {
 			i++;
@@ -146,16 +156,18 @@ unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
  * @p:		its pending interrupts
  * @ns:		when
  * @at:		where the vCPU was
+ * @wait:	its time waiting for a CPU until then
  *
  * KVM accepts the timer's interrupt later, in the vCPU's thread; until
  * then the first expiry is the one that counts.
  */
 void vmlat_irq_timer_expired(struct vmlat_irq_pend *p, u64 ns,
-			     enum vmlat_irq_at at)
+			     enum vmlat_irq_at at, u64 wait)
 {
 	if (p->timer_ns)
 		return;
 	p->timer_at = at;
+	p->timer_wait = wait;
 	p->timer_entries = 0;
 	WRITE_ONCE(p->timer_ns, ns ? ns : 1);
 }
@@ -166,16 +178,18 @@ void vmlat_irq_timer_expired(struct vmlat_irq_pend *p, u64 ns,
  * @p:		its pending interrupts
  * @ns:		when the timer expired
  * @at:		where the vCPU was then
+ * @wait:	its time waiting for a CPU until then
  *
  * Return: whether the timer had expired (and is now taken).
  */
 bool vmlat_irq_timer_take(struct vmlat_irq_pend *p, u64 *ns,
-			  enum vmlat_irq_at *at)
+			  enum vmlat_irq_at *at, u64 *wait)
 {
 	if (!p->timer_ns)
 		return false;
 	*ns = p->timer_ns;
 	*at = p->timer_at;
+	*wait = p->timer_wait;
 	WRITE_ONCE(p->timer_ns, 0);
 	return true;
 }

@@ -40,6 +40,8 @@ extern const char *const vmlat_irq_hist_names[VMLAT_NR_IRQ_SOURCES];
 /**
  * struct vmlat_irq_entry - one pending interrupt
  * @ns:		when it became pending
+ * @wait:	its target's time waiting for a CPU until then (runnable,
+ *		off CPU: preempted, or woken and not yet running)
  * @vec:	its vector
  * @src:	enum vmlat_irq_src
  * @at:		enum vmlat_irq_at: its target's state then
@@ -49,6 +51,7 @@ extern const char *const vmlat_irq_hist_names[VMLAT_NR_IRQ_SOURCES];
  */
 struct vmlat_irq_entry {
 	u64 ns;
+	u64 wait;
 	u8 vec;
 	u8 src;
 	u8 at;
@@ -60,6 +63,7 @@ struct vmlat_irq_entry {
  * struct vmlat_irq_pend - a vCPU's pending interrupts
  * @timer_ns:	its LAPIC timer's hrtimer expired then and KVM has not yet
  *		accepted the timer's interrupt; 0: none
+ * @timer_wait:	the vCPU's time waiting for a CPU until then
  * @timer_at:	enum vmlat_irq_at when it expired
  * @timer_entries: VM entries since
  * @nr:		entries in @e, the oldest first
@@ -68,6 +72,7 @@ struct vmlat_irq_entry {
  */
 struct vmlat_irq_pend {
 	u64 timer_ns;
+	u64 timer_wait;
 	u8 timer_at;
 	u8 timer_entries;
 	u8 nr;
@@ -78,6 +83,7 @@ struct vmlat_irq_pend {
 /**
  * struct vmlat_irq_done - a delivered interrupt, or one given up
  * @ns:		its delivery latency (0 for one given up)
+ * @wait_ns:	of which its target waited for a CPU
  * @src:	enum vmlat_irq_src
  * @at:		enum vmlat_irq_at
  * @lost:	not delivered: pushed out by a newer one (@pend full), or
@@ -85,6 +91,7 @@ struct vmlat_irq_pend {
  */
 struct vmlat_irq_done {
 	u64 ns;
+	u64 wait_ns;
 	u8 src;
 	u8 at;
 	u8 lost;
@@ -123,15 +130,15 @@ static inline enum vmlat_irq_at vmlat_irq_at(u8 state, bool hlt)
 
 enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 					enum vmlat_irq_src src,
-					enum vmlat_irq_at at, u64 ns,
+					enum vmlat_irq_at at, u64 ns, u64 wait,
 					struct vmlat_irq_done *pushed);
 bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec);
 unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
-				  struct vmlat_irq_done *out);
+				  u64 wait, struct vmlat_irq_done *out);
 void vmlat_irq_timer_expired(struct vmlat_irq_pend *p, u64 ns,
-			     enum vmlat_irq_at at);
+			     enum vmlat_irq_at at, u64 wait);
 bool vmlat_irq_timer_take(struct vmlat_irq_pend *p, u64 *ns,
-			  enum vmlat_irq_at *at);
+			  enum vmlat_irq_at *at, u64 *wait);
 
 /*
  * Whether a VM entry of the vCPU has anything to do: one load, for

@@ -20,23 +20,49 @@ static void vmlat_irq_delivered_after_injection(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0xec, VMLAT_IRQ_IPI,
-						 VMLAT_AT_PREEMPTED, 100,
+						 VMLAT_AT_PREEMPTED, 100, 40,
 						 &pushed), VMLAT_IRQ_ADDED);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_busy(&p));
 	/* A VM entry before the injection delivers nothing. */
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 150, out), 0U);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 150, 60, out), 0U);
 	/* Another vector's injection is not this one's. */
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xed));
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0xec));
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 350, out), 1U);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 350, 130, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 250ULL);
+	/* It waited for a CPU what the vCPU's waiting grew by meanwhile. */
+	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 90ULL);
 	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_IPI);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_PREEMPTED);
 	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)0);
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
 	/* Injected again (KVM's reinjection): nothing pending to match. */
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xec));
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, out), 0U);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, 130, out), 0U);
+}
+
+/* The part waiting for a CPU: never more than the latency, nor negative. */
+static void vmlat_irq_wait_bounded(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
+
+	memset(&p, 0, sizeof(p));
+	vmlat_irq_pend_add(&p, 0x20, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 100,
+			   500, &pushed);
+	vmlat_irq_pend_add(&p, 0x21, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 100,
+			   500, &pushed);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x20));
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x21));
+	/* Waited longer than pending (a wait that began before): capped. */
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 200, 900, out), 2U);
+	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 100ULL);
+	/* Waiting time that went back (the vCPU's times were reset): none. */
+	vmlat_irq_pend_add(&p, 0x22, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 300,
+			   900, &pushed);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x22));
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, 50, out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 100ULL);
+	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 0ULL);
 }
 
 /* One IRR bit: a vector pending again before its injection is one. */
@@ -46,21 +72,23 @@ static void vmlat_irq_coalesced(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE, VMLAT_AT_HALTED, 100,
-			   &pushed);
+			   10, &pushed);
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
-						 VMLAT_AT_GUEST, 200, &pushed),
+						 VMLAT_AT_GUEST, 200, 50, &pushed),
 			VMLAT_IRQ_COALESCED);
 	KUNIT_EXPECT_EQ(test, p.nr, (u8)1);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
 	/* Pending after its injection: the guest takes it again later. */
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
-						 VMLAT_AT_HOST, 300, &pushed),
+						 VMLAT_AT_HOST, 300, 100, &pushed),
 			VMLAT_IRQ_ADDED);
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, out), 1U);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 300ULL);
+	/* Timed from the first, its wait too */
+	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 90ULL);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HALTED);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 450, out), 1U);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 450, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 150ULL);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HOST);
 }
@@ -76,18 +104,19 @@ static void vmlat_irq_pushed_out(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_add(&p, 0x40 + i,
 							 VMLAT_IRQ_OTHER,
 							 VMLAT_AT_GUEST,
-							 10 * (i + 1), &pushed),
+							 10 * (i + 1), 0,
+							 &pushed),
 				VMLAT_IRQ_ADDED);
 	/* 0x40 injected: 0x41, the oldest waiting, goes. */
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x40));
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x50, VMLAT_IRQ_TIMER,
-						 VMLAT_AT_HALTED, 100,
+						 VMLAT_AT_HALTED, 100, 0,
 						 &pushed), VMLAT_IRQ_PUSHED);
 	KUNIT_EXPECT_EQ(test, pushed.lost, (u8)1);
 	KUNIT_EXPECT_EQ(test, p.nr, (u8)VMLAT_IRQ_PEND);
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0x41));
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x50));
-	n = vmlat_irq_pend_entry(&p, 200, out);
+	n = vmlat_irq_pend_entry(&p, 200, 0, out);
 	KUNIT_ASSERT_EQ(test, n, 2U);
 	/* Oldest first. */
 	KUNIT_EXPECT_EQ(test, out[0].ns, 190ULL);
@@ -102,19 +131,21 @@ static void vmlat_irq_never_injected(struct kunit *test)
 {
 	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
 	unsigned int i;
-	u64 ns;
+	u64 ns, wait;
 	enum vmlat_irq_at at;
 
 	memset(&p, 0, sizeof(p));
-	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, &pushed);
-	vmlat_irq_timer_expired(&p, 7, VMLAT_AT_GUEST);
+	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, 0,
+			   &pushed);
+	vmlat_irq_timer_expired(&p, 7, VMLAT_AT_GUEST, 0);
 	for (i = 1; i < VMLAT_IRQ_MAX_ENTRIES; i++)
-		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 10 * i, out), 0U);
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 1000, out), 1U);
+		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 10 * i, 0, out),
+				0U);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 1000, 0, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)1);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_IPI);
-	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at, &wait));
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
 }
 
@@ -122,20 +153,21 @@ static void vmlat_irq_never_injected(struct kunit *test)
 static void vmlat_irq_timer(struct kunit *test)
 {
 	enum vmlat_irq_at at = VMLAT_AT_BLOCKED;
-	u64 ns = 0;
+	u64 ns = 0, wait = 0;
 
 	memset(&p, 0, sizeof(p));
-	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at));
-	vmlat_irq_timer_expired(&p, 1000, VMLAT_AT_HALTED);
-	vmlat_irq_timer_expired(&p, 2000, VMLAT_AT_GUEST);
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at, &wait));
+	vmlat_irq_timer_expired(&p, 1000, VMLAT_AT_HALTED, 70);
+	vmlat_irq_timer_expired(&p, 2000, VMLAT_AT_GUEST, 80);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_busy(&p));
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_timer_take(&p, &ns, &at, &wait));
 	KUNIT_EXPECT_EQ(test, ns, 1000ULL);
 	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_HALTED);
-	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	KUNIT_EXPECT_EQ(test, wait, 70ULL);
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at, &wait));
 	/* At time 0 (a clock that starts there): still an expiry. */
-	vmlat_irq_timer_expired(&p, 0, VMLAT_AT_GUEST);
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_timer_take(&p, &ns, &at));
+	vmlat_irq_timer_expired(&p, 0, VMLAT_AT_GUEST, 0);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_timer_take(&p, &ns, &at, &wait));
 }
 
 /* Every state of the state machine has its place. */
@@ -164,7 +196,7 @@ static void vmlat_irq_at_states(struct kunit *test)
 static void vmlat_irq_random_conserved(struct kunit *test)
 {
 	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
-	u64 seed = 39, now = 1000, first = 0;
+	u64 seed = 39, now = 1000, first = 0, wait = 0;
 	u64 taken = 0, delivered = 0, lost = 0, injections = 0;
 	enum vmlat_irq_added added;
 	unsigned int round, i, n;
@@ -173,11 +205,13 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 	memset(&p, 0, sizeof(p));
 	for (round = 0; round < 20000; round++) {
 		now += 1 + lcg_below(&seed, 1000);
+		/* The vCPU waited for a CPU for some of that, or not */
+		wait += lcg_below(&seed, 2) * lcg_below(&seed, 1000);
 		vec = 0x20 + lcg_below(&seed, 6);
 		switch (lcg_below(&seed, 3)) {
 		case 0:
 			added = vmlat_irq_pend_add(&p, vec, VMLAT_IRQ_IPI,
-						   VMLAT_AT_GUEST, now,
+						   VMLAT_AT_GUEST, now, wait,
 						   &pushed);
 			if (added == VMLAT_IRQ_COALESCED)
 				break;
@@ -193,7 +227,7 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 			injections += vmlat_irq_pend_inject(&p, vec);
 			break;
 		default:
-			n = vmlat_irq_pend_entry(&p, now, out);
+			n = vmlat_irq_pend_entry(&p, now, wait, out);
 			KUNIT_ASSERT_LE(test, n, (unsigned int)VMLAT_IRQ_PEND);
 			for (i = 0; i < n; i++) {
 				if (out[i].lost) {
@@ -202,6 +236,7 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 				}
 				delivered++;
 				KUNIT_ASSERT_LE(test, out[i].ns, now - first);
+				KUNIT_ASSERT_LE(test, out[i].wait_ns, out[i].ns);
 			}
 			break;
 		}
@@ -216,6 +251,7 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 
 static struct kunit_case vmlat_irq_cases[] = {
 	KUNIT_CASE(vmlat_irq_delivered_after_injection),
+	KUNIT_CASE(vmlat_irq_wait_bounded),
 	KUNIT_CASE(vmlat_irq_coalesced),
 	KUNIT_CASE(vmlat_irq_pushed_out),
 	KUNIT_CASE(vmlat_irq_never_injected),
