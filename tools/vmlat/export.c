@@ -101,6 +101,7 @@ enum detail {
 	D_PREEMPTOR,	/* type-1 steal by preemptor kind */
 	D_NESTED,	/* the nested (L2) families */
 	D_SYNC,		/* the clock sync families */
+	D_IRQ,		/* the interrupt delivery families */
 	D_BUCKETS,	/* the fine buckets in every histogram */
 	NR_DETAILS
 };
@@ -112,6 +113,7 @@ static const char *const detail_names[NR_DETAILS] = {
 	[D_PREEMPTOR] = "preemptor",
 	[D_NESTED] = "nested",
 	[D_SYNC] = "sync",
+	[D_IRQ] = "irq",
 	[D_BUCKETS] = "buckets",
 };
 
@@ -807,6 +809,76 @@ static void export_sync(struct ctx *c)
 		      nr_sync_fields, offsetof(struct vm, sync));
 }
 
+/* Whether @v had interrupts of source @src delivered. */
+static bool irq_had(const struct vm *v, int src)
+{
+	return v->h[HK_IRQ(src)].count > 0;
+}
+
+/*
+ * Interrupt delivery: its latency by source, where the target was, how
+ * much of it the target waited for a CPU, and what was lost. Sparse:
+ * only the sources, and the source and state pairs, a VM had.
+ */
+static void export_irq(struct ctx *c)
+{
+	const struct layout *lay = c->detail & DETAIL(D_BUCKETS) ?
+				   &layout_fine : &layout_sched;
+	struct out *o = &c->o;
+	const struct vm *v;
+	struct labels l;
+	uint64_t n;
+	int src, at;
+
+	family(o, "vmlat_irq_delivery_seconds", "histogram",
+	       "Interrupt delivery latencies by source (timer: the LAPIC timer, ipi, device, other): from when KVM made the interrupt pending to the VM entry that delivered it. Only the sources a VM had. Buckets are conservative: a module bucket counts towards le only if all its values are at most le.");
+	for_each_vm(c, v)
+		for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+			if (!irq_had(v, src))
+				continue;
+			labels_init(&l);
+			labels_add(&l, "source", irq_src_names[src]);
+			hist_samples(o, ID(c, v), &l, &v->h[HK_IRQ(src)], lay);
+		}
+
+	family(o, "vmlat_irq_by_state_seconds_total", "counter",
+	       "Interrupt delivery latencies, summed by source and by where the target vCPU was when the interrupt became pending: guest, host (handling an exit), halted, preempted (or woken and waiting for its CPU), blocked. Only the pairs a VM had.");
+	for_each_vm(c, v)
+		for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++)
+			for (at = 0; at < VMLAT_NR_IRQ_ATS; at++) {
+				if (!v->irq[src][at].count)
+					continue;
+				labels_init(&l);
+				labels_add(&l, "source", irq_src_names[src]);
+				labels_add(&l, "at", irq_at_names[at]);
+				sample(o, NULL, ID(c, v), &l,
+				       SEC(v->irq[src][at].sum_ns));
+			}
+
+	family(o, "vmlat_irq_wait_seconds_total", "counter",
+	       "Of the interrupt delivery latencies, the time the target vCPUs waited for a CPU (runnable, off CPU), by source. Only the sources a VM had.");
+	for_each_vm(c, v)
+		for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+			if (!irq_had(v, src))
+				continue;
+			for (at = 0, n = 0; at < VMLAT_NR_IRQ_ATS; at++)
+				n += v->irq[src][at].wait_ns;
+			sample1(o, ID(c, v), "source", irq_src_names[src],
+				SEC(n));
+		}
+
+	family(o, "vmlat_irq_lost_total", "counter",
+	       "Interrupts made pending and never seen delivered, by source: pushed out by newer ones (a vCPU keeps 4 pending), or not injected by KVM within 16 VM entries (APICv, AVIC). Only the sources a VM lost any of.");
+	for_each_vm(c, v)
+		for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
+			for (at = 0, n = 0; at < VMLAT_NR_IRQ_ATS; at++)
+				n += v->irq[src][at].lost;
+			if (n)
+				sample1(o, ID(c, v), "source",
+					irq_src_names[src], U64(n));
+		}
+}
+
 static void export_module(struct ctx *c)
 {
 	struct out *o = &c->o;
@@ -839,6 +911,8 @@ static void export_all(FILE *f, struct ctx *c)
 		export_nested(c);
 	if (c->detail & DETAIL(D_SYNC))
 		export_sync(c);
+	if (c->detail & DETAIL(D_IRQ))
+		export_irq(c);
 	export_module(c);
 }
 
@@ -967,6 +1041,7 @@ static void usage(FILE *f)
 		"                       preemptor  type-1 steal by who ran instead\n"
 		"                       nested     nested (L2) times, exits and histograms\n"
 		"                       sync       guest clock sync\n"
+		"                       irq        interrupt delivery latencies\n"
 		"                       buckets    22 buckets (1 us to 10 s) in every histogram\n"
 		"                       all        all of the above\n"
 		"  -o, --output FILE  write FILE instead of stdout, atomically (FILE.tmp.<pid>,\n"
@@ -1005,7 +1080,7 @@ static int parse_detail(const char *arg, unsigned int *detail)
 				    !strncmp(p, detail_names[i], len))
 					break;
 			if (i == NR_DETAILS)
-				return common_refuse("export", "--detail: no detail '%.*s' (vcpu, reason, exit, preemptor, nested, sync, buckets, all)",
+				return common_refuse("export", "--detail: no detail '%.*s' (vcpu, reason, exit, preemptor, nested, sync, irq, buckets, all)",
 						     (int)len, p);
 			*detail |= DETAIL(i);
 		}

@@ -435,12 +435,38 @@ static const char *const irq_src_prose[VMLAT_NR_IRQ_SOURCES] = {
 	[VMLAT_IRQ_OTHER] = "other interrupts",
 };
 
-/* Each source whose deliveries came late: how late, and where. */
+/*
+ * Who took the most of @v's vCPUs' time while they were runnable (a
+ * task, or a CPU waking from idle), in @who; false if nobody.
+ */
+static bool top_taker(const struct vm *v, const struct snap *s, char *who,
+		      size_t n)
+{
+	const struct preemptor *top = NULL;
+	size_t i;
+
+	for (i = 0; i < v->nr_pre; i++) {
+		if (v->pre[i].kind == VMLAT_BY_NONE)
+			continue;
+		if (!top || v->pre[i].stolen_ns > top->stolen_ns)
+			top = &v->pre[i];
+	}
+	if (!top)
+		return false;
+	preemptor_label(who, n, top, s);
+	return true;
+}
+
+/*
+ * Each source whose deliveries came late: how late, where the target
+ * was, how much of it the target waited for a CPU, and who took CPUs from
+ * the VM the most.
+ */
 static void irq_delivery(FILE *o, const struct vm *v, const struct snap *s)
 {
 	const struct hist *h;
-	uint64_t sum, lost;
-	char a[16], b[16], c[16];
+	uint64_t sum, lost, wait;
+	char a[16], b[16], c[16], who[128];
 	int src, at, n;
 
 	for (src = 0; src < VMLAT_NR_IRQ_SOURCES; src++) {
@@ -453,9 +479,11 @@ static void irq_delivery(FILE *o, const struct vm *v, const struct snap *s)
 			fmt_ns(b, sizeof(b), h->max_ns),
 			fmt_ns(c, sizeof(c), h->count ? h->sum_ns / h->count : 0),
 			(unsigned long long)h->count);
-		for (at = 0, sum = 0, lost = 0; at < VMLAT_NR_IRQ_ATS; at++) {
+		for (at = 0, sum = 0, lost = 0, wait = 0; at < VMLAT_NR_IRQ_ATS;
+		     at++) {
 			sum += v->irq[src][at].sum_ns;
 			lost += v->irq[src][at].lost;
+			wait += v->irq[src][at].wait_ns;
 		}
 		if (lost)
 			fprintf(o, ", %llu never seen delivered",
@@ -467,6 +495,12 @@ static void irq_delivery(FILE *o, const struct vm *v, const struct snap *s)
 			fprintf(o, "%s%.1f%% %s", n++ ? ", " : "; of that time, ",
 				pct(v->irq[src][at].sum_ns, sum),
 				irq_at_prose[at]);
+		}
+		if (wait && sum) {
+			fprintf(o, "; %.1f%% waiting for a CPU",
+				pct(wait > sum ? sum : wait, sum));
+			if (top_taker(v, s, who, sizeof(who)))
+				fprintf(o, " (the VM's waits: mostly %s)", who);
 		}
 		fprintf(o, ".\n");
 	}

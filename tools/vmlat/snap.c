@@ -275,6 +275,7 @@ static const struct field irq_fields[] = {
 	COUNTER(struct irq_cell, count),
 	COUNTER(struct irq_cell, sum_ns),
 	GAUGE(struct irq_cell, max_ns),
+	COUNTER(struct irq_cell, wait_ns),
 	COUNTER(struct irq_cell, lost),
 	COUNTER(struct irq_cell, coalesced),
 };

@@ -168,7 +168,7 @@ struct steal {
 
 /* A VM's interrupts of one source and target state ("irq": [...]). */
 struct irq_cell {
-	uint64_t count, sum_ns, max_ns, lost, coalesced;
+	uint64_t count, sum_ns, max_ns, wait_ns, lost, coalesced;
 };
 
 struct vm {

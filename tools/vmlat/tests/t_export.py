@@ -387,8 +387,11 @@ DETAIL_FAMILIES = {
              "vmlat_clock_sync_calls_total",
              "vmlat_clock_sync_restarts_total",
              "vmlat_clock_sync_rejected_calls_total"],
+    "irq": ["vmlat_irq_delivery_seconds", "vmlat_irq_by_state_seconds_total",
+            "vmlat_irq_wait_seconds_total", "vmlat_irq_lost_total"],
     "buckets": [],
 }
+IRQ_SOURCES = ["timer", "ipi", "device", "other"]
 DETAILS = sorted(DETAIL_FAMILIES)
 DEFAULT_FAMILIES = ["vmlat_vm_info", "vmlat_vcpus",
                     "vmlat_vm_state_seconds_total", "vmlat_exits_total",
@@ -405,7 +408,8 @@ def check_doc(ctx, tag, e, d, names=None, detail=(), proc=None,
     were read (default fixtures/proc, fixtures/libvirt)."""
     bad = {k: [] for k in ("labels", "families", "info", "states",
                            "vcpus", "exits", "preempted", "latency",
-                           "exit_latency", "nested", "sync", "module")}
+                           "exit_latency", "nested", "sync", "irq",
+                           "module")}
     detail = set(DETAILS if "all" in detail else detail)
     fine = "buckets" in detail
     les_sched = LES if fine else LES_SCHED
@@ -581,6 +585,43 @@ def check_doc(ctx, tag, e, d, names=None, detail=(), proc=None,
                     int(sc[0][1]) != t.get("l2_sync_calls", 0):
                 bad["nested"].append("%s l2_sync_calls %r, JSON %d" %
                                      (i, sc, t.get("l2_sync_calls", 0)))
+
+        # Interrupt delivery: the sources the VM had, and no other; the
+        # sums by where the target was, of the pairs it had; the wait for
+        # a CPU; the lost, where any (irq).
+        cells = vm.get("irq", []) if "irq" in detail else []
+        had = [x for x in IRQ_SOURCES if "irq" in detail and
+               vm["histograms"].get("irq_" + x, {}).get("count")]
+        got = sorted({l["source"] for l, _ in
+                      e.of_vm("vmlat_irq_delivery_seconds_count", ident)})
+        if got != sorted(had):
+            bad["irq"].append("%s sources %s, JSON %s" % (i, got, had))
+        for x in had:
+            check_hist(bad["irq"], e, "vmlat_irq_delivery_seconds", ident,
+                       {"source": x}, vm["histograms"]["irq_" + x],
+                       les_sched)
+        got = {(l["source"], l["at"]): r for l, r in
+               e.of_vm("vmlat_irq_by_state_seconds_total", ident)}
+        want = {(c["source"], c["at"]): c["sum_ns"] for c in cells
+                if c["count"]}
+        if sorted(got) != sorted(want) or \
+                any(not sec_ok(got[k], want[k]) for k in want):
+            bad["irq"].append("%s by state %r, JSON %r" % (i, got, want))
+        got = {l["source"]: r for l, r in
+               e.of_vm("vmlat_irq_wait_seconds_total", ident)}
+        want = {x: sum(c.get("wait_ns", 0) for c in cells
+                       if c["source"] == x) for x in had}
+        if sorted(got) != sorted(want) or \
+                any(not sec_ok(got[k], want[k]) for k in want):
+            bad["irq"].append("%s wait %r, JSON %r" % (i, got, want))
+        got = {l["source"]: int(r) for l, r in
+               e.of_vm("vmlat_irq_lost_total", ident)}
+        want = {}
+        for c in cells:
+            if c["lost"]:
+                want[c["source"]] = want.get(c["source"], 0) + c["lost"]
+        if got != want:
+            bad["irq"].append("%s lost %r, JSON %r" % (i, got, want))
 
         # Clock sync: present iff the guest called, and asked for.
         s = vm.get("sync") if "sync" in detail else None
@@ -886,14 +927,15 @@ def fleet_checks(ctx, tmp, tools, tools_why):
                        lambda x, out=out: promtool_check(x[0], out))
 
 
-def nested_sync_live(tmp):
-    """(path, document): nested-sync's document, in TMP, with its VMs
-    live. They are the only nested and clock-syncing ones, and had exited
-    when it was recorded; only live VMs are exported."""
-    d = cmdtest.load("nested-sync")
+def nested_sync_live(tmp, name="nested-sync"):
+    """(path, document): nested-sync's document (or NAME's), in TMP, with
+    its VMs live. They are the only nested and clock-syncing ones (irq's:
+    the only ones with interrupt deliveries), and had exited when it was
+    recorded; only live VMs are exported."""
+    d = cmdtest.load(name)
     for vm in d["vms"]:
         vm["exited"] = False
-    path = os.path.join(tmp, "nested-sync-live.json")
+    path = os.path.join(tmp, "%s-live.json" % name)
     with open(path, "w") as f:
         json.dump(d, f)
     return path, d
@@ -904,6 +946,7 @@ def detail_checks(ctx, tmp):
     add up, given in one list or again; a wrong list is refused (exit
     status 2, one line, nothing written)."""
     nested, live = nested_sync_live(tmp)
+    irq = nested_sync_live(tmp, "irq")
     busy = (cmdtest.fixture("contention-2"), cmdtest.load("contention-2"))
     for args, detail in [(["--detail", x], [x]) for x in DETAILS] + [
             (["--detail", "vcpu", "--detail", "reason,exit"],
@@ -911,7 +954,7 @@ def detail_checks(ctx, tmp):
             (["--detail=preemptor,buckets,nested,sync"],
              ["preemptor", "buckets", "nested", "sync"]),
             (["--detail", "vcpu,all"], ["all"])]:
-        for path, d in (busy, (nested, live)):
+        for path, d in (busy, (nested, live), irq):
             tag = "detail.%s.%s" % ("+".join(detail),
                                     os.path.basename(path)[:-5])
             rc, out, err = ctx.run(["-f", path, "export", "--prometheus"] +
@@ -1277,6 +1320,8 @@ def run(ctx):
                 for name in cmdtest.fixture_names()]
         path, d = nested_sync_live(tmp)
         docs.append(("nested-sync-live", path, d, None))
+        path, d = nested_sync_live(tmp, "irq")
+        docs.append(("irq-live", path, d, None))
         for name, path, d, names in docs:
             for detail in ([], ["all"]):
                 tag = name + "".join(".detail_" + x for x in detail)

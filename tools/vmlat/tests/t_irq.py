@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Interrupt delivery in the vmlat command, on a real document of
-irq_test (fixtures/irq.json: LAPIC timers halting, spinning and next to a
-hog, IPIs with and without a hog): vmlat hist shows each source's
-histogram of a VM with deliveries, its count the document's, and no row
-for a source without; vmlat report says, per late source (p99 from
-100 us), how late and where the vCPU was, each share the document's
-cells' share of the delivery time; --json has the finding and the
+irq_test (fixtures/irq.json: a LAPIC timer next to a hog, IPIs with
+and without a hog, a device's interrupts through an irqfd): vmlat hist
+shows each source's histogram of a VM with deliveries, its count the
+document's, and no row for a source without; vmlat report says, per
+late source (p99 from 100 us), how late and where the vCPU was, each
+share the document's cells' share of the delivery time, then the part
+waiting for a CPU and who took the VM's the most (its top preemptor);
+--json has the finding and the
 histograms; a document without interrupts (an older module's) shows
 none of it."""
 import json
@@ -103,10 +105,32 @@ def run(ctx):
             want = ["%.1f%% %s" % (100.0 * cells[a]["sum_ns"] / total,
                                    AT_PROSE[a])
                     for a in ATS if a in cells and cells[a]["sum_ns"]]
-            if ln[0].split("; of that time, ")[-1].rstrip(".").split(
-                    ", ") != want:
+            tail = ln[0].split("; of that time, ")[-1].rstrip(".").split(
+                "; ")
+            if tail[0].split(", ") != want:
                 bad.append("%d %s: %s, want %s" % (v["pid"], s, ln[0],
                                                    want))
+            # The part waiting for a CPU, and the VM's top taker
+            wait = sum(c.get("wait_ns", 0) for c in cells.values())
+            takers = sorted((p for p in v.get("preemptors", [])
+                             if p["kind"] != "none"),
+                            key=lambda p: -p["stolen_ns"])
+            want_w = []
+            if wait:
+                want_w = ["%.1f%% waiting for a CPU" % (
+                    100.0 * min(wait, total) / total)]
+                if takers and takers[0]["kind"] == "host":
+                    want_w[0] += " (the VM's waits: mostly host task " \
+                        "%s[%d])" % (takers[0]["comm"], takers[0]["pid"])
+                elif takers and takers[0]["kind"] == "idle":
+                    want_w[0] += " (the VM's waits: mostly CPU %d waking " \
+                        "from idle)" % takers[0]["cpu"]
+            if tail[1:] != want_w and not (
+                    want_w and takers and
+                    takers[0]["kind"] not in ("host", "idle") and
+                    len(tail) == 2 and tail[1].startswith(want_w[0])):
+                bad.append("%d %s: %s, want %s" % (v["pid"], s, ln[0],
+                                                   want_w))
     ctx.check(rc == 0 and said and not bad, "irq.report_late_sources",
               (rc, err, said, bad))
 
