@@ -24,13 +24,13 @@ ftrace records, in the same run, KVM's and the scheduler's own events:
 timer:hrtimer_expire_entry (KVM's apic_timer_fn: the timer expired),
 kvm:kvm_apic_accept_irq (an interrupt made pending in a local APIC; for
 the timer, once its vCPU runs), kvm:kvm_inj_virq and kvm:kvm_entry,
-kvm:kvm_exit, sched:sched_switch and sched:sched_waking. From the record
-alone (oracle()) the test recomputes each delivery: pending from the
-timer's expiry (the first since its last delivery) or the IPI's
-acceptance, delivered at the target's first kvm_entry after KVM injected
-the vector; and where the target was then: in the guest, in the host
-(on CPU, not in the guest), halted (asleep after a HLT exit, or on CPU
-handling one), preempted (runnable, off CPU) or blocked.
+kvm:kvm_exit, sched:sched_switch, sched_waking and sched_wakeup. From
+the record alone (oracle()) the test recomputes each delivery: pending
+from the timer's expiry (the first since its last delivery) or the
+IPI's acceptance, delivered at the target's first kvm_entry after KVM
+injected the vector; and where the target was then: in the guest, in
+the host (on CPU, not in the guest), halted (asleep after a HLT exit,
+or on CPU handling one), preempted (runnable, off CPU) or blocked.
 
 Checks, per case, on vmlat's JSON for the guest's VM:
   - its deliveries of the case's source are the record's, one for one
@@ -45,12 +45,18 @@ Checks, per case, on vmlat's JSON for the guest's VM:
   - the count by where the target was matches the record's, but for
     the deliveries whose target changed state inside that bracket
     (vmlat may have seen either state), and 2;
+  - the part of it the target waited for a CPU (runnable, off CPU) is
+    the record's, within the brackets of that wait's ends, in sum and
+    for each vmlat_irq event but 2 (and those ambiguous as above);
   - the host's part is below the guest's: vmlat's sum at most the
     guest's own lateness (arming or sending to its handler, in its TSC)
     plus SLACK per delivery;
   - timer-hog, with threshold_irq_us at 300 (snapshot mode event): a
     report for each of vmlat's own vmlat_irq events from 300 us on, no
-    other, the ring's last 64 with their durations;
+    other, the ring's last 64 with their durations; each that waited
+    for a CPU names who ran the longest slice on it during the last wait
+    (the hog), in the record's switches (a task that ran at least half
+    as long too), but 2; one that did not, nobody;
   - nothing of the case's source was lost, and no other source was seen,
     but for a timer KVM found expired when the guest armed it (an exit
     longer than the period, on a loaded host): made pending with no
@@ -78,7 +84,8 @@ from vmlat_ktest import (SLACK_NS, TRACING, VMLAT, SkipTest,  # noqa: E402
 INST = TRACING + "/instances/vmlat_irq_test"
 EVENTS = ["timer/hrtimer_expire_entry", "kvm/kvm_apic_accept_irq",
           "kvm/kvm_inj_virq", "kvm/kvm_entry", "kvm/kvm_exit",
-          "sched/sched_switch", "sched/sched_waking", "vmlat/vmlat_irq"]
+          "sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
+          "vmlat/vmlat_irq"]
 N = 150
 TIMER_US = 2000
 IPI_GAP_US = 2000
@@ -99,9 +106,11 @@ HV_TIMER = re.compile(r"reason PREEMPTION_TIMER\b")
 SWITCH = re.compile(r"prev_pid=(\d+) .*prev_state=(\S+) .*next_pid=(\d+)")
 WAKING = re.compile(r"pid=(\d+)")
 NOW = re.compile(r"now=(\d+)")
-# The event's context, from its flags: hard or soft interrupt, NMI
-IN_IRQ = re.compile(r"\]\s+..[hsHz]\S*\s+\d+\.\d+:")
-VMLAT_IRQ = re.compile(r"duration_ns=(\d+) src=(\w+) at=(\w+)")
+# An event's flags: interrupts off ("d"), and its context (hard or soft
+# interrupt, NMI: "h", "s", "H", "z")
+FLAGS = re.compile(r"\]\s+(\S+)\s+\d+\.\d+:")
+VMLAT_IRQ = re.compile(r"duration_ns=(\d+) src=(\w+) at=(\w+)"
+                       r"(?: wait_ns=(\d+))?")
 
 
 class Thread:
@@ -113,6 +122,8 @@ class Thread:
         self.hlt = False
         self.intr = False
         self.asleep = False
+        # woken while on CPU, on its way to sleep: runnable once off it
+        self.woken = False
 
     def at(self):
         if self.on_cpu:
@@ -137,9 +148,15 @@ def oracle(trace, tids, target, sender, vector):
     the event's now, for the timer); eb, the same at the kvm_entry; and
     ambiguous: the target changed state inside the first bracket, so
     vmlat may have seen it in the state before or after. An interrupt's
-    event bounds no probe: it may come between a probe and ftrace's."""
+    event bounds no probe: it may come between a probe and ftrace's.
+    And wait: how much of its latency the target waited for a CPU
+    (runnable, off CPU: switched out runnable, or woken and not switched
+    in yet), with wtol, the brackets of that wait's ends; holders: for a
+    delivery that waited, who ran the longest slice on the target's CPU
+    during its last wait (and whoever ran at least half as long)."""
     th = {t: Thread() for t in tids}
-    last_cpu = {}           # CPU: its last event's time
+    last_any = {}           # CPU: its last event's time
+    last_task = {}          # CPU: the same, of events not in an interrupt
     exit_ts = {}            # thread: its last kvm_exit's time
     changes = []            # the target's state changes: (lo, ts)
     stamp = None            # timer expired, not yet accepted
@@ -148,6 +165,12 @@ def oracle(trace, tids, target, sender, vector):
     unstamped = 0           # timer accepts without an expiry
     coalesced = []          # accepts while the vector was pending
     theirs = []             # vmlat_irq events before the target's entry
+    wait_total = 0          # the target's time runnable off CPU so far
+    wait_since = None       # when its wait in progress began
+    last_wait = None        # its last wait: (begin, end, CPU)
+    switches = {}           # CPU: its switches, [(time, next pid)]
+    wait_ends = []          # brackets of its waits' ends: [(lo, time)]
+    woken_out = None        # it went off CPU woken, its sched_wakeup to come
     recent = []             # the last events of the target, for a human
     for line in trace.splitlines():
         f = LINE.match(line)
@@ -155,37 +178,89 @@ def oracle(trace, tids, target, sender, vector):
             continue
         pid, cpu, t, ev, body = int(f.group(2)), f.group(3), \
             ts_ns(f.group(4)), f.group(5), f.group(6)
-        lo = last_cpu.get(cpu, t)
-        # vmlat's own event comes after its clock read: not a bound of it.
-        # Nor is an interrupt's: it may come between a probe of the task
-        # it interrupts and ftrace's (6.1's SVM traces kvm_exit with
-        # interrupts on; a TCG host's CPU thread, descheduled by its own
-        # host, takes its timer's interrupt where it resumes).
-        if ev != "vmlat_irq" and not IN_IRQ.search(line):
-            last_cpu[cpu] = t
+        # vmlat's probe ran after the CPU's event before, and nothing but
+        # an interrupt comes between it and ftrace's (both preemption
+        # off). With interrupts on, an interrupt's event may be between
+        # them: 6.1's SVM traces kvm_exit so, and a TCG host's CPU thread,
+        # descheduled by its own host, takes its timer's interrupt where
+        # it resumes. vmlat's own event comes after its clock read: not a
+        # bound of it.
+        fl = FLAGS.search(line)
+        flags = fl.group(1) if fl else ""
+        in_irq = len(flags) > 2 and flags[2] in "hsHz"
+        if in_irq or flags[:1] in ("d", "D"):
+            lo = last_any.get(cpu, t)
+        else:
+            lo = last_task.get(cpu, t)
+        if ev != "vmlat_irq":
+            last_any[cpu] = t
+            if not in_irq:
+                last_task[cpu] = t
         if ev == "sched_switch":
             m = SWITCH.search(body)
             if not m:
                 continue
             prev, state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
+            switches.setdefault(cpu, []).append((t, nxt))
+            # Its sched_waking came on its way off CPU: the switch-out
+            # says "S" (the state read before), yet the waker has it
+            # (TASK_WAKING, or running again): runnable from now on, as
+            # vmlat reads the task's own state.
+            runnable = state.startswith("R") or \
+                (prev in th and th[prev].woken)
+            if prev == target and runnable:
+                if not state.startswith("R"):
+                    woken_out = t
+                wait_since = t
+                wait_ends.append((max([lo] + [c[1] for c in changes[-1:]]),
+                                  t))
+            if nxt == target and wait_since is not None:
+                wait_total += t - wait_since
+                last_wait = (wait_since, t, cpu)
+                wait_since = None
+                wait_ends.append((max([lo] + [c[1] for c in changes[-1:]]),
+                                  t))
             if prev in th:
                 # Out of the guest, whether or not its kvm_exit came yet
                 # (6.1's SVM traces it after the host's interrupt, which
                 # may preempt the vCPU first).
                 th[prev].on_cpu = False
                 th[prev].in_guest = False
-                th[prev].asleep = not state.startswith("R")
+                th[prev].asleep = not runnable
+                th[prev].woken = False
             if nxt in th:
                 th[nxt].on_cpu = True
                 th[nxt].asleep = False
+                th[nxt].woken = False
             if target in (prev, nxt):
                 changes.append((lo, t))
-        elif ev == "sched_waking":
+        elif ev in ("sched_waking", "sched_wakeup"):
+            # A wake-up of a task off CPU, asleep: it waits from there.
+            # One that came while it was still on its way off CPU
+            # (sched_waking before the switch-out) makes the switch-out
+            # the start, above.
             m = WAKING.search(body)
             if m and int(m.group(1)) in th:
-                th[int(m.group(1))].asleep = False
-                if int(m.group(1)) == target:
-                    changes.append((lo, t))
+                w = th[int(m.group(1))]
+                woke = w.asleep and not w.on_cpu
+                if int(m.group(1)) == target and woke and \
+                        wait_since is None:
+                    wait_since = t
+                    wait_ends.append((max([lo] + [c[1] for c in
+                                                  changes[-1:]]), t))
+                if ev == "sched_waking" and w.on_cpu:
+                    w.woken = True
+                # Off CPU woken: vmlat has its wait from the switch-out if
+                # the waker had marked it TASK_WAKING by then, else from
+                # this sched_wakeup; the record cannot tell which.
+                if ev == "sched_wakeup" and \
+                        int(m.group(1)) == target and woken_out is not None:
+                    wait_ends.append((woken_out, t))
+                    woken_out = None
+                if ev == "sched_waking" or woke:
+                    w.asleep = False
+                    if int(m.group(1)) == target:
+                        changes.append((lo, t))
         elif ev == "hrtimer_expire_entry":
             if sender is None and "apic_timer_fn" in body and stamp is None:
                 # hrtimer_interrupt()'s clock read, before both probes
@@ -195,10 +270,13 @@ def oracle(trace, tids, target, sender, vector):
                 # on its CPU: kvm_exit came first (not on 6.1's SVM).
                 if pid == target and at == "host" and th[target].intr:
                     at = "guest"
-                stamp = (t, at, min(t, int(m.group(1))) if m else lo)
+                stamp = (t, at, min(t, int(m.group(1))) if m else lo,
+                         wait_total + (t - wait_since
+                                       if wait_since is not None else 0))
         elif pid not in th:
             continue
         elif ev == "kvm_exit":
+            th[pid].woken = False
             th[pid].in_guest = False
             th[pid].hlt = bool(HLT.search(body))
             th[pid].intr = bool(INTR.search(body))
@@ -222,14 +300,16 @@ def oracle(trace, tids, target, sender, vector):
                     # and made it pending without its hrtimer.
                     unstamped += 1
                     continue
-                when, at, rlo = stamp
+                when, at, rlo, wsnap = stamp
                 stamp = None
             else:
                 if pid != sender or int(m.group(1), 16) != 1:
                     continue
                 when, at, rlo = t, th[target].at(), exit_ts.get(pid, lo)
+                wsnap = wait_total + (t - wait_since
+                                      if wait_since is not None else 0)
             if not any(not p[2] for p in pending):
-                pending.append([when, at, False, rlo, list(recent)])
+                pending.append([when, at, False, rlo, list(recent), wsnap])
             else:
                 coalesced.append(t)
         elif ev == "kvm_inj_virq" and pid == target:
@@ -245,8 +325,10 @@ def oracle(trace, tids, target, sender, vector):
             # vmlat's own, written in its kvm_entry probe before ftrace's
             m = VMLAT_IRQ.search(body)
             if m:
-                theirs.append((int(m.group(1)), m.group(2), m.group(3)))
+                theirs.append((int(m.group(1)), m.group(2), m.group(3),
+                               int(m.group(4)) if m.group(4) else None))
         elif ev == "kvm_entry":
+            th[pid].woken = False
             th[pid].in_guest = True
             if pid != target:
                 continue
@@ -254,10 +336,16 @@ def oracle(trace, tids, target, sender, vector):
             for p in [p for p in pending if p[2]]:
                 d = {"lat": t - p[0], "at": p[1], "sb": p[0] - p[3],
                      "eb": t - lo, "plo": p[3], "phi": p[0], "ctx": p[4]}
+                d["wait"] = min(d["lat"], max(0, wait_total - p[5]))
+                ends = [w for w in wait_ends if w[1] >= p[3]]
+                d["wtol"] = d["sb"] + d["eb"] + sum(ts - wlo for wlo, ts
+                                                    in ends) + \
+                    RES_NS * (2 + len(ends))
+                d["last_wait"] = last_wait if d["wait"] else None
                 # vmlat's delivery at this entry, if it has one
                 if theirs:
-                    d["vmlat_ns"], d["vmlat_src"], d["vmlat_at"] = \
-                        theirs.pop(0)
+                    d["vmlat_ns"], d["vmlat_src"], d["vmlat_at"], \
+                        d["vmlat_wait"] = theirs.pop(0)
                 out.append(d)
                 pending.remove(p)
             theirs = []
@@ -274,7 +362,29 @@ def oracle(trace, tids, target, sender, vector):
     for d in out:
         d["ambiguous"] = any(clo < d["phi"] and cts >= d["plo"]
                              for clo, cts in changes)
+        d["holders"] = holders(switches, d["last_wait"])
     return out, unstamped, coalesced
+
+
+def holders(switches, wait):
+    """Who ran the longest slice on a CPU during @wait, (begin, end, CPU),
+    from its switches: that task, and those that ran at least half as
+    long (slices that close: which of them vmlat names is a matter of its
+    clock reads)."""
+    if not wait:
+        return []
+    w0, w1, cpu = wait
+    sw = switches.get(cpu, [])
+    longest = {}
+    for i, (t, pid) in enumerate(sw):
+        end = sw[i + 1][0] if i + 1 < len(sw) else w1
+        ran = min(end, w1) - max(t, w0)
+        if ran > 0:
+            longest[pid] = max(longest.get(pid, 0), ran)
+    if not longest:
+        return []
+    top = max(longest.values())
+    return sorted(pid for pid, ran in longest.items() if 2 * ran >= top)
 
 
 def vm_of(js, pid):
@@ -357,6 +467,8 @@ RES_NS = 2000
 
 
 def check(name, source, g, trace, vm, target, sender):
+    """Check vmlat's deliveries of @source for the guest's VM against the
+    record's; return the record's deliveries."""
     tids = [int(x) for x in g["tids"].split(",")]
     ds, unstamped, coalesced = oracle(trace, tids, tids[target],
                                       None if sender is None else
@@ -438,6 +550,28 @@ def check(name, source, g, trace, vm, target, sender):
         "vmlat's bracket; %d vmlat_irq events disagree, first %s" % (
             sorted(got_at.items()), sorted(ora_at.items()), amb, len(odd),
             odd[:1]))
+    # The part of it the targets waited for a CPU: the record's, within
+    # the brackets of the wait's ends, in sum and per vmlat_irq event (but
+    # for two, and those whose target changed state in vmlat's bracket).
+    got_wait = sum(c.get("wait_ns", 0) for c in cells)
+    ora_wait = sum(d["wait"] for d in ds)
+    wtol = sum(d["wtol"] for d in ds)
+    wodd = [d for d in ds if d.get("vmlat_wait") is not None and
+            abs(d["vmlat_wait"] - d["wait"]) > d["wtol"]]
+    wpaired = sum(d.get("vmlat_wait") is not None for d in ds)
+    if wodd:
+        lo_ = wodd[0]["plo"] - 3000000
+        hi_ = wodd[0]["phi"] + wodd[0]["lat"] + 1000000
+        keep("irq_%s_wait.txt" % name, "\n".join(
+            ln for ln in trace.splitlines() if LINE.match(ln) and
+            lo_ <= ts_ns(LINE.match(ln).group(4)) <= hi_))
+    tap(n and wpaired == n and abs(got_wait - ora_wait) <= wtol and
+        len(wodd) <= 2 + amb, name + ".waiting",
+        "vmlat %d ns waiting for a CPU, record %d ns (+-%d); %d of %d "
+        "vmlat_irq events with a wait; %d disagree, first %s" % (
+            got_wait, ora_wait, wtol, wpaired, n, len(wodd),
+            {k: v for k, v in wodd[0].items() if k not in ("ctx",)}
+            if wodd else "-"))
     late = int(g["late_sum_ns"])
     tap(got_sum <= late + count * SLACK_NS, name + ".host-part",
         "vmlat's %d ns within the guest's own %d ns late (+%d ns)" % (
@@ -445,12 +579,16 @@ def check(name, source, g, trace, vm, target, sender):
     tap(lost == 0 and others == unstamped, name + ".nothing-else",
         "lost %d, other sources %d (%d timers expired when armed)" % (
             lost, others, unstamped))
+    return ds
 
 
-def check_reports(name, g, trace, reports, threshold_us):
+def check_reports(name, g, trace, reports, threshold_us, ds):
     """threshold_irq_us: a report for each delivery of vmlat's own events
     (vmlat_irq, in the record) from the threshold on, no other: their
-    number, and the durations of those the ring kept."""
+    number, and the durations of those the ring kept. And who held the
+    CPU: a delivery whose target waited for one names the task that ran
+    the longest slice of its last wait, in the record (@ds, check()'s);
+    one that did not wait names nobody."""
     pid = int(g["pid"])
     want = [int(m.group(1)) for m in re.finditer(
         r"vmlat_irq: vm_pid=%d .*duration_ns=(\d+)" % pid, trace)
@@ -468,6 +606,26 @@ def check_reports(name, g, trace, reports, threshold_us):
         "(%d of the VM's irq kind), durations %s, want %s" % (
             len(want), threshold_us, head and head.group(1), len(rows),
             len(got), got[:4], want[-kept:][:4]))
+    by_ns = {d["vmlat_ns"]: d for d in ds if "vmlat_ns" in d}
+    named, bad = 0, []
+    for f in rows:
+        d = by_ns.get(int(f[6]))
+        if f[1] != "irq" or int(f[2]) != pid or not d:
+            bad.append(("unpaired", f[6]))
+            continue
+        if not d["vmlat_wait"]:
+            if f[10] != "none":
+                bad.append(("named, no wait", f[6], f[10], f[11]))
+            continue
+        if f[10] == "none" or int(f[11]) not in d["holders"]:
+            bad.append(("holder", f[6], f[10], f[11], f[12],
+                        d["holders"], d["last_wait"]))
+            continue
+        named += 1
+    keep("irq_%s_holders.json" % name, json.dumps(bad, indent=1))
+    tap(rows and named and len(bad) <= 2, name + ".holder",
+        "%d reports name who held the CPU as the record does, %d do not "
+        "(first %s)" % (named, len(bad), bad[:2]))
 
 
 def t_timer():
@@ -487,8 +645,8 @@ def t_timer_hog():
     g, trace, vm, reports = run("timer_hog", ["timer", str(N), str(TIMER_US),
                                               str(HOG_CPU)], HOG_CPU,
                                 THRESHOLD_US)
-    check("timer-hog", "timer", g, trace, vm, 0, None)
-    check_reports("timer-hog", g, trace, reports, THRESHOLD_US)
+    ds = check("timer-hog", "timer", g, trace, vm, 0, None)
+    check_reports("timer-hog", g, trace, reports, THRESHOLD_US, ds)
 
 
 def t_ipi():
