@@ -38,6 +38,7 @@
 #include "events.h"
 #include "kvm_x86.h"
 #include "records.h"
+#include "tasks.h"
 #include "threshold.h"
 #include "vmlat_trace.h"
 
@@ -168,7 +169,8 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 	sender = in_task() ? vmlat_vcpu_current() : NULL;
 	if (sender)
 		vm = sender->vm;
-	else if (in_task() && current->mm)
+	/* Not a vCPU thread: one turned away at the caps is not a device. */
+	else if (in_task() && current->mm && vmlat_task_find(current) < 0)
 		vm = vmlat_vm_of_mm(current->mm);
 	else
 		vm = NULL;
