@@ -60,7 +60,10 @@ Checks, per case, on vmlat's JSON for the guest's VM:
   - nothing of the case's source was lost, and no other source was seen,
     but for a timer KVM found expired when the guest armed it (an exit
     longer than the period, on a loaded host): made pending with no
-    hrtimer, its source is "other" (the record counts those).
+    hrtimer, its source is "other" (the record counts those);
+  - what vmlat could not pair is the record's: the VM's injections of a
+    vector not accepted since (irq_unmatched), and the accepts made
+    outside the VM's threads or in an interrupt (irq_unattributed).
 
 A case whose guest got no interrupt for 60 s (KVM never delivered one:
 seen once, on 7.2 with the machine loaded by another test host) is
@@ -109,6 +112,8 @@ NOW = re.compile(r"now=(\d+)")
 # An event's flags: interrupts off ("d"), and its context (hard or soft
 # interrupt, NMI: "h", "s", "H", "z")
 FLAGS = re.compile(r"\]\s+(\S+)\s+\d+\.\d+:")
+# A delivery mode KVM injects as a vector (vmlat leaves the others out)
+VECTOR_DM = re.compile(r"\((?:Fixed|LowPrio)\|")
 VMLAT_IRQ = re.compile(r"duration_ns=(\d+) src=(\w+) at=(\w+)"
                        r"(?: wait_ns=(\d+))?")
 
@@ -171,6 +176,10 @@ def oracle(trace, tids, target, sender, vector):
     switches = {}           # CPU: its switches, [(time, next pid)]
     wait_ends = []          # brackets of its waits' ends: [(lo, time)]
     woken_out = None        # it went off CPU woken, its sched_wakeup to come
+    target_apic = tids.index(target)
+    shadow = set()          # vectors accepted for it, not yet injected
+    unmatched = 0           # its injections of a vector not accepted
+    foreign = 0             # accepts outside the VM's threads
     recent = []             # the last events of the target, for a human
     for line in trace.splitlines():
         f = LINE.match(line)
@@ -273,6 +282,12 @@ def oracle(trace, tids, target, sender, vector):
                 stamp = (t, at, min(t, int(m.group(1))) if m else lo,
                          wait_total + (t - wait_since
                                        if wait_since is not None else 0))
+        elif ev == "kvm_apic_accept_irq" and (pid not in th or in_irq):
+            # Accepted outside the VM's threads, or in an interrupt: vmlat
+            # cannot tell whose (a vector's delivery modes only)
+            if VECTOR_DM.search(body):
+                foreign += 1
+            continue
         elif pid not in th:
             continue
         elif ev == "kvm_exit":
@@ -286,9 +301,14 @@ def oracle(trace, tids, target, sender, vector):
             # VMX's preemption timer, KVM's timer while the vCPU runs
             if pid == target and sender is None and stamp is None and \
                     HV_TIMER.search(body):
-                stamp = (t, "guest", lo)
+                stamp = (t, "guest", lo,
+                         wait_total + (t - wait_since
+                                       if wait_since is not None else 0))
         elif ev == "kvm_apic_accept_irq":
             m = ACCEPT.search(body)
+            if m and int(m.group(1), 16) == target_apic and \
+                    VECTOR_DM.search(body):
+                shadow.add(int(m.group(2)))
             if not m or int(m.group(2)) != vector:
                 continue
             if sender is None:
@@ -314,6 +334,12 @@ def oracle(trace, tids, target, sender, vector):
                 coalesced.append(t)
         elif ev == "kvm_inj_virq" and pid == target:
             m = INJ.search(body)
+            if m and "reinjected" not in body:
+                # An injection of a vector not accepted since its last
+                if int(m.group(1), 0) in shadow:
+                    shadow.discard(int(m.group(1), 0))
+                else:
+                    unmatched += 1
             if not m or int(m.group(1), 0) != vector or \
                     "reinjected" in body:
                 continue
@@ -363,7 +389,7 @@ def oracle(trace, tids, target, sender, vector):
         d["ambiguous"] = any(clo < d["phi"] and cts >= d["plo"]
                              for clo, cts in changes)
         d["holders"] = holders(switches, d["last_wait"])
-    return out, unstamped, coalesced
+    return out, unstamped, coalesced, unmatched, foreign
 
 
 def holders(switches, wait):
@@ -413,6 +439,7 @@ def run(name, argv, hog_cpu=None, threshold_us=0):
         hog = subprocess.Popen(
             [sys.executable, "-c", "while True: pass"],
             preexec_fn=lambda: os.sched_setaffinity(0, {hog_cpu}))
+    unattributed = rd_json().get("irq_unattributed", 0)
     try:
         with tracing_instance(INST, EVENTS, 8192):
             p = subprocess.Popen([os.path.join(HERE, "irq_guest")] + argv,
@@ -454,6 +481,7 @@ def run(name, argv, hog_cpu=None, threshold_us=0):
     g = key_values(out)
     doc = rd_json()
     vm = vm_of(doc, int(g["pid"]))
+    g["unattributed"] = doc.get("irq_unattributed", 0) - unattributed
     keep("irq_%s_module.json" % name, json.dumps(doc))
     keep("irq_%s.json" % name, json.dumps({"guest": g, "vm": vm}, indent=1))
     keep("irq_%s.txt" % name, rd(VMLAT + "/irq") + rd(VMLAT + "/histograms") +
@@ -470,7 +498,8 @@ def check(name, source, g, trace, vm, target, sender):
     """Check vmlat's deliveries of @source for the guest's VM against the
     record's; return the record's deliveries."""
     tids = [int(x) for x in g["tids"].split(",")]
-    ds, unstamped, coalesced = oracle(trace, tids, tids[target],
+    ds, unstamped, coalesced, unmatched, foreign = oracle(
+        trace, tids, tids[target],
                                       None if sender is None else
                                       tids[sender], int(g["vector"]))
     if coalesced:
@@ -579,6 +608,15 @@ def check(name, source, g, trace, vm, target, sender):
     tap(lost == 0 and others == unstamped, name + ".nothing-else",
         "lost %d, other sources %d (%d timers expired when armed)" % (
             lost, others, unstamped))
+    # What vmlat could not pair: injections of a vector it had not seen
+    # accepted (the VM's irq_unmatched), and accepts it could not tell
+    # the VM or target of (the module's irq_unattributed, over the run),
+    # against the record's own.
+    tap(vm.get("irq_unmatched") == unmatched and
+        g["unattributed"] == foreign, name + ".unpaired",
+        "vmlat: %s injections unmatched, %s accepts unattributed; record: "
+        "%d, %d" % (vm.get("irq_unmatched"), g["unattributed"], unmatched,
+                    foreign))
     return ds
 
 
