@@ -150,19 +150,25 @@ struct vcpu_thread {
 	int err;
 };
 
+/* The calling thread's tid, in @tid, and its CPU, @cpu: 0 or errno. */
+static int pin_self(int cpu, pid_t *tid)
+{
+	cpu_set_t set;
+
+	*tid = syscall(SYS_gettid);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+}
+
 static void *vcpu_fn(void *arg)
 {
 	struct vcpu_thread *v = arg;
 	struct ucall uc;
-	cpu_set_t set;
 
-	v->tid = syscall(SYS_gettid);
-	CPU_ZERO(&set);
-	CPU_SET(v->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		v->err = errno;
+	v->err = pin_self(v->cpu, &v->tid);
+	if (v->err)
 		return NULL;
-	}
 	for (;;) {
 		vcpu_run(v->vcpu);
 		switch (get_ucall(v->vcpu, &uc)) {
@@ -195,15 +201,10 @@ static void *io_fn(void *arg)
 {
 	struct io_thread *io = arg;
 	uint64_t v, one = 1;
-	cpu_set_t set;
 
-	io->tid = syscall(SYS_gettid);
-	CPU_ZERO(&set);
-	CPU_SET(io->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		io->err = errno;
+	io->err = pin_self(io->cpu, &io->tid);
+	if (io->err)
 		return NULL;
-	}
 	for (;;) {
 		if (read(io->doorbell, &v, sizeof(v)) != sizeof(v) ||
 		    write(io->irqfd, &one, sizeof(one)) != sizeof(one)) {
