@@ -104,22 +104,18 @@ static __always_inline enum vmlat_irq_at vmlat_vcpu_at_now(struct vmlat_vcpu *vc
 /*
  * @vc's time waiting for a CPU so far (runnable, off CPU: preempted, or
  * woken and not running yet), the wait in progress too: what a pending
- * interrupt's wait is the growth of. Those states' times change under
- * its lock only.
+ * interrupt's wait is the growth of. Those states' times, and the state
+ * while in one of them, change under its lock only: the thread's own
+ * lock-free writes, while on CPU, touch the other states'.
  *
  * Context: its lock, or its own thread on CPU.
  */
-static __always_inline u64 vmlat_vcpu_wait_ns(const struct vmlat_vcpu *vc,
-					      u64 now)
+static u64 vmlat_vcpu_wait_ns(const struct vmlat_vcpu *vc, u64 now)
 {
-	const struct vmlat_vcpu_acct *a = &vc->acct;
-	u8 state = READ_ONCE(a->state);
-	u64 t = READ_ONCE(a->time_ns[VMLAT_PREEMPTED]) +
-		READ_ONCE(a->time_ns[VMLAT_WAIT]);
+	u64 t[VMLAT_NR_STATES], observed;
 
-	if (state == VMLAT_PREEMPTED || state == VMLAT_WAIT)
-		t += vmlat_span(READ_ONCE(a->since_ns), now);
-	return t;
+	vmlat_acct_snapshot(&vc->acct, now, t, &observed);
+	return t[VMLAT_PREEMPTED] + t[VMLAT_WAIT];
 }
 
 /* @vm's vCPU of id @id, if it has a live record. Context: a probe. */
