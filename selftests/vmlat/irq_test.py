@@ -178,6 +178,15 @@ def oracle(trace, tids, target, sender, vector):
     woken_out = None        # it went off CPU woken, its sched_wakeup to come
     target_apic = tids.index(target)
     shadow = set()          # vectors accepted for it, not yet injected
+
+    def waited(t):
+        """The target's time runnable off CPU until @t."""
+        return wait_total + (t - wait_since if wait_since is not None else 0)
+
+    def wait_end(lo, t):
+        """The bracket of a wait's end at @t: vmlat's probe ran after @lo
+        and after the target's change before."""
+        return (max([lo] + [c[1] for c in changes[-1:]]), t)
     unmatched = 0           # its injections of a vector not accepted
     foreign = 0             # accepts outside the VM's threads
     recent = []             # the last events of the target, for a human
@@ -221,14 +230,12 @@ def oracle(trace, tids, target, sender, vector):
                 if not state.startswith("R"):
                     woken_out = t
                 wait_since = t
-                wait_ends.append((max([lo] + [c[1] for c in changes[-1:]]),
-                                  t))
+                wait_ends.append(wait_end(lo, t))
             if nxt == target and wait_since is not None:
                 wait_total += t - wait_since
                 last_wait = (wait_since, t, cpu)
                 wait_since = None
-                wait_ends.append((max([lo] + [c[1] for c in changes[-1:]]),
-                                  t))
+                wait_ends.append(wait_end(lo, t))
             if prev in th:
                 # Out of the guest, whether or not its kvm_exit came yet
                 # (6.1's SVM traces it after the host's interrupt, which
@@ -255,8 +262,7 @@ def oracle(trace, tids, target, sender, vector):
                 if int(m.group(1)) == target and woke and \
                         wait_since is None:
                     wait_since = t
-                    wait_ends.append((max([lo] + [c[1] for c in
-                                                  changes[-1:]]), t))
+                    wait_ends.append(wait_end(lo, t))
                 if ev == "sched_waking" and w.on_cpu:
                     w.woken = True
                 # Off CPU woken: vmlat has its wait from the switch-out if
@@ -280,8 +286,7 @@ def oracle(trace, tids, target, sender, vector):
                 if pid == target and at == "host" and th[target].intr:
                     at = "guest"
                 stamp = (t, at, min(t, int(m.group(1))) if m else lo,
-                         wait_total + (t - wait_since
-                                       if wait_since is not None else 0))
+                         waited(t))
         elif ev == "kvm_apic_accept_irq" and (pid not in th or in_irq):
             # Accepted outside the VM's threads, or in an interrupt: vmlat
             # cannot tell whose (a vector's delivery modes only)
@@ -301,9 +306,7 @@ def oracle(trace, tids, target, sender, vector):
             # VMX's preemption timer, KVM's timer while the vCPU runs
             if pid == target and sender is None and stamp is None and \
                     HV_TIMER.search(body):
-                stamp = (t, "guest", lo,
-                         wait_total + (t - wait_since
-                                       if wait_since is not None else 0))
+                stamp = (t, "guest", lo, waited(t))
         elif ev == "kvm_apic_accept_irq":
             m = ACCEPT.search(body)
             if m and int(m.group(1), 16) == target_apic and \
@@ -326,8 +329,7 @@ def oracle(trace, tids, target, sender, vector):
                 if pid != sender or int(m.group(1), 16) != 1:
                     continue
                 when, at, rlo = t, th[target].at(), exit_ts.get(pid, lo)
-                wsnap = wait_total + (t - wait_since
-                                      if wait_since is not None else 0)
+                wsnap = waited(t)
             if not any(not p[2] for p in pending):
                 pending.append([when, at, False, rlo, list(recent), wsnap])
             else:
