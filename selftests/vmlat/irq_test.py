@@ -36,7 +36,8 @@ Checks, per case, on vmlat's JSON for the guest's VM:
   - its deliveries of the case's source are the record's, one for one
     (the VM lives inside the record), and the guest's own count, but for
     up to 1% the record shows no delivery of (seen on 7.2 under load: an
-    open question, the record kept);
+    open question, the record kept), by which the guest's count may also
+    exceed what was sent;
   - their sum and maximum are the record's, within what the record
     brackets: vmlat's probe on a tracepoint runs before ftrace's, so its
     clock read lies between the event before on that CPU (or, for an
@@ -526,13 +527,20 @@ def check(name, source, g, trace, vm, target, sender):
     # loaded, the guest took 1 timer interrupt in 150 that the record
     # shows no delivery of (accept, injection, entry). vmlat must be the
     # record exactly; the record may miss up to 1% of the guest's, kept
-    # for a human until that path is known.
+    # for a human until that path is known. Such an interrupt is one
+    # more than the guest waited for: once on 7.2 (device, loaded) it
+    # counted 151 for 150 doorbells. The likely path is the test host's
+    # emulator, not KVM: QEMU's TCG delivers an interrupt it injected
+    # into the nested guest again when its CPU thread is kicked, with no
+    # VM exit (a reading of its source, not confirmed). So the guest's
+    # count is at least N, and over it by no more than the record misses.
     got_co = sum(c["coalesced"] for c in cells)
     missed = count - unstamped - len(coalesced) - n
     if missed:
         keep("irq_%s_trace.txt" % name, trace)
-    tap(count == N and got_n == n and got_co == len(coalesced) and
-        0 <= missed <= max(1, N // 100), name + ".count",
+    tap(N <= count <= N + max(1, N // 100) and got_n == n and
+        got_co == len(coalesced) and 0 <= missed <= max(1, N // 100),
+        name + ".count",
         "guest %d (of %d), vmlat %d, ftrace record %d, and %d timer "
         "interrupts expired when armed (other), %d accepts while the "
         "vector was pending (vmlat: %d coalesced), %d the record shows no "
