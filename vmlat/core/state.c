@@ -74,6 +74,7 @@ void vmlat_acct_init(struct vmlat_vcpu_acct *a, enum vmlat_event first,
 {
 	memset(a, 0, sizeof(*a));
 	vmlat_nested_init(&a->nested);
+	vmlat_halt_init(&a->halt);
 	vmlat_as_cursor_init(&a->as);
 	a->first_ns = now_ns;
 	a->since_ns = now_ns;
@@ -152,6 +153,7 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 		a->exit_pending = false;
 		a->halted = hlt;
 		a->in_user = false;
+		vmlat_halt_arm(&a->halt);
 		break;
 	case VMLAT_EV_ENTRY:
 		/* An exit without its kvm_exit: no reason, not counted. */
@@ -168,9 +170,19 @@ void vmlat_acct_event(struct vmlat_vcpu_acct *a, enum vmlat_event ev,
 	case VMLAT_EV_USER_EXIT:
 		a->in_user = true;
 		break;
-	case VMLAT_EV_WAKEUP:
 	case VMLAT_EV_OUT_WOKEN:
+		/* Asleep, and woken already: both at once. */
+		if (old == VMLAT_KERNEL && a->halted)
+			vmlat_halt_asleep(&a->halt, a->since_ns);
 		a->woken_ns = a->since_ns;
+		break;
+	case VMLAT_EV_WAKEUP:
+		a->woken_ns = a->since_ns;
+		break;
+	case VMLAT_EV_OUT_SLEEP:
+		/* In KVM after a HLT exit: KVM's halt. */
+		if (old == VMLAT_KERNEL && a->halted)
+			vmlat_halt_asleep(&a->halt, a->since_ns);
 		break;
 	case VMLAT_EV_IN:
 		if (t & T_BAD)
@@ -273,6 +285,7 @@ void vmlat_acct_reset(struct vmlat_vcpu_acct *a, u32 gen, u64 at_ns)
 	a->late_switched = 0;
 	a->late_ns = 0;
 	vmlat_nested_reset(&a->nested);
+	vmlat_halt_reset(&a->halt);
 	/* The same address space, counted from the times' new zero. */
 	memset(&a->as.base, 0, sizeof(a->as.base));
 	memset(&a->as.reasons, 0, sizeof(a->as.reasons));

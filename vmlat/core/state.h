@@ -29,6 +29,7 @@
 
 #include "aspace.h"
 #include "doc_names.h"	/* enum vmlat_state */
+#include "halt.h"
 #include "nested.h"
 #include "pure.h"
 
@@ -80,6 +81,8 @@ struct vmlat_done {
  * @nested:	L1/L2 accounting, fed by the vCPU's thread (nested.h)
  * @as:		the guest address space it runs, fed by its thread at
  *		every exit (aspace.h); a reset restarts its stretch
+ * @halt:	its halts and halt-polling (halt.h): its switch-outs asleep
+ *		and its exits here, the rest by its thread (vmlat_halt_ended())
  * @reset_gen:	the reset the times count from (vmlat_acct_reset())
  * @state:	current state (enum vmlat_state)
  * @in_user:	when on CPU, runs in the VMM (after kvm_userspace_exit)
@@ -104,6 +107,7 @@ struct vmlat_vcpu_acct {
 	u64 woken_ns;
 	struct vmlat_nested nested;
 	struct vmlat_as_cursor as;
+	struct vmlat_halt halt;
 	u32 reset_gen;
 	u8 state;
 	bool in_user;
@@ -200,6 +204,7 @@ static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
 		a->exits++;
 		a->exit_host_ns = 0;
 		a->halted = hlt;
+		vmlat_halt_arm(&a->halt);
 		a->in_user = false;
 	} else if (ev == VMLAT_EV_USER_EXIT) {
 		a->exit_host_ns += d;
