@@ -834,6 +834,50 @@ static int irq_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(irq);
 
+/* ---- halt-polling ------------------------------------------------------ */
+
+/* A vCPU's halts (struct vmlat_halt_stats). */
+static const struct vmlat_col halt_cols[] = {
+	VMLAT_COL(struct vmlat_halt_stats, halts),
+	VMLAT_COL(struct vmlat_halt_stats, polled),
+	VMLAT_COL(struct vmlat_halt_stats, hits),
+	VMLAT_COL(struct vmlat_halt_stats, hit_ns),
+	VMLAT_COL(struct vmlat_halt_stats, miss_ns),
+	VMLAT_COL(struct vmlat_halt_stats, slept),
+	VMLAT_COL(struct vmlat_halt_stats, slept_ns),
+	VMLAT_COL(struct vmlat_halt_stats, woken),
+	VMLAT_COL(struct vmlat_halt_stats, wake_ns),
+	VMLAT_COL(struct vmlat_halt_stats, invalid),
+	VMLAT_COL(struct vmlat_halt_stats, grows),
+	VMLAT_COL(struct vmlat_halt_stats, shrinks),
+	VMLAT_COL(struct vmlat_halt_stats, unseen),
+};
+
+/* A row per vCPU that halted. */
+static int halt_show(struct seq_file *m, void *unused)
+{
+	struct tables_buf *b = tables_buf();
+	u64 now = vmlat_now_ns();
+	unsigned int i;
+
+	if (!b)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid vcpu tid");
+	vmlat_cols_header(m, COLS(halt_cols));
+	seq_putc(m, '\n');
+	for (i = 0; i < vmlat_view_nr_vcpus(); i++) {
+		if (!vmlat_view_vcpu(i, now, &b->vcpu) || !b->vcpu.halt.halts)
+			continue;
+		seq_printf(m, "%d %d %d", b->vcpu.vm_pid, b->vcpu.idx,
+			   b->vcpu.tid);
+		vmlat_cols_text(m, COLS(halt_cols), &b->vcpu.halt);
+		seq_putc(m, '\n');
+	}
+	tables_buf_free(b);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(halt);
+
 /* ---- clock sync ------------------------------------------------------- */
 
 /*
@@ -1227,6 +1271,7 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 		    struct tables_buf *b, bool comma)
 {
 	const struct vmlat_vm *vm = b->vms[n];
+	struct vmlat_halt_stats halt = {};
 	struct vmlat_view_states st;
 	struct vmlat_exit_row exit;
 	size_t mark = m->count;
@@ -1258,7 +1303,10 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 			   "exited");
 		vmlat_cols_json(m, COLS(state_cols), &b->vcpu.st);
 		vmlat_cols_json(m, COLS(order_cols), &b->vcpu.order);
+		seq_puts(m, ",\"halt\":");
+		json_obj(m, COLS(halt_cols), &b->vcpu.halt);
 		seq_putc(m, '}');
+		vmlat_halt_add(&halt, &b->vcpu.halt);
 		first = false;
 	}
 
@@ -1296,6 +1344,8 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 		json_hist(m, &b->hist);
 	}
 	seq_putc(m, '}');
+	seq_puts(m, ",\"halt\":");
+	json_obj(m, COLS(halt_cols), &halt);
 	json_irq(m, vm, &b->irq);
 	json_nested(m, n, now, b);
 	json_sync(m, vm, &b->sync);
@@ -1353,5 +1403,6 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 			    &nested_exits_fops);
 	debugfs_create_file("sync", 0444, dir, NULL, &sync_fops);
 	debugfs_create_file("irq", 0444, dir, NULL, &irq_fops);
+	debugfs_create_file("halt", 0444, dir, NULL, &halt_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
 }

@@ -691,6 +691,65 @@ void vmlat_on_userspace_exit(void)
 }
 
 /**
+ * vmlat_on_halt_poll_ns() - KVM changed a vCPU's poll window
+ * @grow:	grown (or shrunk)
+ * @vcpu_id:	the vCPU's id
+ * @old:	the window before, the one the halt ending had
+ *
+ * Context: kvm_halt_poll_ns tracepoint, in the halting vCPU's thread, at
+ * the end of its halt and before kvm_vcpu_wakeup.
+ */
+void vmlat_on_halt_poll_ns(bool grow, unsigned int vcpu_id, unsigned int old)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+	unsigned long flags;
+	bool locked;
+
+	if (!vc || vc->vcpu_id != vcpu_id)
+		return;
+	locked = vmlat_owner_write_begin(vc, &flags);
+	vmlat_vcpu_catch_up(vc);
+	vmlat_halt_window(&vc->acct.halt, grow, old);
+	vmlat_owner_write_end(vc, locked, flags);
+}
+
+/**
+ * vmlat_on_vcpu_wakeup() - KVM ended a halt of the current vCPU thread
+ * @ns:		the halt's length, polling included
+ * @waited:	the thread slept
+ * @valid:	the wake-up brought the vCPU an event
+ *
+ * The window and the guest's consent are read from the vCPU the thread
+ * runs, once vmlat_kvm_vcpu_loaded() showed it alive: KVM changes them
+ * only in this thread (the window) or in its exits (the MSR).
+ *
+ * Context: kvm_vcpu_wakeup tracepoint, in the vCPU's thread, on CPU.
+ */
+void vmlat_on_vcpu_wakeup(u64 ns, bool waited, bool valid)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+	struct vmlat_halt_end e = {
+		.halt_ns = ns, .waited = waited, .valid = valid,
+	};
+	const struct kvm_vcpu *vcpu;
+	unsigned long flags;
+	bool locked;
+
+	if (!vc || !vmlat_layout_ok(VMLAT_LAYOUT_HALT))
+		return;
+	vcpu = vc->kvm_vcpu;
+	if (!vmlat_kvm_vcpu_loaded(vcpu))
+		return;
+	e.window_ns = vmlat_kvm_halt_window(vcpu, &e.may_poll);
+	e.now_ns = vmlat_now_ns();
+	locked = vmlat_owner_write_begin(vc, &flags);
+	vmlat_vcpu_catch_up(vc);
+	e.woken_ns = vc->acct.woken_ns;
+	vmlat_halt_ended(&vc->acct.halt, &e);
+	vmlat_owner_write_end(vc, locked, flags);
+}
+
+/**
  * vmlat_on_mmu_get_page() - KVM's MMU looked up or made a shadow page
  *
  * Context: kvmmmu:kvm_mmu_get_page tracepoint, MMU lock held; current

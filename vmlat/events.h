@@ -21,6 +21,8 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
 void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
 void vmlat_on_kvm_exit_reason(struct kvm_vcpu *vcpu, u32 isa, u32 reason);
 void vmlat_on_userspace_exit(void);
+void vmlat_on_halt_poll_ns(bool grow, unsigned int vcpu_id, unsigned int old);
+void vmlat_on_vcpu_wakeup(u64 ns, bool waited, bool valid);
 void vmlat_on_mmu_get_page(void);
 void vmlat_on_nested_vmexit_inject(void);
 void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,

@@ -31,7 +31,8 @@ enum vmlat_layout_group {
 	VMLAT_LAYOUT_SVM_RAX	= BIT(9),	/* L2 sync calls */
 	VMLAT_LAYOUT_IRQ	= BIT(10),	/* interrupt delivery */
 	VMLAT_LAYOUT_LAPIC	= BIT(11),	/* LAPIC timer expiries */
-	VMLAT_LAYOUT_NR_GROUPS	= 12
+	VMLAT_LAYOUT_HALT	= BIT(12),	/* halt-polling */
+	VMLAT_LAYOUT_NR_GROUPS	= 13
 };
 
 /* Whose BTF confirms a member: kvm's (with vmlinux), or kvm_amd's. */

@@ -224,6 +224,30 @@ static void vmlat_probe_kvm_set_irq(void *data, unsigned int gsi, int level,
 	preempt_enable_notrace();
 }
 
+/* Halt-polling (events.c): both in the halting vCPU's thread. */
+static void vmlat_probe_kvm_halt_poll_ns(void *data, bool grow,
+					 unsigned int vcpu_id,
+					 unsigned int new, unsigned int old)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_HALT_POLL_NS);
+	vmlat_on_halt_poll_ns(grow, vcpu_id, old);
+	preempt_enable_notrace();
+}
+
+static void vmlat_probe_kvm_vcpu_wakeup(void *data, __u64 ns, bool waited,
+					bool valid)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_VCPU_WAKEUP);
+	vmlat_on_vcpu_wakeup(ns, waited, valid);
+	preempt_enable_notrace();
+}
+
 /* Every hrtimer's expiry, in its hard or soft IRQ: one compare for most. */
 static void vmlat_probe_hrtimer_expire_entry(void *data, struct hrtimer *t,
 					     ktime_t *now)
@@ -382,6 +406,11 @@ const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 	     VARIANT_5_10("(__u64, __u64)", vmlat_probe_kvm_msi_set_irq)),
 	HOOK(VMLAT_HOOK_KVM_SET_IRQ, "kvm", "kvm_set_irq", "kvm",
 	     VARIANT_5_10("(unsigned int, int, int)", vmlat_probe_kvm_set_irq)),
+	HOOK(VMLAT_HOOK_KVM_HALT_POLL_NS, "kvm", "kvm_halt_poll_ns", "kvm",
+	     VARIANT_5_10("(bool, unsigned int, unsigned int, unsigned int)",
+			  vmlat_probe_kvm_halt_poll_ns)),
+	HOOK(VMLAT_HOOK_KVM_VCPU_WAKEUP, "kvm", "kvm_vcpu_wakeup", "kvm",
+	     VARIANT_5_10("(__u64, bool, bool)", vmlat_probe_kvm_vcpu_wakeup)),
 	HOOK(VMLAT_HOOK_SCHED_SWITCH, "sched", "sched_switch", NULL,
 	     VARIANT("(bool, " P_TASK ", " P_TASK ", unsigned int)",
 		     vmlat_probe_sched_switch),

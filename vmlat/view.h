@@ -19,6 +19,7 @@
 #include "clock_fit.h"
 #include "clock_sync.h"
 #include "exit_stats.h"
+#include "halt.h"
 #include "nested.h"
 #include "state.h"
 #include "topk.h"
@@ -88,6 +89,7 @@ struct vmlat_view_order {
  * @nested:	its nested accounting, current interval included
  * @as:		the guest address space it runs and its stretch so far
  *		(@as.key VMLAT_AS_NONE: none, or its thread exited)
+ * @halt:	its halts and halt-polling (halt.h)
  */
 struct vmlat_view_vcpu {
 	const struct vmlat_vm *vm;
@@ -100,6 +102,7 @@ struct vmlat_view_vcpu {
 	struct vmlat_view_order order;
 	struct vmlat_nested nested;
 	struct vmlat_as_stretch as;
+	struct vmlat_halt_stats halt;
 };
 
 /**

@@ -41,6 +41,8 @@ const char *const vmlat_hook_names[VMLAT_NR_HOOKS] = {
 	"kvm:kvm_inj_virq",
 	"kvm:kvm_msi_set_irq",
 	"kvm:kvm_set_irq",
+	"kvm:kvm_halt_poll_ns",
+	"kvm:kvm_vcpu_wakeup",
 	"sched:sched_switch",
 	"sched:sched_waking",
 	"sched:sched_wakeup",

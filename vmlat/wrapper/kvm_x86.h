@@ -704,4 +704,24 @@ static __always_inline int vmlat_kvm_exit_tsc(const struct kvm_vcpu *vcpu,
 	return 0;
 }
 
+/**
+ * vmlat_kvm_halt_window() - the poll window KVM gives @vcpu's halts
+ * @vcpu:	a vCPU running in this thread (vmlat_kvm_vcpu_loaded())
+ * @may_poll:	set to whether its guest leaves polling on: bit 0 of
+ *		MSR_KVM_POLL_CONTROL, which KVM's kvm_arch_no_poll() reads
+ *
+ * Return: vcpu->halt_poll_ns, 0 if closed; 0 with @may_poll false if
+ * the two members' layout is refused (layout.h).
+ */
+static __always_inline u32 vmlat_kvm_halt_window(const struct kvm_vcpu *vcpu,
+						 bool *may_poll)
+{
+	if (!vmlat_layout_ok(VMLAT_LAYOUT_HALT)) {
+		*may_poll = false;
+		return 0;
+	}
+	*may_poll = READ_ONCE(vcpu->arch.msr_kvm_poll_control) & 1;
+	return READ_ONCE(vcpu->halt_poll_ns);
+}
+
 #endif /* _VMLAT_KVM_X86_H */
