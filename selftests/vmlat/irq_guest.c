@@ -30,6 +30,12 @@
  *	irq_guest mode=M pid=P tids=T0[,T1[,TIO]] vector=V count=N
  *	  tsc_khz=K late_sum_ns=S late_max_ns=X
  *
+ * and, once every vCPU thread has left KVM_RUN (the halter is stopped by
+ * a signal, which ends its last halt), KVM's own halt-polling counters of
+ * the VM, those its debugfs has (/sys/kernel/debug/kvm/PID-FD/):
+ *
+ *	kvm_stats halt_attempted_poll=A halt_successful_poll=S ...
+ *
  * A guest that gets no interrupt for 60 s ends the run: exit status 3.
  *
  * late: for the timer, handler TSC - (arming TSC + PERIOD_US); for an
@@ -40,6 +46,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <sched.h>
 #include <stdio.h>
@@ -141,6 +148,9 @@ static void ipi_sender(void)
 	GUEST_DONE();
 }
 
+/* Set before the halter's thread is signalled to leave KVM_RUN. */
+static int stop_halter;
+
 struct vcpu_thread {
 	pthread_t thread;
 	struct kvm_vcpu *vcpu;
@@ -170,7 +180,15 @@ static void *vcpu_fn(void *arg)
 	if (v->err)
 		return NULL;
 	for (;;) {
-		vcpu_run(v->vcpu);
+		if (__vcpu_run(v->vcpu)) {
+			if (errno != EINTR) {
+				v->err = errno;
+				return NULL;
+			}
+			if (READ_ONCE(stop_halter))
+				return NULL;
+			continue;
+		}
 		switch (get_ucall(v->vcpu, &uc)) {
 		case UCALL_DONE:
 			WRITE_ONCE(v->done, 1);
@@ -247,6 +265,50 @@ static void device_setup(struct kvm_vm *vm, struct io_thread *io)
 	vm_ioctl(vm, KVM_IRQFD, &irqfd);
 }
 
+static void on_stop(int sig)
+{
+}
+
+/*
+ * Stop the halter's thread: the signal ends its halt and KVM_RUN (again
+ * until it is seen, should it come between two KVM_RUNs).
+ */
+static void halter_stop(struct vcpu_thread *v)
+{
+	WRITE_ONCE(stop_halter, 1);
+	while (pthread_tryjoin_np(v->thread, NULL) == EBUSY) {
+		pthread_kill(v->thread, SIGUSR1);
+		usleep(10000);
+	}
+}
+
+/* KVM's halt-polling counters of @vm, those its debugfs has. */
+static void print_kvm_stats(struct kvm_vm *vm)
+{
+	static const char *const names[] = {
+		"halt_attempted_poll", "halt_successful_poll",
+		"halt_poll_success_ns", "halt_poll_fail_ns", "halt_wait_ns",
+		"halt_poll_invalid", "halt_wakeup",
+	};
+	unsigned long long val;
+	char path[128];
+	unsigned int i;
+	FILE *f;
+
+	printf("kvm_stats");
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/kvm/%d-%d/%s",
+			 (int)getpid(), vm->fd, names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &val) == 1)
+			printf(" %s=%llu", names[i], val);
+		fclose(f);
+	}
+	printf("\n");
+}
+
 #define SET_GLOBAL(vm, g, val) \
 	(*(uint64_t *)addr_gva2hva(vm, (vm_vaddr_t)&(g)) = (val))
 #define GET_GLOBAL(vm, g) \
@@ -278,6 +340,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	device = !strcmp(argv[1], "device");
+	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = on_stop }, NULL);
 	n = atol(argv[2]);
 	us = atol(argv[3]);
 	for (i = 0; i < nr; i++)
@@ -360,7 +423,10 @@ int main(int argc, char **argv)
 				    tsc_khz),
 	       (unsigned long long)(GET_GLOBAL(vm, g_late_max) * 1000000 /
 				    tsc_khz));
+	if (ipi)
+		halter_stop(&v[1]);
+	print_kvm_stats(vm);
 	fflush(stdout);
-	/* Not kvm_vm_free(): the halter's thread is still in KVM_RUN. */
+	/* Not kvm_vm_free(): the I/O thread may still read its doorbell. */
 	_exit(0);
 }

@@ -66,6 +66,20 @@ Checks, per case, on vmlat's JSON for the guest's VM:
     vector not accepted since (irq_unmatched), and the accepts made
     outside the VM's threads or in an interrupt (irq_unattributed).
 
+Halt-polling, per case: timer, timer-hog and ipi run with KVM's
+halt_poll_ns at 4 ms (the default 200 us is below a TCG host's 2 ms
+halts: KVM would never poll), the others with the default:
+  - the VM's halts, those that slept, that KVM polled, the polls that
+    paid off (and their CPU time), exactly the record's: its
+    kvm_vcpu_wakeup events and its kvm_halt_poll_ns (the window each
+    halt had); the CPU time of the polls that ended in a sleep, the
+    sleeps and the wake-ups, within the record's brackets of vmlat's
+    clock reads;
+  - the polls and those that paid off are KVM's own counters of the VM
+    (its debugfs, read by irq_guest once its vCPUs left KVM_RUN; 5.10
+    counts fewer hits), and KVM's CPU time of the hits is within
+    vmlat's.
+
 A case whose guest got no interrupt for 60 s (KVM never delivered one:
 seen once, on 7.2 with the machine loaded by another test host) is
 skipped, saying so, with the record's last second kept.
@@ -89,7 +103,7 @@ INST = TRACING + "/instances/vmlat_irq_test"
 EVENTS = ["timer/hrtimer_expire_entry", "kvm/kvm_apic_accept_irq",
           "kvm/kvm_inj_virq", "kvm/kvm_entry", "kvm/kvm_exit",
           "sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
-          "vmlat/vmlat_irq"]
+          "vmlat/vmlat_irq", "kvm/kvm_vcpu_wakeup", "kvm/kvm_halt_poll_ns"]
 N = 150
 TIMER_US = 2000
 IPI_GAP_US = 2000
@@ -99,6 +113,11 @@ HOG_CPU = 1
 THRESHOLD_US = 300
 # irq_guest's exit status when its guest got no interrupt for 60 s
 STUCK_EXIT = 3
+# KVM's halt-polling window's maximum: the cases that poll set it past
+# their halts (the default, 200 us, is below a TCG host's 2 ms halts, so
+# KVM never grows the window), then put it back
+HALT_POLL_NS = "/sys/module/kvm/parameters/halt_poll_ns"
+POLL_US = 4000
 
 LINE = re.compile(r"^\s*(.*)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+"
                   r"(?:\S+\s+)?(\d+\.\d+):\s+(\w+):\s?(.*)$")
@@ -115,6 +134,8 @@ NOW = re.compile(r"now=(\d+)")
 FLAGS = re.compile(r"\]\s+(\S+)\s+\d+\.\d+:")
 # A delivery mode KVM injects as a vector (vmlat leaves the others out)
 VECTOR_DM = re.compile(r"\((?:Fixed|LowPrio)\|")
+HALT_POLL = re.compile(r"halt_poll_ns (\d+) \((?:grow|shrink) (\d+)\)")
+WAKEUP = re.compile(r"(wait|poll) time (\d+) ns, polling (valid|invalid)")
 VMLAT_IRQ = re.compile(r"duration_ns=(\d+) src=(\w+) at=(\w+)"
                        r"(?: wait_ns=(\d+))?")
 
@@ -428,12 +449,16 @@ def key_values(text):
                               if "=" in kv)}
 
 
-def run(name, argv, hog_cpu=None, threshold_us=0):
-    """Run ./irq_guest @argv under the record (with a hog on @hog_cpu, and
-    threshold_irq_us at @threshold_us, the reports forgotten before);
-    return (guest's line as a dict, the record, vmlat's VM, the reports
-    file)."""
+def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
+    """Run ./irq_guest @argv under the record (with a hog on @hog_cpu,
+    threshold_irq_us at @threshold_us, the reports forgotten before, and
+    KVM's halt_poll_ns at @poll_us if set); return (guest's lines as a
+    dict, the record, vmlat's VM, the reports file)."""
     hog = None
+    poll_was = None
+    if poll_us:
+        poll_was = rd(HALT_POLL_NS).strip()
+        wr(HALT_POLL_NS, str(poll_us * 1000))
     if threshold_us:
         wr(VMLAT + "/reset", "1")
         wr(VMLAT + "/snapshot", "event")
@@ -462,6 +487,8 @@ def run(name, argv, hog_cpu=None, threshold_us=0):
         if threshold_us:
             wr(VMLAT + "/threshold_irq_us", "0")
             wr(VMLAT + "/snapshot", "swap")
+        if poll_was is not None:
+            wr(HALT_POLL_NS, poll_was)
     reports = rd(VMLAT + "/reports")
     if p.returncode:
         # The record's last second, for a human: what the guest waited for
@@ -487,8 +514,8 @@ def run(name, argv, hog_cpu=None, threshold_us=0):
     g["unattributed"] = doc.get("irq_unattributed", 0) - unattributed
     keep("irq_%s_module.json" % name, json.dumps(doc))
     keep("irq_%s.json" % name, json.dumps({"guest": g, "vm": vm}, indent=1))
-    keep("irq_%s.txt" % name, rd(VMLAT + "/irq") + rd(VMLAT + "/histograms") +
-         reports)
+    keep("irq_%s.txt" % name, rd(VMLAT + "/irq") + rd(VMLAT + "/halt") +
+         rd(VMLAT + "/histograms") + reports)
     return g, trace, vm, reports
 
 
@@ -676,15 +703,167 @@ def check_reports(name, g, trace, reports, threshold_us, ds):
         "(first %s)" % (named, len(bad), bad[:2]))
 
 
+def halt_oracle(trace, tids):
+    """vmlat's halt-polling of threads @tids, recomputed from the record:
+    each halt's end (kvm_vcpu_wakeup: its length, whether it slept), the
+    window it had (0 when the VM began, then each kvm_halt_poll_ns's: the
+    old one if KVM changed it at this halt's end), its sleep (the first
+    switch-out asleep after a HLT exit) and its wake-up (sched_waking, or
+    the switch-out itself if the wake-up came before it). Each time vmlat
+    reads lies between the CPU's event before and the event (as in
+    oracle()): the sums of what vmlat computes from two of them come as
+    (lo, hi)."""
+    st = {t: {"window": 0, "old": None, "hlt": False, "asleep": None,
+              "woken": None, "pre_woken": False} for t in tids}
+    last_any, last_task = {}, {}
+    o = {"halts": 0, "polled": 0, "hits": 0, "hit_ns": 0, "slept": 0,
+         "unseen": 0, "woken": 0, "miss": [0, 0], "slept_ns": [0, 0],
+         "wake": [0, 0], "misses": 0}
+    for line in trace.splitlines():
+        f = LINE.match(line)
+        if not f:
+            continue
+        pid, cpu, t, ev, body = int(f.group(2)), f.group(3), \
+            ts_ns(f.group(4)), f.group(5), f.group(6)
+        fl = FLAGS.search(line)
+        flags = fl.group(1) if fl else ""
+        in_irq = len(flags) > 2 and flags[2] in "hsHz"
+        lo = last_any.get(cpu, t) if in_irq or flags[:1] in ("d", "D") \
+            else last_task.get(cpu, t)
+        if ev != "vmlat_irq":
+            last_any[cpu] = t
+            if not in_irq:
+                last_task[cpu] = t
+        if ev == "sched_switch":
+            m = SWITCH.search(body)
+            h = st.get(int(m.group(1))) if m else None
+            # Asleep: "S"; or woken on its way off CPU, which 5.10 shows
+            # as "R" (TASK_WAKING is no state it reports; a preemption
+            # shows "R+")
+            if h and (not m.group(2).startswith("R") or
+                      m.group(2) == "R" and h["pre_woken"]) and \
+                    h["hlt"] and h["asleep"] is None:
+                h["asleep"] = (lo, t)
+                # woken on its way off CPU: both at once
+                if h["pre_woken"]:
+                    h["woken"] = (lo, t)
+            for x in (m.group(1), m.group(3)) if m else ():
+                if int(x) in st:
+                    st[int(x)]["pre_woken"] = False
+            continue
+        if ev == "sched_waking":
+            m = WAKING.search(body)
+            h = st.get(int(m.group(1))) if m else None
+            if h and h["asleep"] is not None:
+                h["woken"] = (lo, t)
+            elif h:
+                h["pre_woken"] = True
+            continue
+        if pid not in st:
+            continue
+        h = st[pid]
+        if ev == "kvm_exit":
+            h["hlt"] = bool(HLT.search(body))
+            h["asleep"] = None
+        elif ev == "kvm_halt_poll_ns":
+            m = HALT_POLL.search(body)
+            if m:
+                if h["old"] is None:
+                    h["old"] = int(m.group(2))
+                h["window"] = int(m.group(1))
+        elif ev == "kvm_vcpu_wakeup":
+            m = WAKEUP.search(body)
+            if not m:
+                continue
+            waited, ns = m.group(1) == "wait", int(m.group(2))
+            window = h["old"] if h["old"] is not None else h["window"]
+            polled = window > 0
+            o["halts"] += 1
+            o["polled"] += polled
+            if not waited:
+                if polled:
+                    o["hits"] += 1
+                    o["hit_ns"] += ns
+            elif h["asleep"] is None:
+                o["slept"] += 1
+                o["unseen"] += 1
+            else:
+                a_lo, a_t = h["asleep"]
+                o["slept"] += 1
+                o["slept_ns"][0] += max(0, lo - a_t - RES_NS)
+                o["slept_ns"][1] += t - a_lo + RES_NS
+                if polled:
+                    o["misses"] += 1
+                    o["miss"][0] += max(0, a_lo - t + ns - RES_NS)
+                    o["miss"][1] += max(0, a_t - lo + ns + RES_NS)
+                if h["woken"] is not None:
+                    k_lo, k_t = h["woken"]
+                    o["woken"] += 1
+                    o["wake"][0] += max(0, lo - k_t - RES_NS)
+                    o["wake"][1] += t - k_lo + RES_NS
+            h["old"] = None
+            h["asleep"] = None
+            h["woken"] = None
+            h["pre_woken"] = False
+    return o
+
+
+def check_halt(name, g, trace, vm):
+    """Halt-polling: vmlat's halts of the VM against the record's
+    (halt_oracle()), and against KVM's own counters of the VM, read by
+    irq_guest once its vCPU threads left KVM_RUN: as many polls and hits
+    (5.10 counts a hit only inside its polling loop: no more than
+    vmlat's), and KVM's CPU time of the hits within vmlat's (KVM's ends
+    at its last poll, vmlat's at the halt's end)."""
+    tids = [int(x) for x in g["tids"].split(",")]
+    o = halt_oracle(trace, tids)
+    h = vm.get("halt", {})
+    k = {key: int(v) for key, v in g.items() if key.startswith("halt_")}
+    keep("irq_%s_halt.json" % name, json.dumps(
+        {"vmlat": h, "kvm": k, "record": o}, indent=1))
+    rec = (o["halts"], o["slept"], o["polled"], o["hits"], o["hit_ns"],
+           o["unseen"], o["woken"])
+    got = tuple(h.get(x) for x in ("halts", "slept", "polled", "hits",
+                                   "hit_ns", "unseen", "woken"))
+    tap(rec == got, name + ".halts",
+        "halts, slept, polled, hits, hit_ns, unseen, woken: vmlat %s, the "
+        "record's %s" % (got, rec))
+    bad = ["%s %d not in [%d, %d]" % (x, h.get(x, -1), o[r][0], o[r][1])
+           for x, r in (("miss_ns", "miss"), ("slept_ns", "slept_ns"),
+                        ("wake_ns", "wake"))
+           if not o[r][0] <= h.get(x, -1) <= o[r][1]]
+    tap(not bad, name + ".halt-times",
+        "%s; %d misses, %d slept" % ("; ".join(bad) or
+                                     "poll misses, sleeps and wake-ups "
+                                     "within the record's brackets",
+                                     o["misses"], o["slept"]))
+    v510 = k.get("halt_wait_ns") is None
+    hits_ok = h.get("hits", -1) >= k.get("halt_successful_poll", 0) \
+        if v510 else h.get("hits") == k.get("halt_successful_poll")
+    tap(h.get("polled") == k.get("halt_attempted_poll") and hits_ok and
+        k.get("halt_poll_success_ns", -1) <= h.get("hit_ns", -1),
+        name + ".polls",
+        "polled, hits: vmlat %s %s, KVM's %s %s; CPU time polling: vmlat "
+        "hit %s miss %s, KVM's %s %s; slept: vmlat %s, KVM's wait %s" % (
+            h.get("polled"), h.get("hits"), k.get("halt_attempted_poll"),
+            k.get("halt_successful_poll"), h.get("hit_ns"),
+            h.get("miss_ns"), k.get("halt_poll_success_ns"),
+            k.get("halt_poll_fail_ns"), h.get("slept_ns"),
+            k.get("halt_wait_ns")))
+
+
 def t_timer():
-    g, trace, vm, _ = run("timer", ["timer", str(N), str(TIMER_US), "0"])
+    g, trace, vm, _ = run("timer", ["timer", str(N), str(TIMER_US), "0"],
+                          poll_us=POLL_US)
     check("timer", "timer", g, trace, vm, 0, None)
+    check_halt("timer", g, trace, vm)
 
 
 def t_timer_spin():
     g, trace, vm, _ = run("timer_spin", ["timerspin", str(N), str(TIMER_US),
                                          "0"])
     check("timer-spin", "timer", g, trace, vm, 0, None)
+    check_halt("timer-spin", g, trace, vm)
 
 
 def t_timer_hog():
@@ -692,16 +871,19 @@ def t_timer_hog():
         raise SkipTest("needs 2 CPUs")
     g, trace, vm, reports = run("timer_hog", ["timer", str(N), str(TIMER_US),
                                               str(HOG_CPU)], HOG_CPU,
-                                THRESHOLD_US)
+                                THRESHOLD_US, POLL_US)
     ds = check("timer-hog", "timer", g, trace, vm, 0, None)
+    check_halt("timer-hog", g, trace, vm)
     check_reports("timer-hog", g, trace, reports, THRESHOLD_US, ds)
 
 
 def t_ipi():
     if os.cpu_count() < 2:
         raise SkipTest("needs 2 CPUs")
-    g, trace, vm, _ = run("ipi", ["ipi", str(N), str(IPI_GAP_US), "0", "1"])
+    g, trace, vm, _ = run("ipi", ["ipi", str(N), str(IPI_GAP_US), "0", "1"],
+                          poll_us=POLL_US)
     check("ipi", "ipi", g, trace, vm, 1, 0)
+    check_halt("ipi", g, trace, vm)
 
 
 def t_ipi_hog():
@@ -710,6 +892,7 @@ def t_ipi_hog():
     g, trace, vm, _ = run("ipi_hog", ["ipi", str(N), str(IPI_GAP_US), "0",
                                       str(HOG_CPU)], HOG_CPU)
     check("ipi-hog", "ipi", g, trace, vm, 1, 0)
+    check_halt("ipi-hog", g, trace, vm)
 
 
 def t_device():
@@ -719,6 +902,7 @@ def t_device():
                                      "1"])
     # Sent by the I/O thread (the third tid), for vCPU 1
     check("device", "device", g, trace, vm, 1, 2)
+    check_halt("device", g, trace, vm)
 
 
 if __name__ == "__main__":
