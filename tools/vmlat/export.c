@@ -102,6 +102,7 @@ enum detail {
 	D_NESTED,	/* the nested (L2) families */
 	D_SYNC,		/* the clock sync families */
 	D_IRQ,		/* the interrupt delivery families */
+	D_HALT,		/* the halt-polling families */
 	D_BUCKETS,	/* the fine buckets in every histogram */
 	NR_DETAILS
 };
@@ -114,6 +115,7 @@ static const char *const detail_names[NR_DETAILS] = {
 	[D_NESTED] = "nested",
 	[D_SYNC] = "sync",
 	[D_IRQ] = "irq",
+	[D_HALT] = "halt",
 	[D_BUCKETS] = "buckets",
 };
 
@@ -879,6 +881,53 @@ static void export_irq(struct ctx *c)
 		}
 }
 
+/*
+ * Halt-polling: halts, polls that paid off and not, their CPU time, the
+ * wake-ups of the halts that slept. Sparse: only the VMs that halted.
+ */
+static void export_halt(struct ctx *c)
+{
+	struct out *o = &c->o;
+	const struct vm *v;
+
+	family(o, "vmlat_halts_total", "counter",
+	       "Halts of the VM's vCPUs that KVM ended (after a HLT exit). Only the VMs that halted.");
+	for_each_vm(c, v)
+		if (v->halt.halts)
+			sample(o, NULL, ID(c, v), NULL, U64(v->halt.halts));
+
+	family(o, "vmlat_halt_polls_total", "counter",
+	       "Halts KVM polled in before sleeping, by result: hit (the vCPU went back to the guest without sleeping), miss (it slept after all).");
+	for_each_vm(c, v) {
+		if (!v->halt.halts)
+			continue;
+		sample1(o, ID(c, v), "result", "hit", U64(v->halt.hits));
+		sample1(o, ID(c, v), "result", "miss",
+			U64(v->halt.polled - v->halt.hits));
+	}
+
+	family(o, "vmlat_halt_poll_seconds_total", "counter",
+	       "CPU time KVM spent polling in the VM's halts, by result: hit, miss (polling that bought nothing).");
+	for_each_vm(c, v) {
+		if (!v->halt.halts)
+			continue;
+		sample1(o, ID(c, v), "result", "hit", SEC(v->halt.hit_ns));
+		sample1(o, ID(c, v), "result", "miss", SEC(v->halt.miss_ns));
+	}
+
+	family(o, "vmlat_halt_wakeups_total", "counter",
+	       "Halts that slept and were woken: the count of vmlat_halt_wakeup_seconds_total.");
+	for_each_vm(c, v)
+		if (v->halt.halts)
+			sample(o, NULL, ID(c, v), NULL, U64(v->halt.woken));
+
+	family(o, "vmlat_halt_wakeup_seconds_total", "counter",
+	       "Time from the wake-up of a halt that slept to the halt's end (woken, waiting for a CPU, back in KVM): what a poll that pays off saves, about.");
+	for_each_vm(c, v)
+		if (v->halt.halts)
+			sample(o, NULL, ID(c, v), NULL, SEC(v->halt.wake_ns));
+}
+
 static void export_module(struct ctx *c)
 {
 	struct out *o = &c->o;
@@ -913,6 +962,8 @@ static void export_all(FILE *f, struct ctx *c)
 		export_sync(c);
 	if (c->detail & DETAIL(D_IRQ))
 		export_irq(c);
+	if (c->detail & DETAIL(D_HALT))
+		export_halt(c);
 	export_module(c);
 }
 
@@ -1042,6 +1093,7 @@ static void usage(FILE *f)
 		"                       nested     nested (L2) times, exits and histograms\n"
 		"                       sync       guest clock sync\n"
 		"                       irq        interrupt delivery latencies\n"
+		"                       halt       halt-polling: polls, their CPU time, wake-ups\n"
 		"                       buckets    22 buckets (1 us to 10 s) in every histogram\n"
 		"                       all        all of the above\n"
 		"  -o, --output FILE  write FILE instead of stdout, atomically (FILE.tmp.<pid>,\n"
@@ -1080,7 +1132,7 @@ static int parse_detail(const char *arg, unsigned int *detail)
 				    !strncmp(p, detail_names[i], len))
 					break;
 			if (i == NR_DETAILS)
-				return common_refuse("export", "--detail: no detail '%.*s' (vcpu, reason, exit, preemptor, nested, sync, irq, buckets, all)",
+				return common_refuse("export", "--detail: no detail '%.*s' (vcpu, reason, exit, preemptor, nested, sync, irq, halt, buckets, all)",
 						     (int)len, p);
 			*detail |= DETAIL(i);
 		}

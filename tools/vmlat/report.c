@@ -23,6 +23,10 @@
 #define TOP_REASONS	3
 /* Interrupts delivered later than this at their p99 are a finding. */
 #define IRQ_NOTE_NS	100000ULL
+/* Halt-polling that took this share of a VM's time is a finding. */
+#define HALT_POLL_NOTE_PCT	1.0
+/* Below this share of polls that paid off, polling is said to waste. */
+#define HALT_POLL_HIT_PCT	50.0
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -506,6 +510,40 @@ static void irq_delivery(FILE *o, const struct vm *v, const struct snap *s)
 	}
 }
 
+static bool has_halt_poll(const struct vm *v)
+{
+	return pct(v->halt.hit_ns + v->halt.miss_ns, v->st.observed_ns) >=
+	       HALT_POLL_NOTE_PCT;
+}
+
+/*
+ * What KVM's halt-polling cost the VM's host CPUs, what share paid off,
+ * and what a poll that paid off saved: about the wake-up of a halt that
+ * slept, from its wake-up to its end.
+ */
+static void halt_poll(FILE *o, const struct vm *v, const struct snap *s)
+{
+	const struct halt *h = &v->halt;
+	uint64_t cpu = h->hit_ns + h->miss_ns;
+	char a[16], b[16], c[16];
+
+	fprintf(o, "  - its vCPUs polled for %s of CPU in their halts (%.1f%% of their time): %llu of %llu polls paid off (%.1f%%)",
+		fmt_ns(a, sizeof(a), cpu), pct(cpu, v->st.observed_ns),
+		(unsigned long long)h->hits, (unsigned long long)h->polled,
+		pct(h->hits, h->polled));
+	if (h->polled > h->hits)
+		fprintf(o, ", the %llu that did not took %s",
+			(unsigned long long)(h->polled - h->hits),
+			fmt_ns(b, sizeof(b), h->miss_ns));
+	if (h->woken)
+		fprintf(o, "; one that pays off saves about the %s a halt that slept took from its wake-up to its end (%llu such halts)",
+			fmt_ns(c, sizeof(c), h->wake_ns / h->woken),
+			(unsigned long long)h->woken);
+	if (pct(h->hits, h->polled) < HALT_POLL_HIT_PCT)
+		fprintf(o, "; most polls did not pay off: KVM's halt_poll_ns (or the VM's KVM_CAP_HALT_POLL) bounds what they cost");
+	fprintf(o, ".\n");
+}
+
 static const struct {
 	const char *kind;	/* its name in report --json */
 	bool (*has)(const struct vm *v);
@@ -517,6 +555,7 @@ static const struct {
 	{ "nested", has_nested, nested },
 	{ "clock_sync", has_sync, sync_state },
 	{ "irq_delivery", has_irq, irq_delivery },
+	{ "halt_polling", has_halt_poll, halt_poll },
 };
 
 #define NR_FINDINGS	ARRAY_SIZE(findings)

@@ -270,6 +270,23 @@ static const struct field vm_fields[] = {
 	COUNTER_K(struct vm, pre_other_ns, "preemptors_other_ns"),
 };
 
+/* A VM's halts ("halt"). */
+static const struct field halt_fields[] = {
+	COUNTER(struct halt, halts),
+	COUNTER(struct halt, polled),
+	COUNTER(struct halt, hits),
+	COUNTER(struct halt, hit_ns),
+	COUNTER(struct halt, miss_ns),
+	COUNTER(struct halt, slept),
+	COUNTER(struct halt, slept_ns),
+	COUNTER(struct halt, woken),
+	COUNTER(struct halt, wake_ns),
+	COUNTER(struct halt, invalid),
+	COUNTER(struct halt, grows),
+	COUNTER(struct halt, shrinks),
+	COUNTER(struct halt, unseen),
+};
+
 /* A VM's interrupts of one source and target state ("irq": [...]). */
 static const struct field irq_fields[] = {
 	COUNTER(struct irq_cell, count),
@@ -476,6 +493,7 @@ static void parse_vm(struct vm *v, json_object *o, int schema)
 			parse_hist(&v->h[k], e);
 	}
 	parse_irq(v, get(o, "irq"));
+	parse_fields(&v->halt, get(o, "halt"), FIELDS(halt_fields));
 	parse_nested(&v->nested, get(o, "nested"));
 	parse_sync(&v->sync, get(o, "sync"));
 
@@ -929,6 +947,8 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 		for (k = 0; k < VMLAT_NR_IRQ_ATS; k++)
 			delta_fields(&d->irq[i][k], a ? &a->irq[i][k] : NULL,
 				     &b->irq[i][k], FIELDS(irq_fields));
+	delta_fields(&d->halt, a ? &a->halt : NULL, &b->halt,
+		     FIELDS(halt_fields));
 
 	d->nested.exits = xcalloc(b->nested.nr_exits, sizeof(*d->nested.exits));
 	memcpy(d->nested.exits, b->nested.exits,

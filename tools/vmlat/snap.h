@@ -166,6 +166,12 @@ struct steal {
 	uint64_t handling_ns, kernel_ns, user_ns;	/* type 2 */
 };
 
+/* A VM's halts and halt-polling ("halt"; absent: zeroes). */
+struct halt {
+	uint64_t halts, polled, hits, hit_ns, miss_ns, slept, slept_ns,
+		 woken, wake_ns, invalid, grows, shrinks, unseen;
+};
+
 /* A VM's interrupts of one source and target state ("irq": [...]). */
 struct irq_cell {
 	uint64_t count, sum_ns, max_ns, wait_ns, lost, coalesced;
@@ -190,6 +196,7 @@ struct vm {
 	struct hist h[NR_HK];
 	/* by enum vmlat_irq_src and enum vmlat_irq_at; absent: zeroes */
 	struct irq_cell irq[VMLAT_NR_IRQ_SOURCES][VMLAT_NR_IRQ_ATS];
+	struct halt halt;
 	struct nested nested;
 	struct sync sync;
 	size_t nr_pre;

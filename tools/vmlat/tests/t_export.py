@@ -389,6 +389,9 @@ DETAIL_FAMILIES = {
              "vmlat_clock_sync_rejected_calls_total"],
     "irq": ["vmlat_irq_delivery_seconds", "vmlat_irq_by_state_seconds_total",
             "vmlat_irq_wait_seconds_total", "vmlat_irq_lost_total"],
+    "halt": ["vmlat_halts_total", "vmlat_halt_polls_total",
+             "vmlat_halt_poll_seconds_total", "vmlat_halt_wakeups_total",
+             "vmlat_halt_wakeup_seconds_total"],
     "buckets": [],
 }
 IRQ_SOURCES = ["timer", "ipi", "device", "other"]
@@ -408,7 +411,7 @@ def check_doc(ctx, tag, e, d, names=None, detail=(), proc=None,
     were read (default fixtures/proc, fixtures/libvirt)."""
     bad = {k: [] for k in ("labels", "families", "info", "states",
                            "vcpus", "exits", "preempted", "latency",
-                           "exit_latency", "nested", "sync", "irq",
+                           "exit_latency", "nested", "sync", "irq", "halt",
                            "module")}
     detail = set(DETAILS if "all" in detail else detail)
     fine = "buckets" in detail
@@ -622,6 +625,30 @@ def check_doc(ctx, tag, e, d, names=None, detail=(), proc=None,
                 want[c["source"]] = want.get(c["source"], 0) + c["lost"]
         if got != want:
             bad["irq"].append("%s lost %r, JSON %r" % (i, got, want))
+
+        # Halt-polling: the VMs that halted, each family the JSON's sums
+        # (halt).
+        h = vm.get("halt", {}) if "halt" in detail else {}
+        fams = {n: {l.get("result"): r for l, r in e.of_vm(n, ident)}
+                for n in DETAIL_FAMILIES["halt"]}
+        want = {}
+        if h.get("halts"):
+            want = {
+                "vmlat_halts_total": {None: h["halts"]},
+                "vmlat_halt_polls_total": {"hit": h["hits"],
+                                           "miss": h["polled"] - h["hits"]},
+                "vmlat_halt_poll_seconds_total": {"hit": h["hit_ns"],
+                                                  "miss": h["miss_ns"]},
+                "vmlat_halt_wakeups_total": {None: h["woken"]},
+                "vmlat_halt_wakeup_seconds_total": {None: h["wake_ns"]},
+            }
+        for n in DETAIL_FAMILIES["halt"]:
+            w, g = want.get(n, {}), fams[n]
+            secs = n.endswith("_seconds_total")
+            if sorted(g, key=str) != sorted(w, key=str) or any(
+                    not (sec_ok(g[k], w[k]) if secs else
+                         int(g[k]) == w[k]) for k in w):
+                bad["halt"].append("%s %s %r, JSON %r" % (i, n, g, w))
 
         # Clock sync: present iff the guest called, and asked for.
         s = vm.get("sync") if "sync" in detail else None

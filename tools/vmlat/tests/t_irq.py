@@ -9,7 +9,9 @@ share the document's cells' share of the delivery time, then the part
 waiting for a CPU and who took the VM's the most (its top preemptor);
 --json has the finding and the
 histograms; a document without interrupts (an older module's) shows
-none of it."""
+none of it. Halt-polling: a finding for each VM whose polls took 1% of
+its vCPUs' time (two in the document: polls next to a hog that never
+pay off, and IPIs whose polls mostly do), each figure the document's."""
 import json
 import re
 
@@ -155,6 +157,48 @@ def run(ctx):
         if got != want:
             bad.append("%d: latency %s, want %s" % (v["pid"], got, want))
     ctx.check(rc == 0 and rep and not bad, "irq.report_json", (rc, err, bad))
+
+    # Halt-polling: a finding for each VM whose polls took 1% of its
+    # vCPUs' time, with the document's figures; none for the others.
+    rc, out, err = ctx.run(["-f", fixture("irq"), "report"])
+    blocks = vm_blocks(out)
+    bad, said = [], 0
+    for v in doc["vms"]:
+        h = v.get("halt", {})
+        cpu = h.get("hit_ns", 0) + h.get("miss_ns", 0)
+        ln = [x for x in blocks.get(v["pid"], [])
+              if x.startswith("  - its vCPUs polled for ")]
+        if not v["observed_ns"] or 100.0 * cpu / v["observed_ns"] < 1.0:
+            if ln:
+                bad.append("%d: said, %d of %d" % (v["pid"], cpu,
+                                                   v["observed_ns"]))
+            continue
+        said += 1
+        m = ln and re.match(
+            r"  - its vCPUs polled for ([\d.]+ \w+) of CPU in their halts "
+            r"\((\S+)% of their time\): (\d+) of (\d+) polls paid off "
+            r"\((\S+)%\)(?:, the (\d+) that did not took ([\d.]+ \w+))?"
+            r"(?:; one that pays off saves about the ([\d.]+ \w+) a halt "
+            r"that slept took from its wake-up to its end \((\d+) such "
+            r"halts\))?(; most polls did not pay off)?", ln[0])
+        hit_pct = 100.0 * h["hits"] / h["polled"] if h["polled"] else 0
+        if not (m and close(m.group(1), cpu) and
+                abs(float(m.group(2)) - 100.0 * cpu / v["observed_ns"])
+                <= 0.05 and int(m.group(3)) == h["hits"] and
+                int(m.group(4)) == h["polled"] and
+                abs(float(m.group(5)) - hit_pct) <= 0.05 and
+                (m.group(6) is None) == (h["polled"] == h["hits"]) and
+                (m.group(6) is None or
+                 (int(m.group(6)) == h["polled"] - h["hits"] and
+                  close(m.group(7), h["miss_ns"]))) and
+                (m.group(8) is None) == (not h["woken"]) and
+                (m.group(8) is None or
+                 (close(m.group(8), h["wake_ns"] // h["woken"]) and
+                  int(m.group(9)) == h["woken"])) and
+                bool(m.group(10)) == (hit_pct < 50)):
+            bad.append("%d: %s, want %s" % (v["pid"], ln, h))
+    ctx.check(rc == 0 and said and not bad, "irq.report_halt_polling",
+              (rc, err, said, bad))
 
     # A document of a module without interrupt delivery: nothing of it.
     rc, out, err = ctx.run(["-f", fixture("contention-2"), "report"])
