@@ -656,6 +656,11 @@ static int histograms_show(struct seq_file *m, void *unused)
 			hist_text(m, v.pid, vmlat_irq_hist_names[k], NULL,
 				  &b->hist);
 		}
+		for (k = 0; k < VMLAT_NR_EXPIRE_HISTS; k++) {
+			vmlat_view_expire_hist(vm, k, &b->hist);
+			hist_text(m, v.pid, vmlat_expire_hist_names[k], NULL,
+				  &b->hist);
+		}
 		for (k = 0; k < VMLAT_EXIT_REASON_HISTS; k++) {
 			slot = vmlat_view_reason_hist_slot(vm, k);
 			if (slot >= 0 &&
@@ -1341,6 +1346,11 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 	for (i = 0; i < VMLAT_NR_IRQ_SOURCES; i++) {
 		seq_printf(m, ",\"%s\":", vmlat_irq_hist_names[i]);
 		vmlat_view_irq_hist(vm, i, &b->hist);
+		json_hist(m, &b->hist);
+	}
+	for (i = 0; i < VMLAT_NR_EXPIRE_HISTS; i++) {
+		seq_printf(m, ",\"%s\":", vmlat_expire_hist_names[i]);
+		vmlat_view_expire_hist(vm, i, &b->hist);
 		json_hist(m, &b->hist);
 	}
 	seq_putc(m, '}');

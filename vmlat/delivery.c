@@ -31,8 +31,10 @@
  */
 #include <linux/hrtimer.h>
 #include <linux/kvm_host.h>
+#include <linux/math64.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <asm/tsc.h>
 
 #include "delivery.h"
 #include "events.h"
@@ -350,6 +352,39 @@ void vmlat_on_hrtimer_expire(struct hrtimer *t)
 	now = vmlat_now_ns();
 	vmlat_irq_timer_expired(&vc->irq, now, at, vmlat_vcpu_wait_ns(vc, now));
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
+}
+
+/**
+ * vmlat_on_wait_lapic_expire() - the current vCPU thread enters the guest
+ * with its TSC-deadline timer's interrupt: how early or late, against the
+ * guest's deadline
+ * @vcpu_id:	the vCPU's id
+ * @delta:	the guest's TSC now less its deadline, in guest TSC cycles:
+ *		below 0, KVM fired the timer that far ahead (its timer
+ *		advance) and busy-waits it; above, the guest gets it late
+ *
+ * In ns by the host's TSC rate, only where the guest's TSC runs at it
+ * (not scaled: layout group exit_tsc). Context: kvm_wait_lapic_expire
+ * tracepoint, in the vCPU's thread just before the VM entry.
+ */
+void vmlat_on_wait_lapic_expire(u32 vcpu_id, s64 delta)
+{
+	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+	const struct kvm_vcpu *vcpu;
+	enum vmlat_expire_hist k;
+	u64 cycles, ns;
+
+	if (!vc || vc->vcpu_id != vcpu_id || !tsc_khz)
+		return;
+	vcpu = vc->kvm_vcpu;
+	if (!vmlat_kvm_vcpu_loaded(vcpu) ||
+	    !vmlat_layout_ok(VMLAT_LAYOUT_EXIT_TSC) ||
+	    !vmlat_kvm_tsc_unscaled(vmlat_kvm_l1_tsc_ratio(vcpu)))
+		return;
+	k = delta < 0 ? VMLAT_EXPIRE_EARLY : VMLAT_EXPIRE_LATE;
+	cycles = delta < 0 ? -(u64)delta : (u64)delta;
+	ns = mul_u64_u32_div(cycles, 1000000, tsc_khz);
+	vmlat_vm_hist_add(&vc->vm->expire_hist[k], ns);
 }
 
 /**

@@ -19,6 +19,7 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec);
 void vmlat_on_inj_virq(unsigned int vec, bool reinjected);
 void vmlat_on_irq_source(void);
 void vmlat_on_hrtimer_expire(struct hrtimer *t);
+void vmlat_on_wait_lapic_expire(u32 vcpu_id, s64 delta);
 void vmlat_delivery_entry(struct vmlat_vcpu *vc, u64 now);
 void vmlat_delivery_learn(struct kvm_vcpu *vcpu);
 void vmlat_delivery_forget(void);

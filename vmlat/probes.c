@@ -248,6 +248,18 @@ static void vmlat_probe_kvm_vcpu_wakeup(void *data, __u64 ns, bool waited,
 	preempt_enable_notrace();
 }
 
+/* The TSC-deadline timer at its VM entry, interrupts off (delivery.c). */
+static void vmlat_probe_kvm_wait_lapic_expire(void *data, unsigned int vcpu_id,
+					      s64 delta)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_WAIT_LAPIC_EXPIRE);
+	vmlat_on_wait_lapic_expire(vcpu_id, delta);
+	preempt_enable_notrace();
+}
+
 /* Every hrtimer's expiry, in its hard or soft IRQ: one compare for most. */
 static void vmlat_probe_hrtimer_expire_entry(void *data, struct hrtimer *t,
 					     ktime_t *now)
@@ -411,6 +423,9 @@ const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 			  vmlat_probe_kvm_halt_poll_ns)),
 	HOOK(VMLAT_HOOK_KVM_VCPU_WAKEUP, "kvm", "kvm_vcpu_wakeup", "kvm",
 	     VARIANT_5_10("(__u64, bool, bool)", vmlat_probe_kvm_vcpu_wakeup)),
+	HOOK(VMLAT_HOOK_KVM_WAIT_LAPIC_EXPIRE, "kvm", "kvm_wait_lapic_expire",
+	     "kvm", VARIANT_5_10("(unsigned int, s64)",
+				 vmlat_probe_kvm_wait_lapic_expire)),
 	HOOK(VMLAT_HOOK_SCHED_SWITCH, "sched", "sched_switch", NULL,
 	     VARIANT("(bool, " P_TASK ", " P_TASK ", unsigned int)",
 		     vmlat_probe_sched_switch),

@@ -262,6 +262,10 @@ static void vmlat_vm_release(struct vmlat_vm *vm)
 		vmlat_block_give_back(vm->irq_hist[i]);
 		vm->irq_hist[i] = NULL;
 	}
+	for (i = 0; i < VMLAT_NR_EXPIRE_HISTS; i++) {
+		vmlat_block_give_back(vm->expire_hist[i]);
+		vm->expire_hist[i] = NULL;
+	}
 	vmlat_block_give_back(vm->irq);
 	vm->irq = NULL;
 }
@@ -321,6 +325,8 @@ static void vmlat_vm_clear_stats(struct vmlat_vm *vm)
 		vmlat_vm_hist_clear(&vm->nested_hist[i]);
 	for (i = 0; i < VMLAT_NR_IRQ_SOURCES; i++)
 		vmlat_vm_hist_clear(&vm->irq_hist[i]);
+	for (i = 0; i < VMLAT_NR_EXPIRE_HISTS; i++)
+		vmlat_vm_hist_clear(&vm->expire_hist[i]);
 	vmlat_vm_irq_clear_stats(vm);
 	vmlat_vm_sync_clear_stats(&vm->sync);
 	raw_spin_lock_irqsave(&vm->lock, flags);

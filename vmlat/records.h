@@ -137,6 +137,8 @@ extern const struct vmlat_ahist_src vmlat_hist_src;
  * @nested_hist: L2 exit round trips and wake-up latencies (nested.h)
  * @irq:	its interrupt deliveries, from its first vCPU record on
  * @irq_hist:	their latencies, per source (enum vmlat_irq_src)
+ * @expire_hist: its TSC-deadline timers' lateness at their VM entry,
+ *		early or late (enum vmlat_expire_hist)
  * Every histogram, @nested_exits and @irq are NULL until their first sample or
  * event, then a block of vmlat_blocks, the record's until it is freed
  * (emptied when the record is reused).
@@ -179,6 +181,7 @@ struct vmlat_vm {
 	struct vmlat_ahist *nested_hist[VMLAT_NR_NESTED_HISTS];
 	struct vmlat_vm_irq *irq;
 	struct vmlat_ahist *irq_hist[VMLAT_NR_IRQ_SOURCES];
+	struct vmlat_ahist *expire_hist[VMLAT_NR_EXPIRE_HISTS];
 	struct vmlat_vm_sync sync;
 	struct vmlat_topk top;
 	struct vmlat_preemptor preemptors[VMLAT_TOPK_SLOTS];

@@ -634,6 +634,13 @@ void vmlat_view_irq_hist(const struct vmlat_vm *vm, enum vmlat_irq_src src,
 	vmlat_ahist_read(smp_load_acquire(&vm->irq_hist[src]), h);
 }
 
+void vmlat_view_expire_hist(const struct vmlat_vm *vm,
+			    enum vmlat_expire_hist k, struct vmlat_hist_snap *h)
+{
+	/* Pairs with the cmpxchg of vmlat_ahist_first(). */
+	vmlat_ahist_read(smp_load_acquire(&vm->expire_hist[k]), h);
+}
+
 /* Interrupts whose VM or vCPU vmlat could not tell, since load. */
 u64 vmlat_view_irq_unattributed(void)
 {

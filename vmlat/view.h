@@ -363,6 +363,8 @@ void vmlat_view_dropped(struct vmlat_view_dropped *d);
 void vmlat_view_irq(const struct vmlat_vm *vm, struct vmlat_view_irq *v);
 void vmlat_view_irq_hist(const struct vmlat_vm *vm, enum vmlat_irq_src src,
 			 struct vmlat_hist_snap *h);
+void vmlat_view_expire_hist(const struct vmlat_vm *vm,
+			    enum vmlat_expire_hist k, struct vmlat_hist_snap *h);
 u64 vmlat_view_irq_unattributed(void);
 void vmlat_view_tables(struct vmlat_view_tables *t);
 void vmlat_view_order_sum(struct vmlat_view_order *sum);

@@ -43,6 +43,7 @@ const char *const vmlat_hook_names[VMLAT_NR_HOOKS] = {
 	"kvm:kvm_set_irq",
 	"kvm:kvm_halt_poll_ns",
 	"kvm:kvm_vcpu_wakeup",
+	"kvm:kvm_wait_lapic_expire",
 	"sched:sched_switch",
 	"sched:sched_waking",
 	"sched:sched_wakeup",

@@ -102,6 +102,21 @@ enum vmlat_irq_src {
 #define VMLAT_IRQ_HIST_STRING_(id, name)	"irq_" name
 
 /*
+ * A TSC-deadline LAPIC timer's lateness at the VM entry that delivers it
+ * (KVM's kvm_wait_lapic_expire, against the guest's deadline): early (KVM
+ * fired its hrtimer ahead by its timer advance, lapic_timer_advance_ns,
+ * and busy-waits the rest), or late. A histogram per VM each.
+ */
+#define VMLAT_EXPIRE_HISTS(x, sep)					\
+	x(VMLAT_EXPIRE_EARLY, "timer_early") sep()			\
+	x(VMLAT_EXPIRE_LATE, "timer_late")
+
+enum vmlat_expire_hist {
+	VMLAT_EXPIRE_HISTS(VMLAT_ENUM_, VMLAT_COMMA_),
+	VMLAT_NR_EXPIRE_HISTS
+};
+
+/*
  * Where the target vCPU was when an interrupt became pending: in the
  * guest, in the host handling an exit (kernel or VMM), halted (asleep
  * after a HLT, or halt-polling), preempted or waiting for a CPU, or

@@ -16,6 +16,10 @@ const char *const vmlat_irq_hist_names[VMLAT_NR_IRQ_SOURCES] = {
 	VMLAT_IRQ_SOURCES(VMLAT_IRQ_HIST_NAME_, VMLAT_COMMA_)
 };
 
+const char *const vmlat_expire_hist_names[VMLAT_NR_EXPIRE_HISTS] = {
+	VMLAT_EXPIRE_HISTS(VMLAT_NAME_, VMLAT_COMMA_)
+};
+
 /* Remove entry @i of @p, keeping the others' order (oldest first). */
 static void vmlat_irq_remove(struct vmlat_irq_pend *p, unsigned int i)
 {

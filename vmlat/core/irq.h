@@ -31,6 +31,8 @@ extern const char *const vmlat_irq_src_names[VMLAT_NR_IRQ_SOURCES];
 extern const char *const vmlat_irq_at_names[VMLAT_NR_IRQ_ATS];
 /* Each source's histogram: "irq_timer", ... */
 extern const char *const vmlat_irq_hist_names[VMLAT_NR_IRQ_SOURCES];
+/* The TSC-deadline timer's: "timer_early", "timer_late" */
+extern const char *const vmlat_expire_hist_names[VMLAT_NR_EXPIRE_HISTS];
 
 /* Interrupts one vCPU may have pending and waiting for their delivery. */
 #define VMLAT_IRQ_PEND		4
