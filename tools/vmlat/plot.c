@@ -72,6 +72,8 @@ static const char *const hk_color[NR_HK] = {
 	[HK_IRQ(VMLAT_IRQ_IPI)]		= "#117733",
 	[HK_IRQ(VMLAT_IRQ_DEVICE)]	= "#999933",
 	[HK_IRQ(VMLAT_IRQ_OTHER)]	= "#AA4499",
+	[HK_EXPIRE(VMLAT_EXPIRE_EARLY)]	= "#44AA99",
+	[HK_EXPIRE(VMLAT_EXPIRE_LATE)]	= "#661100",
 };
 
 struct plot {

@@ -25,7 +25,8 @@ const char *const state_names[VMLAT_NR_STATES] = {
 const char *const hkind_names[NR_HK] = {
 	VMLAT_HIST_KINDS(VMLAT_STRING_, VMLAT_COMMA_),
 	VMLAT_NESTED_HISTS(VMLAT_STRING_, VMLAT_COMMA_),
-	VMLAT_IRQ_SOURCES(VMLAT_IRQ_HIST_STRING_, VMLAT_COMMA_)
+	VMLAT_IRQ_SOURCES(VMLAT_IRQ_HIST_STRING_, VMLAT_COMMA_),
+	VMLAT_EXPIRE_HISTS(VMLAT_STRING_, VMLAT_COMMA_)
 };
 
 const char *const irq_src_names[VMLAT_NR_IRQ_SOURCES] = {
@@ -53,6 +54,10 @@ const char *const hkind_what[NR_HK] = {
 		"device interrupts: pending to the VM entry delivering them",
 	[HK_IRQ(VMLAT_IRQ_OTHER)] =
 		"other interrupts: pending to the VM entry delivering them",
+	[HK_EXPIRE(VMLAT_EXPIRE_EARLY)] =
+		"TSC-deadline timers: how early KVM entered with them (busy-waited)",
+	[HK_EXPIRE(VMLAT_EXPIRE_LATE)] =
+		"TSC-deadline timers: how late past the guest's deadline",
 };
 
 const char *const pkind_names[VMLAT_NR_BY_KINDS] = {

@@ -63,11 +63,13 @@ extern const size_t nr_nested_fields, nr_sync_fields, nr_exit_fields;
  * (vmlat/core/doc_names.h): enum vmlat_state, vmlat_preemptor_kind and
  * vmlat_sync_state. A VM's histograms are the module's kinds (enum
  * vmlat_hist_kind), then the nested ones (enum vmlat_nested_hist), then
- * the interrupt deliveries' (enum vmlat_irq_src).
+ * the interrupt deliveries' (enum vmlat_irq_src), then the TSC-deadline
+ * timer's lateness (enum vmlat_expire_hist).
  */
 #define HK_NESTED(nh)	(VMLAT_NR_HIST_KINDS + (nh))
 #define HK_IRQ(src)	HK_NESTED(VMLAT_NR_NESTED_HISTS + (src))
-#define NR_HK		HK_IRQ(VMLAT_NR_IRQ_SOURCES)
+#define HK_EXPIRE(e)	HK_IRQ(VMLAT_NR_IRQ_SOURCES + (e))
+#define NR_HK		HK_EXPIRE(VMLAT_NR_EXPIRE_HISTS)
 
 /* Whether histogram kind @k is a nested one (only a nested VM has it). */
 static inline bool hk_is_nested(int k)
@@ -75,7 +77,10 @@ static inline bool hk_is_nested(int k)
 	return k >= HK_NESTED(0) && k < HK_IRQ(0);
 }
 
-/* Whether histogram kind @k is an interrupt source's delivery latency. */
+/*
+ * Whether histogram kind @k is an interrupt source's delivery latency or
+ * a timer's lateness: shown only for a VM that had any.
+ */
 static inline bool hk_is_irq(int k)
 {
 	return k >= HK_IRQ(0);

@@ -19,6 +19,7 @@ from cmdtest import doc_names, fixture, load
 
 SOURCES = doc_names("VMLAT_IRQ_SOURCES")
 ATS = doc_names("VMLAT_IRQ_ATS")
+EXPIRE = doc_names("VMLAT_EXPIRE_HISTS")
 PROSE = {"timer": "LAPIC timer interrupts", "ipi": "IPIs",
          "device": "device interrupts", "other": "other interrupts"}
 AT_PROSE = {"guest": "running in the guest",
@@ -57,20 +58,21 @@ def vm_blocks(out):
 def run(ctx):
     doc = load("irq")
     rc, out, err = ctx.run(["-f", fixture("irq"), "hist"])
-    bad = []
+    bad, seen = [], 0
     for v in doc["vms"]:
-        for s in SOURCES:
-            h = v["histograms"]["irq_" + s]
-            m = re.search(r"^# .*\(pid %d, vm_id %d\): irq_%s - .*\n# (\d+) "
-                          "samples" % (v["pid"], v["id"], s), out, re.M)
+        for k in ["irq_" + s for s in SOURCES] + EXPIRE:
+            h = v["histograms"].get(k, {"count": 0})
+            m = re.search(r"^# .*\(pid %d, vm_id %d\): %s - .*\n# (\d+) "
+                          "samples" % (v["pid"], v["id"], k), out, re.M)
             if h["count"] and (not m or int(m.group(1)) != h["count"]):
-                bad.append("%d %s: %s of %d" % (v["pid"], s,
+                bad.append("%d %s: %s of %d" % (v["pid"], k,
                                                 m and m.group(1), h["count"]))
-            if not h["count"] and "(pid %d, vm_id %d): irq_%s " % (
-                    v["pid"], v["id"], s) in out:
-                bad.append("%d %s shown, no delivery" % (v["pid"], s))
-    ctx.check(rc == 0 and not bad, "irq.hist_sources_with_deliveries",
-              (rc, err, bad))
+            if not h["count"] and "(pid %d, vm_id %d): %s " % (
+                    v["pid"], v["id"], k) in out:
+                bad.append("%d %s shown, no sample" % (v["pid"], k))
+            seen += bool(h["count"]) and k in EXPIRE
+    ctx.check(rc == 0 and not bad and seen,
+              "irq.hist_sources_with_deliveries", (rc, err, bad, seen))
     rc, out, err = ctx.run(["-f", fixture("irq"), "hist", "-k",
                             "irq_device"])
     ctx.check(rc == 0 and out.count("): irq_device - ") == len(doc["vms"]),
