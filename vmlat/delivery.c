@@ -226,6 +226,14 @@ void vmlat_on_inj_virq(unsigned int vec, bool reinjected)
 	unsigned long flags;
 	bool found;
 
+	/*
+	 * The interrupt injected before, again: no new one. Its entry is
+	 * still injected (the entry that did not deliver it was cancelled)
+	 * or was delivered at that entry; marking another entry of its
+	 * vector, accepted meanwhile, would deliver that one too early.
+	 */
+	if (reinjected)
+		return;
 	if (!vc || !READ_ONCE(vc->irq.nr))
 		goto unmatched;
 	raw_spin_lock_irqsave(&vc->lock, flags);
@@ -234,7 +242,7 @@ void vmlat_on_inj_virq(unsigned int vec, bool reinjected)
 	if (found)
 		return;
 unmatched:
-	if (!vc || reinjected)
+	if (!vc)
 		return;
 	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
 	q = smp_load_acquire(&vc->vm->irq);
