@@ -35,9 +35,9 @@
  *	irq_guest mode=M pid=P tids=T0[,T1[,TIO]] vector=V count=N
  *	  tsc_khz=K late_sum_ns=S late_max_ns=X
  *
- * and, once every vCPU thread has left KVM_RUN (the halter is stopped by
- * a signal, which ends its last halt), KVM's own halt-polling counters of
- * the VM, those its debugfs has (/sys/kernel/debug/kvm/PID-FD/):
+ * and, once every vCPU thread has left KVM_RUN (vCPU 0 stops the halter
+ * with NMIs, which vmlat does not time), KVM's own halt-polling counters
+ * of the VM, those its debugfs has (/sys/kernel/debug/kvm/PID-FD/):
  *
  *	kvm_stats halt_attempted_poll=A halt_successful_poll=S ...
  *
@@ -51,7 +51,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/eventfd.h>
 #include <sched.h>
 #include <stdio.h>
@@ -85,7 +84,7 @@
  */
 static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
 static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin, g_device;
-static uint64_t g_deadline;
+static uint64_t g_deadline, g_stop, g_halter_done;
 
 static void irq_handler(struct ex_regs *regs)
 {
@@ -125,13 +124,20 @@ static void timer_guest(void)
 	GUEST_DONE();
 }
 
+/* An NMI (vmlat times no NMI) wakes the halter to see g_stop. */
+static void nmi_handler(struct ex_regs *regs)
+{
+}
+
 static void ipi_halter(void)
 {
 	xapic_enable();
 	/* An IPI to an APIC not enabled yet would be dropped. */
 	WRITE_ONCE(g_ready, 1);
-	for (;;)
+	while (!READ_ONCE(g_stop))
 		asm volatile("sti; hlt; cli");
+	WRITE_ONCE(g_halter_done, 1);
+	GUEST_DONE();
 }
 
 static void ipi_sender(void)
@@ -157,11 +163,19 @@ static void ipi_sender(void)
 		while (READ_ONCE(g_count) == i)
 			asm volatile("pause");
 	}
+	/*
+	 * Stop the halter: NMIs until it is done (one that comes before its
+	 * HLT is missed), so that its last halt ends as the others do.
+	 */
+	WRITE_ONCE(g_stop, 1);
+	while (!READ_ONCE(g_halter_done)) {
+		xapic_write_reg(APIC_ICR, APIC_DEST_PHYSICAL | APIC_DM_NMI);
+		t = rdtsc();
+		while (rdtsc() - t < g_gap_tsc)
+			;
+	}
 	GUEST_DONE();
 }
-
-/* Set before the halter's thread is signalled to leave KVM_RUN. */
-static int stop_halter;
 
 struct vcpu_thread {
 	pthread_t thread;
@@ -192,15 +206,7 @@ static void *vcpu_fn(void *arg)
 	if (v->err)
 		return NULL;
 	for (;;) {
-		if (__vcpu_run(v->vcpu)) {
-			if (errno != EINTR) {
-				v->err = errno;
-				return NULL;
-			}
-			if (READ_ONCE(stop_halter))
-				return NULL;
-			continue;
-		}
+		vcpu_run(v->vcpu);
 		switch (get_ucall(v->vcpu, &uc)) {
 		case UCALL_DONE:
 			WRITE_ONCE(v->done, 1);
@@ -277,23 +283,6 @@ static void device_setup(struct kvm_vm *vm, struct io_thread *io)
 	vm_ioctl(vm, KVM_IRQFD, &irqfd);
 }
 
-static void on_stop(int sig)
-{
-}
-
-/*
- * Stop the halter's thread: the signal ends its halt and KVM_RUN (again
- * until it is seen, should it come between two KVM_RUNs).
- */
-static void halter_stop(struct vcpu_thread *v)
-{
-	WRITE_ONCE(stop_halter, 1);
-	while (pthread_tryjoin_np(v->thread, NULL) == EBUSY) {
-		pthread_kill(v->thread, SIGUSR1);
-		usleep(10000);
-	}
-}
-
 /* KVM's halt-polling counters of @vm, those its debugfs has. */
 static void print_kvm_stats(struct kvm_vm *vm)
 {
@@ -353,7 +342,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	device = !strcmp(argv[1], "device");
-	sigaction(SIGUSR1, &(struct sigaction){ .sa_handler = on_stop }, NULL);
 	n = atol(argv[2]);
 	us = atol(argv[3]);
 	for (i = 0; i < nr; i++)
@@ -369,6 +357,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr; i++)
 		vcpu_init_descriptor_tables(vcpus[i]);
 	vm_install_exception_handler(vm, IRQ_VECTOR, irq_handler);
+	vm_install_exception_handler(vm, NMI_VECTOR, nmi_handler);
 	virt_pg_map(vm, APIC_DEFAULT_GPA, APIC_DEFAULT_GPA);
 
 	tsc_khz = __vcpu_ioctl(vcpus[0], KVM_GET_TSC_KHZ, NULL);
@@ -440,8 +429,14 @@ int main(int argc, char **argv)
 				    tsc_khz),
 	       (unsigned long long)(GET_GLOBAL(vm, g_late_max) * 1000000 /
 				    tsc_khz));
-	if (ipi)
-		halter_stop(&v[1]);
+	/* The halter's last halt has ended: KVM's counters have it. */
+	for (idle = 0; ipi && !READ_ONCE(v[1].done); usleep(100000)) {
+		if (++idle == STUCK_TICKS) {
+			fprintf(stderr, "irq_guest: the halter did not stop in %d s\n",
+				STUCK_TICKS / 10);
+			_exit(STUCK_EXIT);
+		}
+	}
 	print_kvm_stats(vm);
 	fflush(stdout);
 	/* Not kvm_vm_free(): the I/O thread may still read its doorbell. */
