@@ -171,6 +171,38 @@ class Thread:
         return "preempted"
 
 
+def events(trace):
+    """The record's events, each (pid, CPU, time, event, body, lo, whether
+    in an interrupt): lo bounds from below vmlat's clock read in its probe
+    on that tracepoint, which runs before ftrace's. It ran after the
+    CPU's event before, and nothing but an interrupt comes between it and
+    ftrace's (both preemption off). With interrupts on, an interrupt's
+    event may be between them: 6.1's SVM traces kvm_exit so, and a TCG
+    host's CPU thread, descheduled by its own host, takes its timer's
+    interrupt where it resumes. vmlat's own event comes after its clock
+    read: not a bound of it."""
+    last_any = {}           # CPU: its last event's time
+    last_task = {}          # CPU: the same, of events not in an interrupt
+    for line in trace.splitlines():
+        f = LINE.match(line)
+        if not f:
+            continue
+        pid, cpu, t, ev, body = int(f.group(2)), f.group(3), \
+            ts_ns(f.group(4)), f.group(5), f.group(6)
+        fl = FLAGS.search(line)
+        flags = fl.group(1) if fl else ""
+        in_irq = len(flags) > 2 and flags[2] in "hsHz"
+        if in_irq or flags[:1] in ("d", "D"):
+            lo = last_any.get(cpu, t)
+        else:
+            lo = last_task.get(cpu, t)
+        if ev != "vmlat_irq":
+            last_any[cpu] = t
+            if not in_irq:
+                last_task[cpu] = t
+        yield pid, cpu, t, ev, body, lo, in_irq
+
+
 def oracle(trace, tids, target, sender, vector):
     """The deliveries to thread @target of @vector, from the record. @sender:
     the IPI's or device's sending thread, or None for the timer (pending from its
@@ -191,8 +223,6 @@ def oracle(trace, tids, target, sender, vector):
     delivery that waited, who ran the longest slice on the target's CPU
     during its last wait (and whoever ran at least half as long)."""
     th = {t: Thread() for t in tids}
-    last_any = {}           # CPU: its last event's time
-    last_task = {}          # CPU: the same, of events not in an interrupt
     exit_ts = {}            # thread: its last kvm_exit's time
     changes = []            # the target's state changes: (lo, ts)
     stamp = None            # timer expired, not yet accepted
@@ -221,30 +251,7 @@ def oracle(trace, tids, target, sender, vector):
     unmatched = 0           # its injections of a vector not accepted
     foreign = 0             # accepts outside the VM's threads
     recent = []             # the last events of the target, for a human
-    for line in trace.splitlines():
-        f = LINE.match(line)
-        if not f:
-            continue
-        pid, cpu, t, ev, body = int(f.group(2)), f.group(3), \
-            ts_ns(f.group(4)), f.group(5), f.group(6)
-        # vmlat's probe ran after the CPU's event before, and nothing but
-        # an interrupt comes between it and ftrace's (both preemption
-        # off). With interrupts on, an interrupt's event may be between
-        # them: 6.1's SVM traces kvm_exit so, and a TCG host's CPU thread,
-        # descheduled by its own host, takes its timer's interrupt where
-        # it resumes. vmlat's own event comes after its clock read: not a
-        # bound of it.
-        fl = FLAGS.search(line)
-        flags = fl.group(1) if fl else ""
-        in_irq = len(flags) > 2 and flags[2] in "hsHz"
-        if in_irq or flags[:1] in ("d", "D"):
-            lo = last_any.get(cpu, t)
-        else:
-            lo = last_task.get(cpu, t)
-        if ev != "vmlat_irq":
-            last_any[cpu] = t
-            if not in_irq:
-                last_task[cpu] = t
+    for pid, cpu, t, ev, body, lo, in_irq in events(trace):
         if ev == "sched_switch":
             m = SWITCH.search(body)
             if not m:
@@ -719,31 +726,16 @@ def halt_oracle(trace, tids):
     old one if KVM changed it at this halt's end), its sleep (the first
     switch-out asleep after a HLT exit) and its wake-up (sched_waking, or
     the switch-out itself if the wake-up came before it). Each time vmlat
-    reads lies between the CPU's event before and the event (as in
-    oracle()): the sums of what vmlat computes from two of them come as
+    reads lies between the CPU's event before and the event (events()):
+    the sums of what vmlat computes from two of them come as
     (lo, hi)."""
     st = {t: {"window": 0, "old": None, "hlt": False, "asleep": None,
               "woken": None, "pre_woken": False, "on_cpu": True,
               "sleeping": False} for t in tids}
-    last_any, last_task = {}, {}
     o = {"halts": 0, "polled": 0, "hits": 0, "hit_ns": 0, "slept": 0,
          "unseen": 0, "woken": 0, "miss": [0, 0], "slept_ns": [0, 0],
          "wake": [0, 0], "misses": 0}
-    for line in trace.splitlines():
-        f = LINE.match(line)
-        if not f:
-            continue
-        pid, cpu, t, ev, body = int(f.group(2)), f.group(3), \
-            ts_ns(f.group(4)), f.group(5), f.group(6)
-        fl = FLAGS.search(line)
-        flags = fl.group(1) if fl else ""
-        in_irq = len(flags) > 2 and flags[2] in "hsHz"
-        lo = last_any.get(cpu, t) if in_irq or flags[:1] in ("d", "D") \
-            else last_task.get(cpu, t)
-        if ev != "vmlat_irq":
-            last_any[cpu] = t
-            if not in_irq:
-                last_task[cpu] = t
+    for pid, cpu, t, ev, body, lo, _ in events(trace):
         if ev == "sched_switch":
             # As vmlat's state machine: a switch-out asleep ("S"; or "R"
             # on 5.10, which does not report TASK_WAKING) after a
