@@ -735,7 +735,7 @@ def halt_oracle(trace, tids):
     o = {"halts": 0, "polled": 0, "hits": 0, "hit_ns": 0, "slept": 0,
          "unseen": 0, "woken": 0, "miss": [0, 0], "slept_ns": [0, 0],
          "wake": [0, 0], "misses": 0}
-    for pid, cpu, t, ev, body, lo, _ in events(trace):
+    for pid, cpu, t, ev, body, lo, in_irq in events(trace):
         if ev == "sched_switch":
             # As vmlat's state machine: a switch-out asleep ("S"; or "R"
             # on 5.10, which does not report TASK_WAKING) after a
@@ -771,6 +771,10 @@ def halt_oracle(trace, tids):
         if pid not in st:
             continue
         h = st[pid]
+        # An event of its own went on after a wake-up while it was on
+        # CPU: it did not go off CPU woken (it saw the wake-up in time)
+        if not in_irq:
+            h["pre_woken"] = False
         if ev == "kvm_exit":
             h["hlt"] = bool(HLT.search(body))
             h["asleep"] = None
