@@ -724,14 +724,14 @@ def halt_oracle(trace, tids):
     each halt's end (kvm_vcpu_wakeup: its length, whether it slept), the
     window it had (0 when the VM began, then each kvm_halt_poll_ns's: the
     old one if KVM changed it at this halt's end), its sleep (the first
-    switch-out asleep after a HLT exit) and its wake-up (sched_waking, or
-    the switch-out itself if the wake-up came before it). Each time vmlat
+    switch-out asleep after a HLT exit) and its wake-up (sched_waking; or,
+    if it came before the switch-out, between that and its sched_wakeup). Each time vmlat
     reads lies between the CPU's event before and the event (events()):
     the sums of what vmlat computes from two of them come as
     (lo, hi)."""
     st = {t: {"window": 0, "old": None, "hlt": False, "asleep": None,
               "woken": None, "pre_woken": False, "on_cpu": True,
-              "sleeping": False} for t in tids}
+              "sleeping": False, "wake_open": False} for t in tids}
     o = {"halts": 0, "polled": 0, "hits": 0, "hit_ns": 0, "slept": 0,
          "unseen": 0, "woken": 0, "miss": [0, 0], "slept_ns": [0, 0],
          "wake": [0, 0], "misses": 0}
@@ -750,13 +750,24 @@ def halt_oracle(trace, tids):
                 if asleep and h["hlt"] and h["asleep"] is None:
                     h["asleep"] = (lo, t)
                 if asleep and h["pre_woken"]:
+                    # vmlat takes the wake-up here if the task is still
+                    # TASK_WAKING, else at its sched_wakeup to come (the
+                    # waker waited for this runqueue: a delayed dequeue)
                     if h["asleep"] is not None:
                         h["woken"] = (lo, t)
+                        h["wake_open"] = True
                     asleep = False
                 h.update(on_cpu=False, sleeping=asleep, pre_woken=False)
             h = st.get(int(m.group(3))) if m else None
             if h:
                 h.update(on_cpu=True, sleeping=False, pre_woken=False)
+            continue
+        if ev == "sched_wakeup":
+            m = WAKING.search(body)
+            h = st.get(int(m.group(1))) if m else None
+            if h and h["wake_open"]:
+                h["woken"] = (h["woken"][0], t)
+                h["wake_open"] = False
             continue
         if ev == "sched_waking":
             m = WAKING.search(body)
@@ -817,6 +828,7 @@ def halt_oracle(trace, tids):
             h["old"] = None
             h["asleep"] = None
             h["woken"] = None
+            h["wake_open"] = False
     return o
 
 
