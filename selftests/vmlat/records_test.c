@@ -1694,7 +1694,14 @@ TEST_F_TIMEOUT(sized, memory, 900)
 	EXPECT_LE(at_load.bytes + code, LOAD_MAX);
 	if (!debug) {
 		EXPECT_LE(load, LOAD_MAX);
-		EXPECT_GE(load + MEM_SLACK, at_load.bytes + code);
+		/*
+		 * At least what status says; with a slab cache of vmlat's
+		 * merged into another (5.10 has no SLAB_NO_MERGE), its pooled
+		 * records may lie in slabs the kernel had: the tables then.
+		 */
+		EXPECT_GE(load + MEM_SLACK, code + (slab_at_load < 0 ?
+						    at_load.tables :
+						    at_load.bytes));
 	}
 	EXPECT_EQ(0, at_load.vms);
 	EXPECT_EQ(0, at_load.vcpus);
