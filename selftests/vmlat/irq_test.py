@@ -112,6 +112,11 @@ EVENTS = ["timer/hrtimer_expire_entry", "kvm/kvm_apic_accept_irq",
           "sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "vmlat/vmlat_irq", "kvm/kvm_vcpu_wakeup", "kvm/kvm_halt_poll_ns",
           "kvm/kvm_wait_lapic_expire"]
+# Before 5.18 sched_switch reads prev's state when traced: a task woken on
+# its way to sleep (TASK_WAKING) shows "R"; since, the state __schedule()
+# read, "S", and "R" is a task that was running (woken before schedule())
+WAKING_AS_R = tuple(int(x) for x in
+                    re.findall(r"\d+", os.uname().release)[:2]) < (5, 18)
 N = 150
 TIMER_US = 2000
 IPI_GAP_US = 2000
@@ -746,7 +751,7 @@ def halt_oracle(trace, tids):
             h = st.get(int(m.group(1))) if m else None
             if h:
                 asleep = not m.group(2).startswith("R") or \
-                    m.group(2) == "R" and h["pre_woken"]
+                    m.group(2) == "R" and h["pre_woken"] and WAKING_AS_R
                 if asleep and h["hlt"] and h["asleep"] is None:
                     h["asleep"] = (lo, t)
                 if asleep and h["pre_woken"]:
