@@ -894,12 +894,10 @@ def check_expire(name, g, trace, vm):
     tids = set(int(x) for x in g["tids"].split(","))
     khz = int(g["tsc_khz"])
     got = {}
-    for line in trace.splitlines():
-        f = LINE.match(line)
-        if not f or f.group(5) != "kvm_wait_lapic_expire" or \
-                int(f.group(2)) not in tids:
+    for pid, _, _, ev, body, _, _ in events(trace):
+        if ev != "kvm_wait_lapic_expire" or pid not in tids:
             continue
-        m = EXPIRE.search(f.group(6))
+        m = EXPIRE.search(body)
         if m:
             d = int(m.group(1))
             got.setdefault(d < 0, []).append(abs(d) * 1000000 // khz)
