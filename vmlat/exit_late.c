@@ -72,10 +72,15 @@ void vmlat_exit_trace_learn(bool irqs_off)
  * @since_ns:	when its guest time began (the kvm_entry)
  * @now_ns:	vmlat_now_ns() of the caller, just before
  *
- * The host TSC KVM recorded right after the exit, taken back from the
- * TSC now into vmlat's clock. A reading that is not one (scaled TSC, a
- * TSC of unknown rate, or a time outside [@since_ns, @now_ns]) is counted
- * in vmlat_exit_time_unread().
+ * The host TSC KVM recorded right after the exit, taken to vmlat's clock:
+ * where that is the TSC, exactly as vmlat_now_ns() would have read it
+ * then; else the mono clock now less the TSC's advance since, the two read
+ * back to back. Not from @now_ns: the probe's own time between reading it
+ * and the TSC (tens of microseconds under an emulator) would end guest
+ * time that much early, and refuse a guest interval shorter than it. A
+ * reading that is not one (scaled TSC, a TSC of unknown rate, or a time
+ * outside [@since_ns, @now_ns]: KVM wrote the TSC offset since) is
+ * counted in vmlat_exit_time_unread().
  *
  * Context: kvm_exit or sched_switch tracepoint of @vcpu's thread, after a
  * VM exit and before its kvm_exit.
@@ -83,17 +88,25 @@ void vmlat_exit_trace_learn(bool irqs_off)
  */
 u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
 {
-	u64 exit_tsc, d, ns;
+	u64 exit_tsc, exit_ns, mono, d;
 
 	if (!vmlat_tsc_usable() || vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
 		goto unread;
-	d = rdtsc() - exit_tsc;
-	if (d > vmlat_tsc_max)	/* negative too: after now */
+	if (static_branch_likely(&vmlat_clock_tsc)) {
+		d = exit_tsc - vmlat_clock.tsc0;
+		if ((s64)d < 0)		/* before vmlat loaded */
+			goto unread;
+		exit_ns = vmlat_clock.ns0 + vmlat_tsc_ns(d);
+	} else {
+		mono = ktime_get_mono_fast_ns();
+		d = rdtsc_ordered() - exit_tsc;
+		if (d > vmlat_tsc_max)	/* negative too: after now */
+			goto unread;
+		exit_ns = mono - vmlat_tsc_ns(d);
+	}
+	if (exit_ns < since_ns || exit_ns > now_ns)
 		goto unread;
-	ns = vmlat_tsc_ns(d);
-	if (ns > now_ns - since_ns || now_ns < since_ns)
-		goto unread;
-	return now_ns - ns;
+	return exit_ns;
 unread:
 	atomic64_inc(&vmlat_exit_unread);
 	return 0;
