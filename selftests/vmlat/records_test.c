@@ -867,8 +867,8 @@ TEST_F_TIMEOUT(records, churn, 1800)
 		  tb.vcpus * tb.vcpu_bytes + tb.blocks * tb.block_bytes +
 		  tb.pooled);
 	EXPECT_LE(tb.blocks, tb.vms * MAX_BLOCKS_PER_VM);
-	TH_LOG("after the churn: %ld VM and %ld vCPU records, %ld blocks, %ld bytes in all",
-	       tb.vms, tb.vcpus, tb.blocks, tb.bytes);
+	TH_LOG("after the churn: %ld VM and %ld vCPU records, %ld blocks, %ld bytes in all, %ld missed",
+	       tb.vms, tb.vcpus, tb.blocks, tb.bytes, tb.missed);
 
 	/* The last VMs, exact. */
 	ASSERT_EQ(0, read_json(&d));
@@ -920,6 +920,8 @@ TEST_F_TIMEOUT(records, churn, 1800)
 	EXPECT_EQ(0, bad) TH_LOG("%d of %u rows", bad, reader.nr);
 	TH_LOG("a reader beside the churn%s: %u reads, %u rows of VMs",
 	       full ? " (full preemption)" : "", reader.reads, reader.nr);
+	if (_metadata->passed != 1)
+		dump_file(VMLAT_STATUS_PATH);
 	free(reader.rows);
 	free(tid_of);
 }
