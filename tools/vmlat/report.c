@@ -27,6 +27,12 @@
 #define HALT_POLL_NOTE_PCT	1.0
 /* Below this share of polls that paid off, polling is said to waste. */
 #define HALT_POLL_HIT_PCT	50.0
+/*
+ * TSC-deadline timers past their deadline by this at their p99 (as
+ * interrupts), or fired early by this at their p50 (KVM busy-waits the
+ * rest of each), are a finding.
+ */
+#define EXPIRE_EARLY_NOTE_NS	50000ULL
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -544,6 +550,51 @@ static void halt_poll(FILE *o, const struct vm *v, const struct snap *s)
 	fprintf(o, ".\n");
 }
 
+static bool timer_late(const struct vm *v)
+{
+	return hist_quantile(&v->h[HK_EXPIRE(VMLAT_EXPIRE_LATE)], 0.99) >=
+	       IRQ_NOTE_NS;
+}
+
+static bool has_timer_deadline(const struct vm *v)
+{
+	return timer_late(v) ||
+	       hist_quantile(&v->h[HK_EXPIRE(VMLAT_EXPIRE_EARLY)], 0.5) >=
+	       EXPIRE_EARLY_NOTE_NS;
+}
+
+/*
+ * Whether KVM's timer advance fits the host, from its TSC-deadline
+ * timers at the VM entries that delivered them: how many reached the
+ * guest past their deadline and how late, and how many fired early and
+ * what KVM's busy-wait to the deadline cost.
+ */
+static void timer_deadline(FILE *o, const struct vm *v, const struct snap *s)
+{
+	const struct hist *late = &v->h[HK_EXPIRE(VMLAT_EXPIRE_LATE)];
+	const struct hist *early = &v->h[HK_EXPIRE(VMLAT_EXPIRE_EARLY)];
+	char a[16], b[16], c[16];
+
+	fprintf(o, "  - its TSC-deadline timers: %llu of %llu reached the guest past their deadline",
+		(unsigned long long)late->count,
+		(unsigned long long)(late->count + early->count));
+	if (late->count)
+		fprintf(o, ", p99 %s late (max %s, mean %s)",
+			fmt_ns(a, sizeof(a), hist_quantile(late, 0.99)),
+			fmt_ns(b, sizeof(b), late->max_ns),
+			fmt_ns(c, sizeof(c), late->sum_ns / late->count));
+	if (early->count)
+		fprintf(o, "; %llu fired early, and KVM busy-waited %s of CPU to their deadlines (p50 %s each)",
+			(unsigned long long)early->count,
+			fmt_ns(a, sizeof(a), early->sum_ns),
+			fmt_ns(b, sizeof(b), hist_quantile(early, 0.5)));
+	if (timer_late(v))
+		fprintf(o, "; KVM's timer advance (lapic_timer_advance_ns) did not cover the host's part: its hrtimer firing, then the vCPU's wake-up and wait for a CPU (the LAPIC timer's delivery)");
+	else
+		fprintf(o, "; KVM's timer advance (lapic_timer_advance_ns) is more than this host needs");
+	fprintf(o, ".\n");
+}
+
 static const struct {
 	const char *kind;	/* its name in report --json */
 	bool (*has)(const struct vm *v);
@@ -556,6 +607,7 @@ static const struct {
 	{ "clock_sync", has_sync, sync_state },
 	{ "irq_delivery", has_irq, irq_delivery },
 	{ "halt_polling", has_halt_poll, halt_poll },
+	{ "timer_deadline", has_timer_deadline, timer_deadline },
 };
 
 #define NR_FINDINGS	ARRAY_SIZE(findings)

@@ -11,7 +11,11 @@ waiting for a CPU and who took the VM's the most (its top preemptor);
 histograms; a document without interrupts (an older module's) shows
 none of it. Halt-polling: a finding for each VM whose polls took 1% of
 its vCPUs' time (two in the document: polls next to a hog that never
-pay off, and IPIs whose polls mostly do), each figure the document's."""
+pay off, and IPIs whose polls mostly do), each figure the document's.
+TSC-deadline timers: a finding for each VM whose timers reached the
+guest p99 100 us or more past their deadline, or fired early by 50 us
+at their p50 (one in the document: 150 late), its counts, quantiles,
+maximum, mean and busy-wait the document's histograms'."""
 import json
 import re
 
@@ -200,6 +204,47 @@ def run(ctx):
                 bool(m.group(10)) == (hit_pct < 50)):
             bad.append("%d: %s, want %s" % (v["pid"], ln, h))
     ctx.check(rc == 0 and said and not bad, "irq.report_halt_polling",
+              (rc, err, said, bad))
+
+    # TSC-deadline timers: a finding where late (p99) or early (p50)
+    # enough, with the document's figures; none for the others.
+    bad, said = [], 0
+    for v in doc["vms"]:
+        late = v["histograms"]["timer_late"]
+        early = v["histograms"]["timer_early"]
+        ln = [x for x in blocks.get(v["pid"], [])
+              if x.startswith("  - its TSC-deadline timers: ")]
+        want = (late["count"] and late["p99_ns"] >= NOTE_NS) or \
+            (early["count"] and early["p50_ns"] >= 50000)
+        if not want:
+            if ln:
+                bad.append("%d: said %s" % (v["pid"], ln))
+            continue
+        said += 1
+        m = ln and re.match(
+            r"  - its TSC-deadline timers: (\d+) of (\d+) reached the guest "
+            r"past their deadline(?:, p99 ([\d.]+ \w+) late \(max "
+            r"([\d.]+ \w+), mean ([\d.]+ \w+)\))?(?:; (\d+) fired early, "
+            r"and KVM busy-waited ([\d.]+ \w+) of CPU to their deadlines "
+            r"\(p50 ([\d.]+ \w+) each\))?; KVM's timer advance "
+            r"\(lapic_timer_advance_ns\) (did not cover|is more than)",
+            ln[0])
+        if not (m and int(m.group(1)) == late["count"] and
+                int(m.group(2)) == late["count"] + early["count"] and
+                (m.group(3) is None) == (not late["count"]) and
+                (m.group(3) is None or
+                 (close(m.group(3), late["p99_ns"]) and
+                  close(m.group(4), late["max_ns"]) and
+                  close(m.group(5), late["sum_ns"] // late["count"]))) and
+                (m.group(6) is None) == (not early["count"]) and
+                (m.group(6) is None or
+                 (int(m.group(6)) == early["count"] and
+                  close(m.group(7), early["sum_ns"]) and
+                  close(m.group(8), early["p50_ns"]))) and
+                (m.group(9) == "did not cover") ==
+                bool(late["count"] and late["p99_ns"] >= NOTE_NS)):
+            bad.append("%d: %s, want %s %s" % (v["pid"], ln, late, early))
+    ctx.check(rc == 0 and said and not bad, "irq.report_timer_deadline",
               (rc, err, said, bad))
 
     # A document of a module without interrupt delivery: nothing of it.
