@@ -736,7 +736,8 @@ def halt_oracle(trace, tids):
     (lo, hi)."""
     st = {t: {"window": 0, "old": None, "hlt": False, "asleep": None,
               "woken": None, "pre_woken": False, "on_cpu": True,
-              "sleeping": False, "wake_open": False} for t in tids}
+              "sleeping": False, "wake_open": False, "r_out": None}
+          for t in tids}
     o = {"halts": 0, "polled": 0, "hits": 0, "hit_ns": 0, "slept": 0,
          "unseen": 0, "woken": 0, "miss": [0, 0], "slept_ns": [0, 0],
          "wake": [0, 0], "misses": 0}
@@ -762,10 +763,20 @@ def halt_oracle(trace, tids):
                         h["woken"] = (lo, t)
                         h["wake_open"] = True
                     asleep = False
-                h.update(on_cpu=False, sleeping=asleep, pre_woken=False)
+                # "R" (not "R+", preempted) that a sched_waking follows
+                # off CPU went to sleep after all: 5.10 showed one in
+                # 150 halts so, the vCPU asleep in KVM (its
+                # kvm_vcpu_wakeup says it waited), CPU idle, no wake-up
+                # before; vmlat read the task's state as asleep
+                r_out = (lo, t) if (m.group(2) == "R" and not asleep and
+                                    h["hlt"] and h["asleep"] is None) \
+                    else None
+                h.update(on_cpu=False, sleeping=asleep, pre_woken=False,
+                         r_out=r_out)
             h = st.get(int(m.group(3))) if m else None
             if h:
-                h.update(on_cpu=True, sleeping=False, pre_woken=False)
+                h.update(on_cpu=True, sleeping=False, pre_woken=False,
+                         r_out=None)
             continue
         if ev == "sched_wakeup":
             m = WAKING.search(body)
@@ -783,6 +794,9 @@ def halt_oracle(trace, tids):
                 if h["asleep"] is not None:
                     h["woken"] = (lo, t)
                 h["sleeping"] = False
+            elif h and h["r_out"]:
+                h["asleep"], h["woken"] = h["r_out"], (lo, t)
+                h["r_out"] = None
             continue
         if pid not in st:
             continue
