@@ -33,7 +33,7 @@
  * on), then print one line:
  *
  *	irq_guest mode=M pid=P tids=T0[,T1[,TIO]] vector=V count=N
- *	  tsc_khz=K late_sum_ns=S late_max_ns=X
+ *	  tsc_khz=K late_sum_ns=S late_max_ns=X [span_ns=D]
  *
  * and, once every vCPU thread has left KVM_RUN (vCPU 0 stops the halter
  * with NMIs, which vmlat does not time), KVM's own halt-polling counters
@@ -42,6 +42,9 @@
  *	kvm_stats halt_attempted_poll=A halt_successful_poll=S ...
  *
  * A guest that gets no interrupt for 60 s ends the run: exit status 3.
+ *
+ * span (ipi, device): from vCPU 0's first send to its last arrival, on
+ * the guest's TSC: tools/bench's IPI round trips per second.
  *
  * late: for the timer, handler TSC - (arming TSC + PERIOD_US); for an
  * IPI, handler TSC - sending TSC; for the device, handler TSC - doorbell
@@ -84,7 +87,7 @@
  */
 static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
 static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin, g_device;
-static uint64_t g_deadline, g_stop, g_halter_done;
+static uint64_t g_deadline, g_stop, g_halter_done, g_span;
 
 static void irq_handler(struct ex_regs *regs)
 {
@@ -142,13 +145,14 @@ static void ipi_halter(void)
 
 static void ipi_sender(void)
 {
-	uint64_t i, t;
+	uint64_t i, t, t0;
 
 	xapic_enable();
 	asm volatile("sti");
 	xapic_write_reg(APIC_ICR2, SET_APIC_DEST_FIELD(1));
 	while (!READ_ONCE(g_ready))
 		asm volatile("pause");
+	t0 = rdtsc();
 	for (i = 0; i < g_n; i++) {
 		t = rdtsc();
 		while (rdtsc() - t < g_gap_tsc)
@@ -163,6 +167,7 @@ static void ipi_sender(void)
 		while (READ_ONCE(g_count) == i)
 			asm volatile("pause");
 	}
+	g_span = rdtsc() - t0;
 	/*
 	 * Stop the halter: NMIs until it is done (one that comes before its
 	 * HLT is missed), so that its last halt ends as the others do.
@@ -423,12 +428,17 @@ int main(int argc, char **argv)
 		printf(",%d", (int)v[1].tid);
 	if (device)
 		printf(",%d", (int)io.tid);
-	printf(" vector=%d count=%llu tsc_khz=%ld late_sum_ns=%llu late_max_ns=%llu\n",
+	printf(" vector=%d count=%llu tsc_khz=%ld late_sum_ns=%llu late_max_ns=%llu",
 	       IRQ_VECTOR, (unsigned long long)GET_GLOBAL(vm, g_count), tsc_khz,
 	       (unsigned long long)(GET_GLOBAL(vm, g_late_sum) * 1000000 /
 				    tsc_khz),
 	       (unsigned long long)(GET_GLOBAL(vm, g_late_max) * 1000000 /
 				    tsc_khz));
+	if (ipi)
+		printf(" span_ns=%llu",
+		       (unsigned long long)(GET_GLOBAL(vm, g_span) * 1000000 /
+					    tsc_khz));
+	printf("\n");
 	/* The halter's last halt has ended: KVM's counters have it. */
 	for (idle = 0; ipi && !READ_ONCE(v[1].done); usleep(100000)) {
 		if (++idle == STUCK_TICKS) {
