@@ -55,12 +55,20 @@ static __always_inline u64 vmlat_tsc_ns(u64 cycles)
 	return ns;
 }
 
+/*
+ * The instant of vmlat's clock at which the TSC read @tsc, a reading
+ * taken since load, where the clock is the TSC (vmlat_clock_tsc).
+ */
+static __always_inline u64 vmlat_clock_at_tsc(u64 tsc)
+{
+	return vmlat_clock.ns0 + vmlat_tsc_ns(tsc - vmlat_clock.tsc0);
+}
+
 /* Now on vmlat's clock, safe in any context. */
 static __always_inline u64 vmlat_now_ns(void)
 {
 	if (static_branch_likely(&vmlat_clock_tsc))
-		return vmlat_clock.ns0 +
-		       vmlat_tsc_ns(rdtsc_ordered() - vmlat_clock.tsc0);
+		return vmlat_clock_at_tsc(rdtsc_ordered());
 	return ktime_get_mono_fast_ns();
 }
 

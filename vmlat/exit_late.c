@@ -93,10 +93,9 @@ u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
 	if (!vmlat_tsc_usable() || vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
 		goto unread;
 	if (static_branch_likely(&vmlat_clock_tsc)) {
-		d = exit_tsc - vmlat_clock.tsc0;
-		if ((s64)d < 0)		/* before vmlat loaded */
+		if ((s64)(exit_tsc - vmlat_clock.tsc0) < 0)	/* before load */
 			goto unread;
-		exit_ns = vmlat_clock.ns0 + vmlat_tsc_ns(d);
+		exit_ns = vmlat_clock_at_tsc(exit_tsc);
 	} else {
 		mono = ktime_get_mono_fast_ns();
 		d = rdtsc_ordered() - exit_tsc;
