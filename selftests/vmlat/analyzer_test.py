@@ -58,8 +58,8 @@ sys.path.insert(0, HERE)
 from vmlat_oracle import LINE_RE  # noqa: E402
 from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
                          SkipTest, check_no_lost_events, keep, main, rd,
-                         rd_json, run_native, tap, tracing_instance, ts_ns,
-                         wr)
+                         rd_json, run_native, status_fields, tap,
+                         tracing_instance, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_analyzer_test"
 EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
@@ -178,11 +178,7 @@ def near(a, b, slack):
 
 def exits_traced_late():
     """Whether vmlat's status says kvm_exit is traced late here."""
-    for line in rd(VMLAT + "/status").splitlines():
-        f = line.split()
-        if f[:2] == ["#", "exit_trace"]:
-            return f[2] == "late"
-    return False
+    return status_fields(rd(VMLAT + "/status")).get("exit_trace") == "late"
 
 
 def check_moved(tag, c, o, slack):

@@ -61,7 +61,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from vmlat_ktest import (KEEP, SLACK_NS, TRACING, VMLAT,  # noqa: E402
                          SkipTest, check_no_lost_events, main, rd, rd_json,
-                         tap, tracing_instance, ts_ns, wr)
+                         status_fields, tap, tracing_instance, ts_ns, wr)
 
 INST = TRACING + "/instances/vmlat_exit_time_test"
 BASE_EVENTS = ["sched/sched_switch", "kvm/kvm_entry", "kvm/kvm_exit",
@@ -176,19 +176,6 @@ def vmlat_vcpu(vm_json, tid):
             if c["tid"] == tid:
                 return c
     return None
-
-
-def status_fields(text, name="exit_trace"):
-    """The "# <name> ..." line of vmlat's status, as a dict: its names and
-    values ("# exit_trace late unexpected 0": exit_trace is one of them;
-    "# kernel: preempt full": "kernel:" names the line)."""
-    for line in text.splitlines():
-        if line.startswith("# %s " % name):
-            f = line[2:].split()
-            if name.endswith(":"):
-                f = f[1:]
-            return dict(zip(f[::2], f[1::2]))
-    return {}
 
 
 def kernel_preemption():

@@ -96,7 +96,8 @@ from vmlat_ktest import (GUEST_HUNG_S, SLACK_NS, TRACING,  # noqa: E402
                          check_no_lost_events, irq_entry_events, keep,
                          linux_guest_argv,
                          linux_guest_initramfs, load, main, rd, rd_json,
-                         tap, tracing_instance, ts_ns, unload, wr)
+                         status_fields, tap, tracing_instance, ts_ns, unload,
+                         wr)
 
 BURN_S = 4      # both burners run this long, the first 1 s more
 # vmlat's observed time of a burner against the guest's run time of it
@@ -840,7 +841,7 @@ def cr3_oracle(trace, tids, n, code, skews=None):
     Returns ({root index: dict(guest=ns, late=ns, stays=count,
     observed=ns, tail=ns: how much more the last stays may have,
     skew_lo, skew_hi, oskew_lo, oskew_hi: the guest's and the observed
-    time's, lates=[each late stay's late part])}, [OUT exits per root
+    time's, late_max=ns: the longest late part)}, [OUT exits per root
     of each vCPU], the number of OUT exits at another RIP than @code's
     OUT)."""
     per = {t: {"stays": [], "in": None, "first": None, "died": None,
@@ -880,7 +881,7 @@ def cr3_oracle(trace, tids, n, code, skews=None):
             v["first"] = t      # a host interrupt: the guest had left
     roots = {k: dict(guest=0, late=0, stays=0, observed=0, tail=0,
                      skew_lo=0, skew_hi=0, oskew_lo=0, oskew_hi=0,
-                     lates=[])
+                     late_max=0)
              for k in range(n)}
     outs = []
     for v in per.values():
@@ -902,8 +903,7 @@ def cr3_oracle(trace, tids, n, code, skews=None):
             r = roots[k]
             r["guest"] += end - entry
             r["late"] += exit_t - end
-            if exit_t > end:
-                r["lates"].append(exit_t - end)
+            r["late_max"] = max(r["late_max"], exit_t - end)
             r["stays"] += 1
             observed = (stays[i + 1][1] if i + 1 < len(stays) else end) - \
                 entry
@@ -1032,11 +1032,8 @@ def exit_time_unread():
     """status's exit_time_unread: the exits whose time vmlat could not
     read from the TSC KVM stamped them with (it ends their guest time at
     their kvm_exit then); never reset."""
-    for ln in rd(VMLAT + "/status").splitlines():
-        f = ln.split()
-        if f[:2] == ["#", "exit_trace"] and "exit_time_unread" in f:
-            return int(f[f.index("exit_time_unread") + 1])
-    return 0
+    return int(status_fields(rd(VMLAT + "/status")).get("exit_time_unread",
+                                                         0))
 
 
 def cr3_against_ftrace(tag, trace, pre, vm, roots, have, per_vcpu, unread,
@@ -1091,7 +1088,7 @@ def cr3_against_ftrace(tag, trace, pre, vm, roots, have, per_vcpu, unread,
                      "%.1f ms, the longest %.1f ms) -%.1f +%.1f ms%s" % (
                          roots[k], h["guest_ns"] / 1e6, o["guest"] / 1e6,
                          o["stays"], o["late"] / 1e6,
-                         max(o["lates"] or [0]) / 1e6,
+                         o["late_max"] / 1e6,
                          (tol + o["skew_lo"]) / 1e6,
                          (tol + o["skew_hi"]) / 1e6,
                          "" if fits else " (!)"))

@@ -57,6 +57,19 @@ def rd(path):
         return f.read()
 
 
+def status_fields(text, name="exit_trace"):
+    """The "# <name> ..." line of vmlat's status, as a dict: its names and
+    values ("# exit_trace late unexpected 0": exit_trace is one of them;
+    "# kernel: preempt full": "kernel:" names the line)."""
+    for line in text.splitlines():
+        if line.startswith("# %s " % name):
+            f = line[2:].split()
+            if name.endswith(":"):
+                f = f[1:]
+            return dict(zip(f[::2], f[1::2]))
+    return {}
+
+
 def _unique_members(pairs):
     """json object_pairs_hook: an object that names a member twice is an
     error, not a silent choice of one of the values."""

@@ -33,6 +33,7 @@ AT_PROSE = {"guest": "running in the guest",
             "blocked": "blocked in the host"}
 UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 NOTE_NS = 100000
+EARLY_NOTE_NS = 50000   # timer_early's p50 that makes a finding
 
 
 def ns_of(text):
@@ -215,7 +216,7 @@ def run(ctx):
         ln = [x for x in blocks.get(v["pid"], [])
               if x.startswith("  - its TSC-deadline timers: ")]
         want = (late["count"] and late["p99_ns"] >= NOTE_NS) or \
-            (early["count"] and early["p50_ns"] >= 50000)
+            (early["count"] and early["p50_ns"] >= EARLY_NOTE_NS)
         if not want:
             if ln:
                 bad.append("%d: said %s" % (v["pid"], ln))
