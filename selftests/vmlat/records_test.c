@@ -1528,6 +1528,7 @@ TEST_F_TIMEOUT(bounded, creation_bounded, 1800)
 #define MEM_VMS		100
 #define MEM_SLACK	(64 * KIB)	/* what the kernel's own use moves */
 #define MEM_READS	5
+#define LOAD_TRIES	3	/* measures of the load, at most */
 
 static int cmp_long(const void *a, const void *b)
 {
@@ -1679,14 +1680,14 @@ static int wait_no_records(struct tables *t)
 TEST_F_TIMEOUT(sized, memory, 900)
 {
 	long before, loaded, held, unloaded, load, code, per_vm;
-	long slab_at_load, slab_after;
+	long slab_at_load, slab_after, want;
 	unsigned long long env_vms;
 	struct tables at_load, t;
 	pthread_t th[MEM_VMS];
 	bool debug = debug_kernel();
 	struct holder *h;
 	sem_t ready, go;
-	int vms;
+	int vms, try;
 
 	RETURN_IF_SETUP_SKIPPED();
 	ASSERT_EQ(0, vmlat_env_ull("VMLAT_MANY_VMS", MEM_VMS, &env_vms));
@@ -1701,17 +1702,38 @@ TEST_F_TIMEOUT(sized, memory, 900)
 	 */
 	if (debug)
 		TH_LOG("a debug kernel: the bounds hold for status's figures, /proc/meminfo is not read");
-	before = debug ? 0 : kernel_bytes_settled();
-	ASSERT_LE(0, before) TH_LOG("cannot read /proc/meminfo or drop caches");
-
-	/* At load, at the defaults: no VM, hardly any memory. */
-	ASSERT_EQ(0, reload(_metadata, &self->loaded, "keep_exited=0"));
-	loaded = debug ? 0 : kernel_bytes_settled();
-	slab_at_load = vmlat_slab_bytes();
-	code = module_bytes();
-	ASSERT_LT(0, code);
-	ASSERT_EQ(0, read_tables(&at_load));
-	load = loaded - before;
+	/*
+	 * At load, at the defaults: no VM, hardly any memory. Between two
+	 * reads of the kernel's figures, others' frees (KVM's of the VMs
+	 * before, RCU's, ...) make a load look smaller and their
+	 * allocations larger; neither repeats at will, a wrong status does.
+	 * So a load outside the bounds is measured again, up to LOAD_TRIES
+	 * times.
+	 */
+	for (try = 1; ; try++) {
+		before = debug ? 0 : kernel_bytes_settled();
+		ASSERT_LE(0, before) TH_LOG("cannot read /proc/meminfo or drop caches");
+		ASSERT_EQ(0, reload(_metadata, &self->loaded, "keep_exited=0"));
+		loaded = debug ? 0 : kernel_bytes_settled();
+		slab_at_load = vmlat_slab_bytes();
+		code = module_bytes();
+		ASSERT_LT(0, code);
+		ASSERT_EQ(0, read_tables(&at_load));
+		load = loaded - before;
+		/*
+		 * At least what status says; with a slab cache of vmlat's
+		 * merged into another (5.10 has no SLAB_NO_MERGE), its pooled
+		 * records may lie in slabs the kernel had: the tables then.
+		 */
+		want = code + (slab_at_load < 0 ? at_load.tables : at_load.bytes);
+		if (debug || try == LOAD_TRIES ||
+		    (load <= LOAD_MAX && load + MEM_SLACK >= want))
+			break;
+		TH_LOG("at load, try %d: the kernel holds %ld bytes more, vmlat's code and status %ld: again",
+		       try, load, want);
+		ASSERT_EQ(0, vmlat_module_unload("vmlat"));
+		self->loaded = false;
+	}
 	if (debug)
 		TH_LOG("at load: %ld bytes of vmlat's code; status: %ld bytes (tables %ld, pooled %ld)",
 		       code, at_load.bytes, at_load.tables, at_load.pooled);
@@ -1721,14 +1743,7 @@ TEST_F_TIMEOUT(sized, memory, 900)
 	EXPECT_LE(at_load.bytes + code, LOAD_MAX);
 	if (!debug) {
 		EXPECT_LE(load, LOAD_MAX);
-		/*
-		 * At least what status says; with a slab cache of vmlat's
-		 * merged into another (5.10 has no SLAB_NO_MERGE), its pooled
-		 * records may lie in slabs the kernel had: the tables then.
-		 */
-		EXPECT_GE(load + MEM_SLACK, code + (slab_at_load < 0 ?
-						    at_load.tables :
-						    at_load.bytes));
+		EXPECT_GE(load + MEM_SLACK, want);
 	}
 	EXPECT_EQ(0, at_load.vms);
 	EXPECT_EQ(0, at_load.vcpus);
