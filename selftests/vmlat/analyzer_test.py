@@ -40,8 +40,8 @@ Tolerances (why: selftests/oracle/README):
     higher than the oracle's, and their sum is compared as a state time;
     an exit-handling percentile's upper side takes each interval from the
     kvm_entry before its kvm_exit (the exit came after that), as does each
-    exit's handling time, and the total per reason is also compared as
-    state times are, plus 10 ms (PAUSE_NS).
+    exit's handling time, and the total per reason lies between ftrace's,
+    less 10 ms (PAUSE_NS), and that bound's.
 
 Needs root, kvm_amd, $VMLAT_KO; run from the directory holding scenario and
 vmlat_oracle.py. TAP output; exit status 4 when everything was skipped.
@@ -392,8 +392,7 @@ def t_exits():
     # Where kvm_exit is traced late, vmlat's handling of an exit begins at
     # the exit itself, which ftrace does not show: somewhere after the
     # kvm_entry before it (the oracle's sorted_upper_ns); there the total
-    # is also compared as state times are, plus PAUSE_NS (an interrupt
-    # before the kvm_exit, traced with interrupts on there).
+    # lies between ftrace's and that bound's.
     late = exits_traced_late()
     events = vmlat_exit_events(tmp + "/trace.txt", tid, "exits")
     check_exit_pairs(o, events, late)
@@ -413,22 +412,18 @@ def t_exits():
             "vmlat %d, its vmlat_exit events %d" % (e["total_ns"], mine_ev))
         slack = o["observed_ns"] // 100 + r["handled"] * 2 * SLACK_NS + \
             PAUSE_NS
-        if late and key.split(" ")[0] in ("interrupt",
-                                             "EXTERNAL_INTERRUPT"):
-            # An interrupt exit's handling is mostly the host's handling
-            # of the interrupt, before the late kvm_exit: ftrace's
-            # interval misses it, its bound from the kvm_entry before
-            # does not.
+        if late:
+            # vmlat's handling begins at the exit itself, ftrace's at the
+            # late kvm_exit, after the host took its interrupts (an
+            # interrupt exit's handling is mostly that): ftrace's interval
+            # misses a part the bound from the kvm_entry before does not.
+            # A fixed allowance for that part fails under load, where the
+            # host's interrupt handling on a loaded CPU took 13 ms more.
             upper = sum(r["sorted_upper_ns"])
             tap(r["total_ns"] - slack <= e["total_ns"] <= upper + slack,
                 "exits.%s_handling_total" % key,
                 "vmlat %d oracle %d..%d slack %d" % (
                     e["total_ns"], r["total_ns"], upper, slack))
-        elif late:
-            tap(near(e["total_ns"], r["total_ns"], slack),
-                "exits.%s_handling_total" % key,
-                "vmlat %d oracle %d slack %d" % (e["total_ns"],
-                                                 r["total_ns"], slack))
         if r["handled"] >= 20 and "histogram" in e:
             check_quantile("exits.%s_handling_p50" % key,
                            e["histogram"]["p50_ns"], r["sorted_ns"], 50,
