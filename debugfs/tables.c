@@ -883,6 +883,51 @@ static int halt_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(halt);
 
+/* ---- lock-holder preemption ------------------------------------------- */
+
+/* A vCPU's suspected lock-holder preemptions (struct vmlat_lhp). */
+static const struct vmlat_col lhp_cols[] = {
+	VMLAT_COL(struct vmlat_lhp, count),
+	VMLAT_COL(struct vmlat_lhp, ns),
+	VMLAT_COL(struct vmlat_lhp, max_ns),
+	VMLAT_COL(struct vmlat_lhp, spins),
+};
+
+/*
+ * A row per vCPU preempted while another vCPU of its VM spun (lhp.c),
+ * with who held its CPU the longest in the longest such preemption.
+ */
+static int lock_holder_show(struct seq_file *m, void *unused)
+{
+	struct tables_buf *b = tables_buf();
+	u64 now = vmlat_now_ns();
+	const struct vmlat_by *by;
+	unsigned int i;
+
+	if (!b)
+		return -ENOMEM;
+	seq_puts(m, "# vm_pid vcpu tid");
+	vmlat_cols_header(m, COLS(lhp_cols));
+	seq_puts(m, " max_by_kind max_by_pid max_by_comm max_by_vm max_by_vcpu\n");
+	for (i = 0; i < vmlat_view_nr_vcpus(); i++) {
+		if (!vmlat_view_vcpu(i, now, &b->vcpu) || !b->vcpu.lhp.count)
+			continue;
+		by = &b->vcpu.lhp.max_by;
+		seq_printf(m, "%d %d %d", b->vcpu.vm_pid, b->vcpu.idx,
+			   b->vcpu.tid);
+		vmlat_cols_text(m, COLS(lhp_cols), &b->vcpu.lhp);
+		seq_printf(m, " %s %d ", vmlat_by_kind_names[by->kind], by->pid);
+		vmlat_seq_comm(m, by->comm);
+		if (by->kind == VMLAT_BY_VM || by->kind == VMLAT_BY_SAME_VM)
+			seq_printf(m, " %d %d\n", by->vm_pid, by->vcpu);
+		else
+			seq_puts(m, " - -\n");
+	}
+	tables_buf_free(b);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lock_holder);
+
 /* ---- clock sync ------------------------------------------------------- */
 
 /*
@@ -1092,6 +1137,34 @@ static void json_int_or_null(struct seq_file *m, const char *name, s64 v,
 		seq_printf(m, ",\"%s\":%lld", name, v);
 }
 
+/*
+ * @l as "lock_holder":{count..., "max_by":{kind, pid, comm, vm, vcpu}};
+ * max_by null when nothing was suspected.
+ */
+static void json_lhp(struct seq_file *m, const struct vmlat_lhp *l)
+{
+	const struct vmlat_by *by = &l->max_by;
+	bool task = by->kind != VMLAT_BY_IDLE && by->kind != VMLAT_BY_NONE;
+
+	seq_puts(m, ",\"lock_holder\":");
+	vmlat_cols_json_open(m, COLS(lhp_cols), l);
+	if (!l->count) {
+		seq_puts(m, ",\"max_by\":null}");
+		return;
+	}
+	seq_printf(m, ",\"max_by\":{\"kind\":\"%s\"",
+		   vmlat_by_kind_names[by->kind]);
+	json_int_or_null(m, "pid", by->pid, !task);
+	seq_puts(m, ",\"comm\":");
+	if (task)
+		vmlat_seq_json_str(m, by->comm);
+	else
+		seq_puts(m, "null");
+	json_int_or_null(m, "vm", by->vm_pid, !by->vm_pid);
+	json_int_or_null(m, "vcpu", by->vcpu, by->vcpu < 0);
+	seq_puts(m, "}}");
+}
+
 /* The nested part of VM @n of @b's list. */
 static void json_nested(struct seq_file *m, unsigned int n, u64 now,
 			struct tables_buf *b)
@@ -1277,6 +1350,7 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 {
 	const struct vmlat_vm *vm = b->vms[n];
 	struct vmlat_halt_stats halt = {};
+	struct vmlat_lhp lhp = {};
 	struct vmlat_view_states st;
 	struct vmlat_exit_row exit;
 	size_t mark = m->count;
@@ -1310,8 +1384,10 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 		vmlat_cols_json(m, COLS(order_cols), &b->vcpu.order);
 		seq_puts(m, ",\"halt\":");
 		json_obj(m, COLS(halt_cols), &b->vcpu.halt);
+		json_lhp(m, &b->vcpu.lhp);
 		seq_putc(m, '}');
 		vmlat_halt_add(&halt, &b->vcpu.halt);
+		vmlat_lhp_add(&lhp, &b->vcpu.lhp);
 		first = false;
 	}
 
@@ -1356,6 +1432,7 @@ static bool json_vm(struct seq_file *m, unsigned int n, u64 now,
 	seq_putc(m, '}');
 	seq_puts(m, ",\"halt\":");
 	json_obj(m, COLS(halt_cols), &halt);
+	json_lhp(m, &lhp);
 	json_irq(m, vm, &b->irq);
 	json_nested(m, n, now, b);
 	json_sync(m, vm, &b->sync);
@@ -1414,5 +1491,6 @@ void vmlat_debugfs_tables_create(struct dentry *dir)
 	debugfs_create_file("sync", 0444, dir, NULL, &sync_fops);
 	debugfs_create_file("irq", 0444, dir, NULL, &irq_fops);
 	debugfs_create_file("halt", 0444, dir, NULL, &halt_fops);
+	debugfs_create_file("lock_holder", 0444, dir, NULL, &lock_holder_fops);
 	debugfs_create_file("json", 0444, dir, NULL, &json_fops);
 }

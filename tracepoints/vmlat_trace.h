@@ -91,6 +91,50 @@ DEFINE_EVENT(vmlat_stolen, vmlat_wait,
 	TP_ARGS(vm_pid, vcpu, duration_ns, as, by));
 
 /*
+ * A preemption of a vCPU during which other vCPUs of its VM spun: made
+ * PAUSE exits (pause-loop exiting, pause filter), spins of them; a
+ * lock-holder preemption, suspected. Emitted with, and after, the
+ * preemption's vmlat_preempt; by_* as there.
+ */
+TRACE_EVENT(vmlat_lock_holder,
+	TP_PROTO(pid_t vm_pid, int vcpu, u64 duration_ns, unsigned int spins,
+		 const struct vmlat_by *by),
+	TP_ARGS(vm_pid, vcpu, duration_ns, spins, by),
+
+	TP_STRUCT__entry(
+		__field(pid_t, vm_pid)
+		__field(int, vcpu)
+		__field(int, cpu)
+		__field(u64, duration_ns)
+		__field(unsigned int, spins)
+		__field(u8, by_kind)
+		__field(pid_t, by_pid)
+		__field(pid_t, by_vm_pid)
+		__field(int, by_vcpu)
+		__array(char, by_comm, TASK_COMM_LEN)
+	),
+
+	TP_fast_assign(
+		__entry->vm_pid = vm_pid;
+		__entry->vcpu = vcpu;
+		__entry->cpu = by->cpu;
+		__entry->duration_ns = duration_ns;
+		__entry->spins = spins;
+		__entry->by_kind = by->kind;
+		__entry->by_pid = by->pid;
+		__entry->by_vm_pid = by->vm_pid;
+		__entry->by_vcpu = by->vcpu;
+		memcpy(__entry->by_comm, by->comm, TASK_COMM_LEN);
+	),
+
+	TP_printk("vm_pid=%d vcpu=%d cpu=%d duration_ns=%llu spins=%u by=%s by_pid=%d by_comm=%s by_vm_pid=%d by_vcpu=%d",
+		  __entry->vm_pid, __entry->vcpu, __entry->cpu,
+		  __entry->duration_ns, __entry->spins,
+		  vmlat_print_by_kind(__entry->by_kind), __entry->by_pid,
+		  __entry->by_comm, __entry->by_vm_pid, __entry->by_vcpu)
+);
+
+/*
  * The handling of one VM exit: kvm_exit .. next kvm_entry, host time on
  * CPU only (time preempted or asleep meanwhile is in the other events).
  * exit_reason is the raw code (VMX: basic reason and flags), isa

@@ -22,6 +22,7 @@
 #include "exit_late.h"
 #include "guest_steal.h"
 #include "kvm_x86.h"
+#include "lhp.h"
 #include "records.h"
 #include "threshold.h"
 #include "vmlat_hypercall.h"
@@ -259,6 +260,7 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 				      unsigned int nin, int nslot)
 {
 	struct vmlat_nested_done *nd = &vc->nested_done;
+	unsigned int spins = 0;
 	struct vmlat_done done;
 	unsigned long flags;
 	bool count_nd;
@@ -278,8 +280,14 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 		vmlat_vcpu_as_exit(vc, slot, done.ns);
 	count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin, nslot, now, nd);
 	raw_write_seqcount_end(&vc->seq);
+	if (ev == VMLAT_EV_OUT_RUNNABLE)
+		vmlat_lhp_preempted(vc);
+	else if (done.kind == VMLAT_DONE_PREEMPT)
+		spins = vmlat_lhp_done(vc, done.ns, by);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	vmlat_vcpu_done(vc, &done, slot, by, now);
+	if (unlikely(spins))
+		vmlat_lhp_event(vc, done.ns, spins, by);
 	if (unlikely(count_nd))
 		vmlat_nested_done(vc, nd);
 }
@@ -620,6 +628,9 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 			vmlat_vcpu_aspace(vc, vcpu, isa);
 		if (unlikely(nin & (VMLAT_NIN_L2 | VMLAT_NIN_VMENTER)))
 			slot = vmlat_l2_sync_slot(vc, vcpu, isa, slot, nin);
+		/* A spinner of its own VM's locks, not of an L2's. */
+		else if (unlikely(vmlat_exit_slot_is_pause(slot)))
+			vmlat_lhp_spin(vc);
 		/*
 		 * The reason before the state: who finds the vCPU in kernel
 		 * from another CPU (vmlat_vcpu_at_now()) finds this exit's.

@@ -206,9 +206,13 @@ static void vmlat_vcpu_irq_join(struct vmlat_vm *vm, struct vmlat_vcpu *vc,
 	if (vmlat_layout_ok(VMLAT_LAYOUT_LAPIC) && !READ_ONCE(vcpu->arch.apic))
 		return;
 	q = vmlat_vm_irq(vm);
+	if (!q)
+		return;
+	/* Before the record: a walk up to it finds it (lhp.c). */
+	if (vc->vcpu_id >= q->ids_end)
+		WRITE_ONCE(q->ids_end, vc->vcpu_id + 1);
 	/* Published whole: pairs with the dependent reads of delivery.c. */
-	if (q)
-		smp_store_release(&q->by_id[vc->vcpu_id], vc);
+	smp_store_release(&q->by_id[vc->vcpu_id], vc);
 }
 
 /* @vc's thread exited: no more a target. Context: vmlat_alloc_lock held. */
@@ -800,6 +804,10 @@ again:
 	vc->idx = vcpu->vcpu_idx;
 	vc->vcpu_id = vcpu->vcpu_id;
 	memset(&vc->irq, 0, sizeof(vc->irq));
+	atomic_set(&vc->spun_on, 0);
+	memset(&vc->lhp, 0, sizeof(vc->lhp));
+	/* Pairs with the release in vmlat_records_reset(). */
+	vc->lhp.reset_gen = smp_load_acquire(&vmlat_reset_gen);
 	vc->exit_slot = VMLAT_SLOT_UNDECODED;
 	vc->exit_ns = 0;
 	vc->victim_cpu = -1;

@@ -34,6 +34,7 @@
 #include "exit_codes.h"
 #include "exit_stats.h"
 #include "irq.h"
+#include "lhp.h"
 #include "nested.h"
 #include "pool.h"
 #include "state.h"
@@ -79,6 +80,8 @@ struct vmlat_irq_cell {
  * struct vmlat_vm_irq - a VM's interrupt deliveries (delivery.c)
  * @cell:	per source and state of the target when it became pending
  * @unmatched:	injections of a vector vmlat had not seen become pending
+ * @ids_end:	one past the highest id @by_id had: how far to walk it
+ *		(lhp.c); vmlat_alloc_lock's
  * @by_id:	its vCPU records by vCPU id (KVM's vcpu_id, what the
  *		interrupt tracepoints name), for those below VMLAT_IRQ_IDS:
  *		set and cleared under vmlat_alloc_lock, read by probes
@@ -86,6 +89,7 @@ struct vmlat_irq_cell {
 struct vmlat_vm_irq {
 	struct vmlat_irq_cell cell[VMLAT_NR_IRQ_SOURCES][VMLAT_NR_IRQ_ATS];
 	atomic64_t unmatched;
+	u32 ids_end;
 	struct vmlat_vcpu *by_id[VMLAT_IRQ_IDS];
 };
 
@@ -227,6 +231,9 @@ struct vmlat_vm {
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
  * @irq:	its pending interrupts (core/irq.h), under @lock
+ * @spun_on:	PAUSE exits of other vCPUs of its VM that found it
+ *		preempted, since its preemption began (lhp.c)
+ * @lhp:	its preemptions during which they spun (lhp.h), under @lock
  * @slot:	its slot in vmlat_vcpus
  * @vm_node:	in @vm's list of vCPU records
  * @free_node:	in the list of retired records, or of records to free
@@ -256,6 +263,8 @@ struct vmlat_vcpu {
 	const void *vmcb_checked;
 	struct vmlat_nested_done nested_done;
 	struct vmlat_irq_pend irq;
+	atomic_t spun_on;
+	struct vmlat_lhp lhp;
 	unsigned int slot;
 	struct list_head vm_node;
 	struct list_head free_node;

@@ -214,6 +214,7 @@ bool vmlat_view_vcpu(unsigned int i, u64 now, struct vmlat_view_vcpu *v)
 	v->order.late_switched = a.late_switched;
 	v->order.late_ns = a.late_ns;
 	v->halt = a.halt.s;
+	vmlat_lhp_read(vc, &v->lhp);
 	vmlat_acct_snapshot(&a, now, v->st.time_ns, &v->st.observed_ns);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	vmlat_acct_as_times(v->st.time_ns, &t);

@@ -20,6 +20,7 @@
 #include "clock_sync.h"
 #include "exit_stats.h"
 #include "halt.h"
+#include "lhp.h"
 #include "nested.h"
 #include "state.h"
 #include "topk.h"
@@ -90,6 +91,7 @@ struct vmlat_view_order {
  * @as:		the guest address space it runs and its stretch so far
  *		(@as.key VMLAT_AS_NONE: none, or its thread exited)
  * @halt:	its halts and halt-polling (halt.h)
+ * @lhp:	its suspected lock-holder preemptions (lhp.h)
  */
 struct vmlat_view_vcpu {
 	const struct vmlat_vm *vm;
@@ -103,6 +105,7 @@ struct vmlat_view_vcpu {
 	struct vmlat_nested nested;
 	struct vmlat_as_stretch as;
 	struct vmlat_halt_stats halt;
+	struct vmlat_lhp lhp;
 };
 
 /**

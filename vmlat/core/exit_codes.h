@@ -376,4 +376,14 @@ static inline bool vmlat_exit_slot_is_hypercall(int slot)
 	return slot == VMLAT_EXIT_SVM_VMMCALL || slot == VMLAT_EXIT_VMX_VMCALL;
 }
 
+/*
+ * Whether a slot is the guest spinning: a PAUSE exit, which KVM asks for
+ * as pause-loop exiting (VMX) or through the pause filter (SVM).
+ */
+static inline bool vmlat_exit_slot_is_pause(int slot)
+{
+	return slot == VMLAT_EXIT_VMX_PAUSE_INSTRUCTION ||
+	       slot == VMLAT_EXIT_SVM_PAUSE;
+}
+
 #endif /* _VMLAT_EXIT_CODES_H */

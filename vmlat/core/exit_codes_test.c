@@ -306,6 +306,32 @@ static void vmlat_exit_is_hlt_only_for_hlt(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, vmlat_exit_is_hlt(ISA_VMX, VMX_FAILED | 12));
 }
 
+/* The spinner's exits (lhp.c): VMX's PAUSE_INSTRUCTION (40), SVM's PAUSE. */
+static void vmlat_exit_slot_is_pause_only_for_pause(struct kunit *test)
+{
+	int slot, pauses = 0;
+
+	for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
+		const char *name = vmlat_exit_slot_name(slot);
+		bool pause = vmlat_exit_slot_is_pause(slot);
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "slot %d", slot);
+		KUNIT_EXPECT_EQ_MSG(test, pause,
+				    !strcmp(name, "PAUSE_INSTRUCTION") ||
+				    !strcmp(name, "PAUSE"),
+				    "slot %d (%s)", slot, name);
+		pauses += pause;
+	}
+	KUNIT_EXPECT_EQ(test, pauses, 2);
+	KUNIT_EXPECT_TRUE(test,
+			  vmlat_exit_slot_is_pause(vmlat_exit_slot(ISA_VMX, 40)));
+	KUNIT_EXPECT_TRUE(test,
+			  vmlat_exit_slot_is_pause(vmlat_exit_slot(ISA_SVM, 0x77)));
+	/* TPAUSE (VMX 68) waits, it does not spin on a lock. */
+	KUNIT_EXPECT_FALSE(test,
+			   vmlat_exit_slot_is_pause(vmlat_exit_slot(ISA_VMX, 68)));
+}
+
 /* ---- the tables against the uapi macros -------------------------------- */
 
 /*
@@ -638,6 +664,7 @@ static struct kunit_case vmlat_exits_cases[] = {
 	KUNIT_CASE(vmlat_exit_slot_names_are_unique_words),
 	KUNIT_CASE(vmlat_exit_slot_accessors_reject_bad_slots),
 	KUNIT_CASE(vmlat_exit_is_hlt_only_for_hlt),
+	KUNIT_CASE(vmlat_exit_slot_is_pause_only_for_pause),
 	KUNIT_CASE(vmlat_exit_slot_names_are_uapi_macro_names),
 	KUNIT_CASE(vmlat_exits_match_uapi_lists),
 	KUNIT_CASE(vmlat_exit_slot_counts_vmx_replay),
