@@ -28,12 +28,22 @@
  *	pinned to CPU0, answers with an MSI to vCPU 1 through an irqfd, as
  *	QEMU's I/O threads and vhost do. The guest reads its TSC before the
  *	doorbell.
+ *   irq_guest lock N HOLD_US CPU0 CPU1
+ *	two vCPUs and a spinlock in guest memory, no interrupt: N times,
+ *	vCPU 0 takes the lock, holds it for HOLD_US, drops it and works
+ *	HOLD_US more; vCPU 1 spins on the lock with PAUSE while it is held
+ *	and without PAUSE while it is free, so that its PAUSE exits (Intel's
+ *	pause-loop exiting, AMD's pause filter) come only while vCPU 0 holds
+ *	the lock. The guest counts vCPU 1's spins (count) and their time on
+ *	its TSC (spin_ns). Interrupts stay on: bochs takes no external
+ *	interrupt's VM exit from a guest with IF=0 (a host of one CPU would
+ *	stop).
  *
  * All start once a line came on standard input (the test's tracing is
  * on), then print one line:
  *
  *	irq_guest mode=M pid=P tids=T0[,T1[,TIO]] vector=V count=N
- *	  tsc_khz=K late_sum_ns=S late_max_ns=X [span_ns=D]
+ *	  tsc_khz=K late_sum_ns=S late_max_ns=X [span_ns=D | spin_ns=D]
  *
  * and, once every vCPU thread has left KVM_RUN (vCPU 0 stops the halter
  * with NMIs, which vmlat does not time), KVM's own halt-polling counters
@@ -88,6 +98,7 @@
 static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
 static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin, g_device;
 static uint64_t g_deadline, g_stop, g_halter_done, g_span;
+static uint64_t g_lock, g_hold_tsc, g_spin_tsc;
 
 static void irq_handler(struct ex_regs *regs)
 {
@@ -178,6 +189,45 @@ static void ipi_sender(void)
 		t = rdtsc();
 		while (rdtsc() - t < g_gap_tsc)
 			;
+	}
+	GUEST_DONE();
+}
+
+/* lock: vCPU 0 holds the lock HOLD_US at a time, N times. */
+static void lock_holder(void)
+{
+	uint64_t i, t;
+
+	asm volatile("sti");
+	for (i = 0; i < g_n; i++) {
+		WRITE_ONCE(g_lock, 1);
+		t = rdtsc();
+		while (rdtsc() - t < g_hold_tsc)
+			;
+		WRITE_ONCE(g_lock, 0);
+		t = rdtsc();
+		while (rdtsc() - t < g_hold_tsc)
+			;
+	}
+	WRITE_ONCE(g_stop, 1);
+	GUEST_DONE();
+}
+
+/* lock: vCPU 1 spins with PAUSE while the lock is held, only then. */
+static void lock_spinner(void)
+{
+	uint64_t t;
+
+	asm volatile("sti");
+	while (!READ_ONCE(g_stop)) {
+		if (!READ_ONCE(g_lock))
+			continue;
+		t = rdtsc();
+		while (READ_ONCE(g_lock))
+			asm volatile("pause");
+		g_spin_tsc += rdtsc() - t;
+		/* Its spins: what the stuck-run watch sees progress in. */
+		WRITE_ONCE(g_count, g_count + 1);
 	}
 	GUEST_DONE();
 }
@@ -328,7 +378,7 @@ int main(int argc, char **argv)
 	struct kvm_vm *vm;
 	unsigned int i, nr, idle;
 	uint64_t last, now;
-	bool ipi, device;
+	bool ipi, device, lock;
 	long n, us, tsc_khz;
 	char line[64];
 
@@ -338,26 +388,29 @@ int main(int argc, char **argv)
 		ipi = false;
 		nr = 1;
 	} else if (argc == 6 && (!strcmp(argv[1], "ipi") ||
-				 !strcmp(argv[1], "device"))) {
+				 !strcmp(argv[1], "device") ||
+				 !strcmp(argv[1], "lock"))) {
 		ipi = true;
 		nr = 2;
 	} else {
-		fprintf(stderr, "usage: %s timer|timerspin|timerdl N PERIOD_US CPU | ipi|device N GAP_US CPU0 CPU1\n",
+		fprintf(stderr, "usage: %s timer|timerspin|timerdl N PERIOD_US CPU | ipi|device N GAP_US CPU0 CPU1 | lock N HOLD_US CPU0 CPU1\n",
 			argv[0]);
 		return 2;
 	}
 	device = !strcmp(argv[1], "device");
+	lock = !strcmp(argv[1], "lock");
 	n = atol(argv[2]);
 	us = atol(argv[3]);
 	for (i = 0; i < nr; i++)
 		v[i].cpu = atoi(argv[4 + i]);
 
-	vm = vm_create_with_one_vcpu(&vcpus[0], ipi ? ipi_sender : timer_guest);
+	vm = vm_create_with_one_vcpu(&vcpus[0], lock ? lock_holder :
+				     ipi ? ipi_sender : timer_guest);
 	/* KVM reports no TSC-deadline timer: the VMM says it has one. */
 	if (!strcmp(argv[1], "timerdl"))
 		vcpu_set_cpuid_feature(vcpus[0], X86_FEATURE_TSC_DEADLINE_TIMER);
 	if (ipi)
-		vcpus[1] = vm_vcpu_add(vm, 1, ipi_halter);
+		vcpus[1] = vm_vcpu_add(vm, 1, lock ? lock_spinner : ipi_halter);
 	vm_init_descriptor_tables(vm);
 	for (i = 0; i < nr; i++)
 		vcpu_init_descriptor_tables(vcpus[i]);
@@ -371,7 +424,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	SET_GLOBAL(vm, g_n, n);
-	if (ipi) {
+	if (lock) {
+		SET_GLOBAL(vm, g_hold_tsc, us * tsc_khz / 1000);
+	} else if (ipi) {
 		SET_GLOBAL(vm, g_gap_tsc, us * tsc_khz / 1000);
 		SET_GLOBAL(vm, g_device, device);
 		if (device)
@@ -434,10 +489,14 @@ int main(int argc, char **argv)
 				    tsc_khz),
 	       (unsigned long long)(GET_GLOBAL(vm, g_late_max) * 1000000 /
 				    tsc_khz));
-	if (ipi)
+	if (ipi && !lock)
 		printf(" span_ns=%llu",
 		       (unsigned long long)(GET_GLOBAL(vm, g_span) * 1000000 /
 					    tsc_khz));
+	if (lock)
+		printf(" spin_ns=%llu",
+		       (unsigned long long)(GET_GLOBAL(vm, g_spin_tsc) *
+					    1000000 / tsc_khz));
 	printf("\n");
 	/* The halter's last halt has ended: KVM's counters have it. */
 	for (idle = 0; ipi && !READ_ONCE(v[1].done); usleep(100000)) {

@@ -22,6 +22,21 @@ and without a CPU hog on the target vCPU's CPU:
               ioeventfd), the VMM's I/O thread answers with an MSI through
               an irqfd, accepted in that thread, not a vCPU's (vmlat finds
               the VM by the thread's mm).
+  lock-holder two vCPUs and a hog on one CPU, no interrupt: vCPU 0 holds
+              a spinlock in guest memory 5 ms at a time, vCPU 1 spins on
+              it with PAUSE; the hog preempts vCPU 0 while it holds the
+              lock, and vCPU 1's PAUSE exits make KVM yield it the CPU.
+              Only where KVM takes PAUSE exits: the Intel (bochs) test
+              hosts; QEMU's emulated SVM has no pause filter, so KVM lets
+              the guest spin (the case says so and skips).
+
+Lock-holder, against the record's own kvm_exit (reason PAUSE) and
+sched_switch events: vCPU 0's preemptions during which vCPU 1 made PAUSE
+exits (lhp_oracle()) are vmlat's suspected lock-holder preemptions of
+vCPU 0, count and spins exactly, their time and the longest within the
+clocks' slack, none of vCPU 1; the longest names who ran the longest
+slice on the CPU meanwhile, the record's, and that is the hog; one
+vmlat_lock_holder trace event per preemption, as the record has it.
 
 ftrace records, in the same run, KVM's and the scheduler's own events:
 timer:hrtimer_expire_entry (KVM's apic_timer_fn: the timer expired),
@@ -111,7 +126,7 @@ EVENTS = ["timer/hrtimer_expire_entry", "kvm/kvm_apic_accept_irq",
           "kvm/kvm_inj_virq", "kvm/kvm_entry", "kvm/kvm_exit",
           "sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "vmlat/vmlat_irq", "kvm/kvm_vcpu_wakeup", "kvm/kvm_halt_poll_ns",
-          "kvm/kvm_wait_lapic_expire"]
+          "kvm/kvm_wait_lapic_expire", "vmlat/vmlat_lock_holder"]
 # Before 5.18 sched_switch reads prev's state when traced: a task woken on
 # its way to sleep (TASK_WAKING) shows "R"; since, the state __schedule()
 # read, "S", and "R" is a task that was running (woken before schedule())
@@ -152,6 +167,12 @@ HALT_POLL = re.compile(r"halt_poll_ns (\d+) \((?:grow|shrink) (\d+)\)")
 WAKEUP = re.compile(r"(wait|poll) time (\d+) ns, polling (valid|invalid)")
 VMLAT_IRQ = re.compile(r"duration_ns=(\d+) src=(\w+) at=(\w+)"
                        r"(?: wait_ns=(\d+))?")
+PAUSE = re.compile(r"reason (?:PAUSE_INSTRUCTION|pause)\b")
+VMLAT_LHP = re.compile(r"vm_pid=(\d+) vcpu=(\d+) .*duration_ns=(\d+) "
+                       r"spins=(\d+) .*by_pid=(-?\d+)")
+# lock-holder: rounds of vCPU 0 holding the lock, for this long each
+LOCK_N = 40
+HOLD_US = 5000
 
 
 class Thread:
@@ -488,6 +509,7 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
         hog = subprocess.Popen(
             [sys.executable, "-c", "while True: pass"],
             preexec_fn=lambda: os.sched_setaffinity(0, {hog_cpu}))
+    hog_pid = hog.pid if hog else None
     unattributed = rd_json().get("irq_unattributed", 0)
     try:
         with tracing_instance(INST, EVENTS, 8192):
@@ -530,6 +552,7 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
         raise RuntimeError("irq_guest failed (%d): %s" % (p.returncode,
                                                           err[-300:]))
     g = key_values(out)
+    g["hog_pid"] = hog_pid
     doc = rd_json()
     vm = vm_of(doc, int(g["pid"]))
     g["unattributed"] = doc.get("irq_unattributed", 0) - unattributed
@@ -994,8 +1017,120 @@ def t_device():
     check_halt("device", g, trace, vm)
 
 
+def lhp_oracle(trace, holder, spinner):
+    """Thread @holder's preemptions (switched out runnable .. back on a CPU)
+    during which thread @spinner made PAUSE exits, from the record: each
+    (begin, end, CPU, spins); and every CPU's switches, for holders()."""
+    out = []
+    since = None            # (time, CPU): @holder switched out runnable
+    spins = 0
+    switches = {}
+    for pid, cpu, t, ev, body, lo, in_irq in events(trace):
+        if ev == "sched_switch":
+            m = SWITCH.search(body)
+            if not m:
+                continue
+            prev, state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
+            switches.setdefault(cpu, []).append((t, nxt))
+            if prev == holder and state.startswith("R"):
+                since, spins = (t, cpu), 0
+            if nxt == holder and since is not None:
+                if spins:
+                    out.append((since[0], t, since[1], spins))
+                since = None
+        elif ev == "kvm_exit" and pid == spinner and since is not None and \
+                PAUSE.search(body):
+            spins += 1
+    return out, switches
+
+
+def pause_exits():
+    """Why KVM takes no PAUSE exits here, or None if it takes them."""
+    for param, why in (
+            ("/sys/module/kvm_intel/parameters/ple_gap",
+             "the CPU has no pause-loop exiting (kvm_intel ple_gap 0)"),
+            ("/sys/module/kvm_amd/parameters/pause_filter_count",
+             "the CPU has no pause filter (kvm_amd pause_filter_count 0;"
+             " QEMU's emulated SVM has none)")):
+        if os.path.exists(param):
+            return None if int(rd(param)) > 0 else why
+    return "no kvm_intel or kvm_amd"
+
+
+def t_lock_holder():
+    # vCPU 0 holds a spinlock of its guest, vCPU 1 spins on it, and a
+    # hog shares their one CPU: the hog preempts vCPU 0 while it holds
+    # the lock, vCPU 1 spins then, and its PAUSE exits make KVM yield the
+    # CPU to vCPU 0 (kvm_vcpu_on_spin()).
+    why = pause_exits()
+    if why:
+        raise SkipTest("no PAUSE exits: " + why)
+    g, trace, vm, _ = run("lock_holder", ["lock", str(LOCK_N), str(HOLD_US),
+                                          "0", "0"], 0)
+    tids = [int(x) for x in g["tids"].split(",")]
+    ivs, switches = lhp_oracle(trace, tids[0], tids[1])
+    back, _ = lhp_oracle(trace, tids[1], tids[0])
+    mine = {c["tid"]: c["lock_holder"] for c in vm["vcpus"]}
+    keep("irq_lock_holder_oracle.json", json.dumps(ivs))
+    keep("irq_lock_holder.txt", rd(VMLAT + "/lock_holder"))
+    # What the run exercised: without a suspected preemption, nothing
+    # below would prove anything.
+    tap(ivs, "lock-holder.preempted_while_spun_on",
+        "the record has %d preemptions of vCPU 0 during which vCPU 1 made "
+        "PAUSE exits; the guest counted %s spins, %s ns" %
+        (len(ivs), g["count"], g["spin_ns"]))
+    h, s = mine.get(tids[0]), mine.get(tids[1])
+    if h is None or s is None:
+        tap(False, "lock-holder.count", "vCPU threads %s, vmlat %s" %
+            (tids, sorted(mine)))
+        return
+    spins = sum(iv[3] for iv in ivs)
+    tap(h["count"] == len(ivs) and h["spins"] == spins and
+        s["count"] == len(back),
+        "lock-holder.count",
+        "vCPU 0: vmlat %d preemptions, %d spins; the record %d, %d; "
+        "vCPU 1: vmlat %d, the record %d" % (h["count"], h["spins"],
+                                             len(ivs), spins, s["count"],
+                                             len(back)))
+    # Each end of each preemption: vmlat's clock read is within a
+    # SLACK_NS of the record's event.
+    total = sum(iv[1] - iv[0] for iv in ivs)
+    top = max([iv[1] - iv[0] for iv in ivs] or [0])
+    slack = 2 * SLACK_NS
+    tap(abs(h["ns"] - total) <= len(ivs) * slack + RES_NS and
+        abs(h["max_ns"] - top) <= slack + RES_NS,
+        "lock-holder.time",
+        "vmlat %d ns, longest %d; the record %d, %d (slack %d each)" %
+        (h["ns"], h["max_ns"], total, top, slack))
+    # Who held the CPU the longest in the longest: the record's, in any
+    # preemption as long as vmlat's longest within the clocks' slack.
+    names = set()
+    for iv in ivs:
+        if abs((iv[1] - iv[0]) - h["max_ns"]) <= slack + RES_NS:
+            names.update(holders(switches, iv[:3]))
+    by = h["max_by"] or {}
+    tap(by.get("pid") in names and by.get("kind") == "host" and
+        by.get("pid") == g["hog_pid"],
+        "lock-holder.hog_named",
+        "vmlat: %s %s[%s]; the record: %s; the hog %d" %
+        (by.get("kind"), by.get("comm"), by.get("pid"), sorted(names),
+         g["hog_pid"]))
+    # The trace event, one per suspected preemption, in the record's
+    # order, as the record has it.
+    evs = [VMLAT_LHP.search(b) for _, _, _, ev, b, _, _ in events(trace)
+           if ev == "vmlat_lock_holder"]
+    evs = [(int(m.group(3)), int(m.group(4)), int(m.group(5)))
+           for m in evs if m and int(m.group(1)) == int(g["pid"])]
+    bad = [(e, iv) for e, iv in zip(evs, ivs)
+           if e[1] != iv[3] or abs(e[0] - (iv[1] - iv[0])) > slack + RES_NS]
+    tap(len(evs) == len(ivs) and not bad, "lock-holder.trace_events",
+        "%d vmlat_lock_holder events, the record %d preemptions; first "
+        "apart (duration, spins, by): %s" % (len(evs), len(ivs),
+                                             bad[:1] or "-"))
+
+
 if __name__ == "__main__":
     # timer-hog resets the statistics: what comes after it stays in the
     # module's document (fixtures/irq.json)
     main([t_timer, t_timer_spin, t_timer_hog, t_timer_deadline, t_ipi,
-          t_ipi_hog, t_device])
+          t_ipi_hog, t_device, t_lock_holder])
