@@ -595,6 +595,29 @@ static void timer_deadline(FILE *o, const struct vm *v, const struct snap *s)
 	fprintf(o, ".\n");
 }
 
+static bool has_lock_holder(const struct vm *v)
+{
+	return v->lhp.count;
+}
+
+/*
+ * Its vCPUs' preemptions during which another of its vCPUs spun (PAUSE
+ * exits): how many, how long, and who held the CPU in the longest.
+ */
+static void lock_holder(FILE *o, const struct vm *v, const struct snap *s)
+{
+	const struct lock_holder *l = &v->lhp;
+	char a[16], b[16], who[256];
+
+	fprintf(o, "  - lock-holder preemption suspected %llu times: a vCPU was preempted while another of its vCPUs spun (%llu PAUSE exits), %s in all, the longest %s",
+		(unsigned long long)l->count, (unsigned long long)l->spins,
+		fmt_ns(a, sizeof(a), l->ns), fmt_ns(b, sizeof(b), l->max_ns));
+	if (l->max_by.kind != VMLAT_BY_NONE)
+		fprintf(o, ", by %s",
+			preemptor_label(who, sizeof(who), &l->max_by, s));
+	fprintf(o, "; a guest spinlock's holder waits for its CPU while the others spin: fewer vCPUs than free CPUs, pinning, or paravirtual spinlocks (KVM_FEATURE_PV_UNHALT) avoid it.\n");
+}
+
 static const struct {
 	const char *kind;	/* its name in report --json */
 	bool (*has)(const struct vm *v);
@@ -608,6 +631,7 @@ static const struct {
 	{ "irq_delivery", has_irq, irq_delivery },
 	{ "halt_polling", has_halt_poll, halt_poll },
 	{ "timer_deadline", has_timer_deadline, timer_deadline },
+	{ "lock_holder", has_lock_holder, lock_holder },
 };
 
 #define NR_FINDINGS	ARRAY_SIZE(findings)

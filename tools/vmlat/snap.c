@@ -292,6 +292,14 @@ static const struct field halt_fields[] = {
 	COUNTER(struct halt, unseen),
 };
 
+/* A VM's suspected lock-holder preemptions ("lock_holder"). */
+static const struct field lhp_fields[] = {
+	COUNTER(struct lock_holder, count),
+	COUNTER(struct lock_holder, ns),
+	GAUGE(struct lock_holder, max_ns),
+	COUNTER(struct lock_holder, spins),
+};
+
 /* A VM's interrupts of one source and target state ("irq": [...]). */
 static const struct field irq_fields[] = {
 	COUNTER(struct irq_cell, count),
@@ -438,6 +446,20 @@ static enum vmlat_preemptor_kind pkind_of(const char *name)
 	return VMLAT_BY_NONE;
 }
 
+/* Who a preemptor is: its kind, task, and VM and vCPU or CPU. */
+static void parse_who(struct preemptor *p, json_object *e)
+{
+	char kind[16];
+
+	str(kind, sizeof(kind), e, "kind");
+	p->kind = pkind_of(kind);
+	p->pid = (int)s64(e, "pid");
+	str(p->comm, sizeof(p->comm), e, "comm");
+	p->vm_pid = (int)s64(e, "vm");
+	p->vcpu = (int)s64_or(e, "vcpu", -1);
+	p->cpu = (int)s64_or(e, "cpu", -1);
+}
+
 /* The names vmlat save wrote into a VM's object and its vCPUs'. */
 static void parse_saved_names(struct vm *v, json_object *o)
 {
@@ -460,7 +482,6 @@ static void parse_saved_names(struct vm *v, json_object *o)
 static void parse_vm(struct vm *v, json_object *o, int schema)
 {
 	json_object *a, *e, *h;
-	char kind[16];
 	size_t i;
 	int k;
 
@@ -499,6 +520,11 @@ static void parse_vm(struct vm *v, json_object *o, int schema)
 	}
 	parse_irq(v, get(o, "irq"));
 	parse_fields(&v->halt, get(o, "halt"), FIELDS(halt_fields));
+	e = get(o, "lock_holder");
+	parse_fields(&v->lhp, e, FIELDS(lhp_fields));
+	v->lhp.max_by.kind = VMLAT_BY_NONE;
+	if (get(e, "max_by"))
+		parse_who(&v->lhp.max_by, get(e, "max_by"));
 	parse_nested(&v->nested, get(o, "nested"));
 	parse_sync(&v->sync, get(o, "sync"));
 
@@ -509,13 +535,7 @@ static void parse_vm(struct vm *v, json_object *o, int schema)
 		struct preemptor *p = &v->pre[i];
 
 		e = json_object_array_get_idx(a, i);
-		str(kind, sizeof(kind), e, "kind");
-		p->kind = pkind_of(kind);
-		p->pid = (int)s64(e, "pid");
-		str(p->comm, sizeof(p->comm), e, "comm");
-		p->vm_pid = (int)s64(e, "vm");
-		p->vcpu = (int)s64_or(e, "vcpu", -1);
-		p->cpu = (int)s64_or(e, "cpu", -1);
+		parse_who(p, e);
 		parse_fields(p, e, FIELDS(preemptor_fields));
 	}
 	parse_fields(v, o, FIELDS(vm_fields));
@@ -954,6 +974,9 @@ void vm_delta(struct vm *d, const struct vm *a, const struct vm *b)
 				     &b->irq[i][k], FIELDS(irq_fields));
 	delta_fields(&d->halt, a ? &a->halt : NULL, &b->halt,
 		     FIELDS(halt_fields));
+	/* The longest, and its preemptor, since load: b's. */
+	delta_fields(&d->lhp, a ? &a->lhp : NULL, &b->lhp,
+		     FIELDS(lhp_fields));
 
 	d->nested.exits = xcalloc(b->nested.nr_exits, sizeof(*d->nested.exits));
 	memcpy(d->nested.exits, b->nested.exits,

@@ -177,6 +177,16 @@ struct halt {
 		 woken, wake_ns, invalid, grows, shrinks, unseen;
 };
 
+/*
+ * A VM's suspected lock-holder preemptions ("lock_holder"; absent:
+ * zeroes): its vCPUs' preemptions during which another of its vCPUs made
+ * PAUSE exits, and who held the CPU the longest in the longest.
+ */
+struct lock_holder {
+	uint64_t count, ns, max_ns, spins;
+	struct preemptor max_by;	/* kind, pid, comm, vm_pid, vcpu */
+};
+
 /* A VM's interrupts of one source and target state ("irq": [...]). */
 struct irq_cell {
 	uint64_t count, sum_ns, max_ns, wait_ns, lost, coalesced;
@@ -202,6 +212,7 @@ struct vm {
 	/* by enum vmlat_irq_src and enum vmlat_irq_at; absent: zeroes */
 	struct irq_cell irq[VMLAT_NR_IRQ_SOURCES][VMLAT_NR_IRQ_ATS];
 	struct halt halt;
+	struct lock_holder lhp;
 	struct nested nested;
 	struct sync sync;
 	size_t nr_pre;

@@ -15,7 +15,12 @@ pay off, and IPIs whose polls mostly do), each figure the document's.
 TSC-deadline timers: a finding for each VM whose timers reached the
 guest p99 100 us or more past their deadline, or fired early by 50 us
 at their p50 (one in the document: 150 late), its counts, quantiles,
-maximum, mean and busy-wait the document's histograms'."""
+maximum, mean and busy-wait the document's histograms'. Lock-holder
+preemptions (fixtures/lock-holder.json: irq_test's lock-holder case on
+the Intel test host, a vCPU holding a guest spinlock preempted by a hog
+while the other spun): a finding for the VM that had them, its count,
+spins, times and the longest's preemptor the document's; none for a VM
+without (irq.json's)."""
 import json
 import re
 
@@ -247,6 +252,38 @@ def run(ctx):
             bad.append("%d: %s, want %s %s" % (v["pid"], ln, late, early))
     ctx.check(rc == 0 and said and not bad, "irq.report_timer_deadline",
               (rc, err, said, bad))
+
+    # Lock-holder preemptions: the document's figures, and the longest's
+    # preemptor as preemptors names a host task.
+    bad, said = [], 0
+    for name in ("lock-holder", "irq"):
+        d = load(name)
+        rc2, out2, err2 = ctx.run(["-f", fixture(name), "report"])
+        blk = vm_blocks(out2)
+        for v in d["vms"]:
+            lh = v.get("lock_holder") or {}
+            ln = [x for x in blk.get(v["pid"], [])
+                  if x.startswith("  - lock-holder preemption suspected")]
+            if not lh.get("count"):
+                if ln:
+                    bad.append("%d: said %s" % (v["pid"], ln))
+                continue
+            said += 1
+            by = lh["max_by"]
+            m = ln and re.match(
+                r"  - lock-holder preemption suspected (\d+) times: a vCPU "
+                r"was preempted while another of its vCPUs spun \((\d+) "
+                r"PAUSE exits\), ([\d.]+ \w+) in all, the longest "
+                r"([\d.]+ \w+), by host task (\S+)\[(\d+)\]; ", ln[0])
+            if not (rc2 == 0 and m and int(m.group(1)) == lh["count"] and
+                    int(m.group(2)) == lh["spins"] and
+                    close(m.group(3), lh["ns"]) and
+                    close(m.group(4), lh["max_ns"]) and
+                    by["kind"] == "host" and m.group(5) == by["comm"] and
+                    int(m.group(6)) == by["pid"]):
+                bad.append("%d: %s, want %s (%s)" % (v["pid"], ln, lh,
+                                                      err2))
+    ctx.check(said == 1 and not bad, "irq.report_lock_holder", (said, bad))
 
     # A document of a module without interrupt delivery: nothing of it.
     rc, out, err = ctx.run(["-f", fixture("contention-2"), "report"])
