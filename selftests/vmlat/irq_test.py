@@ -229,6 +229,17 @@ def events(trace):
         yield pid, cpu, t, ev, body, lo, in_irq
 
 
+def switch_of(body, cpu, t, switches):
+    """A sched_switch's (prev pid, prev state, next pid), None if its body
+    says none; noted in @switches (CPU: [(time, next pid)]) for
+    holders()."""
+    m = SWITCH.search(body)
+    if not m:
+        return None
+    switches.setdefault(cpu, []).append((t, int(m.group(3))))
+    return int(m.group(1)), m.group(2), int(m.group(3))
+
+
 def oracle(trace, tids, target, sender, vector):
     """The deliveries to thread @target of @vector, from the record. @sender:
     the IPI's or device's sending thread, or None for the timer (pending from its
@@ -279,11 +290,10 @@ def oracle(trace, tids, target, sender, vector):
     recent = []             # the last events of the target, for a human
     for pid, cpu, t, ev, body, lo, in_irq in events(trace):
         if ev == "sched_switch":
-            m = SWITCH.search(body)
-            if not m:
+            sw = switch_of(body, cpu, t, switches)
+            if not sw:
                 continue
-            prev, state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
-            switches.setdefault(cpu, []).append((t, nxt))
+            prev, state, nxt = sw
             # Its sched_waking came on its way off CPU: the switch-out
             # says "S" (the state read before), yet the waker has it
             # (TASK_WAKING, or running again): runnable from now on, as
@@ -1027,11 +1037,10 @@ def lhp_oracle(trace, holder, spinner):
     switches = {}
     for pid, cpu, t, ev, body, lo, in_irq in events(trace):
         if ev == "sched_switch":
-            m = SWITCH.search(body)
-            if not m:
+            sw = switch_of(body, cpu, t, switches)
+            if not sw:
                 continue
-            prev, state, nxt = int(m.group(1)), m.group(2), int(m.group(3))
-            switches.setdefault(cpu, []).append((t, nxt))
+            prev, state, nxt = sw
             if prev == holder and state.startswith("R"):
                 since, spins = (t, cpu), 0
             if nxt == holder and since is not None:
