@@ -98,7 +98,7 @@ enum detail {
 	D_VCPU,		/* per-vCPU state times */
 	D_REASON,	/* exits per reason, their histograms and times */
 	D_EXIT,		/* the VM's exit handling histogram */
-	D_PREEMPTOR,	/* type-1 steal by preemptor kind */
+	D_PREEMPTOR,	/* type-1 steal by preemptor kind, lock holders */
 	D_NESTED,	/* the nested (L2) families */
 	D_SYNC,		/* the clock sync families */
 	D_IRQ,		/* the interrupt delivery families */
@@ -928,6 +928,34 @@ static void export_halt(struct ctx *c)
 			sample(o, NULL, ID(c, v), NULL, SEC(v->halt.wake_ns));
 }
 
+/*
+ * Suspected lock-holder preemptions: how many, their time, the spins.
+ * Sparse: only the VMs that had one.
+ */
+static void export_lock_holder(struct ctx *c)
+{
+	struct out *o = &c->o;
+	const struct vm *v;
+
+	family(o, "vmlat_lock_holder_preemptions_total", "counter",
+	       "Preemptions of the VM's vCPUs during which another of its vCPUs spun (made PAUSE exits): lock-holder preemptions, suspected. Only the VMs that had one.");
+	for_each_vm(c, v)
+		if (v->lhp.count)
+			sample(o, NULL, ID(c, v), NULL, U64(v->lhp.count));
+
+	family(o, "vmlat_lock_holder_seconds_total", "counter",
+	       "Their durations.");
+	for_each_vm(c, v)
+		if (v->lhp.count)
+			sample(o, NULL, ID(c, v), NULL, SEC(v->lhp.ns));
+
+	family(o, "vmlat_lock_holder_spins_total", "counter",
+	       "The other vCPUs' PAUSE exits during them.");
+	for_each_vm(c, v)
+		if (v->lhp.count)
+			sample(o, NULL, ID(c, v), NULL, U64(v->lhp.spins));
+}
+
 static void export_module(struct ctx *c)
 {
 	struct out *o = &c->o;
@@ -954,8 +982,10 @@ static void export_all(FILE *f, struct ctx *c)
 	export_vms(c);
 	export_exits(c);
 	export_hists(c);
-	if (c->detail & DETAIL(D_PREEMPTOR))
+	if (c->detail & DETAIL(D_PREEMPTOR)) {
 		export_preempted(c);
+		export_lock_holder(c);
+	}
 	if (c->detail & DETAIL(D_NESTED))
 		export_nested(c);
 	if (c->detail & DETAIL(D_SYNC))

@@ -375,7 +375,10 @@ DETAIL_FAMILIES = {
     "reason": ["vmlat_exit_reason_seconds",
                "vmlat_exit_handling_seconds_total"],
     "exit": ["vmlat_exit_seconds"],
-    "preemptor": ["vmlat_preempted_seconds_total"],
+    "preemptor": ["vmlat_preempted_seconds_total",
+                  "vmlat_lock_holder_preemptions_total",
+                  "vmlat_lock_holder_seconds_total",
+                  "vmlat_lock_holder_spins_total"],
     "nested": ["vmlat_nested_seconds_total", "vmlat_nested_l2_exits_total",
                "vmlat_nested_l2_sync_calls_total",
                "vmlat_nested_l1_to_l2_total"] +
@@ -649,6 +652,21 @@ def check_doc(ctx, tag, e, d, names=None, detail=(), proc=None,
                     not (sec_ok(g[k], w[k]) if secs else
                          int(g[k]) == w[k]) for k in w):
                 bad["halt"].append("%s %s %r, JSON %r" % (i, n, g, w))
+
+        # Lock-holder preemptions: the VMs that had one, each family the
+        # JSON's (lock_holder).
+        lh = (vm.get("lock_holder") or {}) if "preemptor" in detail else {}
+        lfams = DETAIL_FAMILIES["preemptor"][1:]
+        want = {}
+        if lh.get("count"):
+            want = dict(zip(lfams, (lh["count"], lh["ns"], lh["spins"])))
+        for n in lfams:
+            g = [r for _, r in e.of_vm(n, ident)]
+            w = [want[n]] if n in want else []
+            if len(g) != len(w) or any(
+                    not (sec_ok(x, y) if n.endswith("_seconds_total") else
+                         int(x) == y) for x, y in zip(g, w)):
+                bad["preempted"].append("%s %s %r, JSON %r" % (i, n, g, w))
 
         # Clock sync: present iff the guest called, and asked for.
         s = vm.get("sync") if "sync" in detail else None
@@ -957,8 +975,9 @@ def fleet_checks(ctx, tmp, tools, tools_why):
 def nested_sync_live(tmp, name="nested-sync"):
     """(path, document): nested-sync's document (or NAME's), in TMP, with
     its VMs live. They are the only nested and clock-syncing ones (irq's:
-    the only ones with interrupt deliveries), and had exited when it was
-    recorded; only live VMs are exported."""
+    the only ones with interrupt deliveries; lock-holder's: with
+    lock-holder preemptions), and had exited when it was recorded; only
+    live VMs are exported."""
     d = cmdtest.load(name)
     for vm in d["vms"]:
         vm["exited"] = False
@@ -974,6 +993,7 @@ def detail_checks(ctx, tmp):
     status 2, one line, nothing written)."""
     nested, live = nested_sync_live(tmp)
     irq = nested_sync_live(tmp, "irq")
+    lock = nested_sync_live(tmp, "lock-holder")
     busy = (cmdtest.fixture("contention-2"), cmdtest.load("contention-2"))
     for args, detail in [(["--detail", x], [x]) for x in DETAILS] + [
             (["--detail", "vcpu", "--detail", "reason,exit"],
@@ -981,7 +1001,7 @@ def detail_checks(ctx, tmp):
             (["--detail=preemptor,buckets,nested,sync"],
              ["preemptor", "buckets", "nested", "sync"]),
             (["--detail", "vcpu,all"], ["all"])]:
-        for path, d in (busy, (nested, live), irq):
+        for path, d in (busy, (nested, live), irq, lock):
             tag = "detail.%s.%s" % ("+".join(detail),
                                     os.path.basename(path)[:-5])
             rc, out, err = ctx.run(["-f", path, "export", "--prometheus"] +
@@ -1349,6 +1369,8 @@ def run(ctx):
         docs.append(("nested-sync-live", path, d, None))
         path, d = nested_sync_live(tmp, "irq")
         docs.append(("irq-live", path, d, None))
+        path, d = nested_sync_live(tmp, "lock-holder")
+        docs.append(("lock-holder-live", path, d, None))
         for name, path, d, names in docs:
             for detail in ([], ["all"]):
                 tag = name + "".join(".detail_" + x for x in detail)
