@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lock-holder preemption, suspected ([P0]'s "preempted while holding a
- * lock" seen from the host): a vCPU is preempted inside a critical
- * section of its guest kernel, and another vCPU of the same VM spins on
- * the lock it holds. A CPU with pause-loop exiting (Intel) or a pause
- * filter (AMD) makes such a spinner exit with PAUSE after a burst of
- * PAUSE instructions: KVM then yields the spinner's CPU to a preempted
- * sibling (kvm_vcpu_on_spin()). KVM does not say which vCPU holds the
+ * Lock-holder preemption, suspected: a vCPU is preempted inside a
+ * critical section of its guest kernel, and another vCPU of the same VM
+ * spins on the lock it holds. A CPU with pause-loop exiting (Intel) or a
+ * pause filter (AMD) makes such a spinner exit with PAUSE after a burst
+ * of PAUSE instructions: KVM then yields the spinner's CPU to a
+ * preempted sibling (kvm_vcpu_on_spin()). KVM does not say which vCPU holds the
  * lock, and neither can vmlat: every sibling preempted at the spinner's
  * exit is a suspect.
  *

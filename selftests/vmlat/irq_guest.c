@@ -56,6 +56,9 @@
  * span (ipi, device): from vCPU 0's first send to its last arrival, on
  * the guest's TSC: tools/bench's IPI round trips per second.
  *
+ * lock: count is vCPU 1's spins (one per hold it found), spin their time
+ * on the guest's TSC; vector and late mean nothing there.
+ *
  * late: for the timer, handler TSC - (arming TSC + PERIOD_US); for an
  * IPI, handler TSC - sending TSC; for the device, handler TSC - doorbell
  * TSC. vmlat's delivery latency is the host's
