@@ -273,6 +273,12 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 		return;
 	}
 	slot = vc->exit_slot;
+	/*
+	 * Before the state says preempted (the write barrier below orders
+	 * the two): a spinner that finds it so counts for this preemption.
+	 */
+	if (ev == VMLAT_EV_OUT_RUNNABLE)
+		vmlat_lhp_preempted(vc);
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_vcpu_catch_up(vc);
 	vmlat_acct_event(&vc->acct, ev, hlt, now, &done);
@@ -280,9 +286,7 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 		vmlat_vcpu_as_exit(vc, slot, done.ns);
 	count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin, nslot, now, nd);
 	raw_write_seqcount_end(&vc->seq);
-	if (ev == VMLAT_EV_OUT_RUNNABLE)
-		vmlat_lhp_preempted(vc);
-	else if (done.kind == VMLAT_DONE_PREEMPT)
+	if (done.kind == VMLAT_DONE_PREEMPT)
 		spins = vmlat_lhp_done(vc, done.ns, by);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	vmlat_vcpu_done(vc, &done, slot, by, now);

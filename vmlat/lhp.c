@@ -5,9 +5,9 @@
  * spins on the lock it holds. A CPU with pause-loop exiting (Intel) or a
  * pause filter (AMD) makes such a spinner exit with PAUSE after a burst
  * of PAUSE instructions: KVM then yields the spinner's CPU to a
- * preempted sibling (kvm_vcpu_on_spin()). KVM does not say which vCPU holds the
- * lock, and neither can vmlat: every sibling preempted at the spinner's
- * exit is a suspect.
+ * preempted sibling (kvm_vcpu_on_spin()). KVM does not say which vCPU
+ * holds the lock, and neither can vmlat: every sibling preempted at the
+ * spinner's exit is a suspect.
  *
  * The spinner's PAUSE exit counts itself on each preempted sibling
  * (vmlat_lhp_spin()); a preemption that ends with such counts is a
@@ -63,7 +63,8 @@ void vmlat_lhp_spin(struct vmlat_vcpu *vc)
  * ended may count on it after vmlat_lhp_done() took the counts; such a
  * late count is not this preemption's. Writes nothing when there is none.
  *
- * Context: sched_switch, @vc's lock held.
+ * Context: sched_switch, @vc's lock held, before @vc's state says
+ * preempted: a count cleared after it could be this preemption's.
  */
 void vmlat_lhp_preempted(struct vmlat_vcpu *vc)
 {
