@@ -208,6 +208,21 @@ static const struct vmlat_col preemptor_cols[] = {
 	VMLAT_COL(struct preemptor_row, slices),
 };
 
+/*
+ * Who preempted, as "kind pid comm vm vcpu", the last two "- -" but for
+ * a vCPU (preemptors, lock_holder).
+ */
+static void who_text(struct seq_file *m, u8 kind, pid_t pid,
+		     const char *comm, pid_t vm_pid, int vcpu)
+{
+	seq_printf(m, "%s %d ", vmlat_by_kind_names[kind], pid);
+	vmlat_seq_comm(m, comm);
+	if (kind == VMLAT_BY_VM || kind == VMLAT_BY_SAME_VM)
+		seq_printf(m, " %d %d", vm_pid, vcpu);
+	else
+		seq_puts(m, " - -");
+}
+
 /* A guest address space's row (guest_tasks, and the JSON). */
 struct guest_task_row {
 	u64 guest_ns;
@@ -916,12 +931,9 @@ static int lock_holder_show(struct seq_file *m, void *unused)
 		seq_printf(m, "%d %d %d", b->vcpu.vm_pid, b->vcpu.idx,
 			   b->vcpu.tid);
 		vmlat_cols_text(m, COLS(lhp_cols), &b->vcpu.lhp);
-		seq_printf(m, " %s %d ", vmlat_by_kind_names[by->kind], by->pid);
-		vmlat_seq_comm(m, by->comm);
-		if (by->kind == VMLAT_BY_VM || by->kind == VMLAT_BY_SAME_VM)
-			seq_printf(m, " %d %d\n", by->vm_pid, by->vcpu);
-		else
-			seq_puts(m, " - -\n");
+		seq_putc(m, ' ');
+		who_text(m, by->kind, by->pid, by->comm, by->vm_pid, by->vcpu);
+		seq_putc(m, '\n');
 	}
 	tables_buf_free(b);
 	return 0;
@@ -1014,16 +1026,9 @@ static int preemptors_show(struct seq_file *m, void *unused)
 		np = vmlat_view_preemptors(b->vms[i], b->pre, &other);
 		for (j = 0; j < np; j++) {
 			p = &b->pre[j];
-			seq_printf(m, "%d %u %s %d ", v.pid, j + 1,
-				   vmlat_by_kind_names[p->who.kind],
-				   p->who.pid);
-			vmlat_seq_comm(m, p->who.comm);
-			if (p->who.kind == VMLAT_BY_VM ||
-			    p->who.kind == VMLAT_BY_SAME_VM)
-				seq_printf(m, " %d %d", p->who.vm_pid,
-					   p->who.vcpu);
-			else
-				seq_puts(m, " - -");
+			seq_printf(m, "%d %u ", v.pid, j + 1);
+			who_text(m, p->who.kind, p->who.pid, p->who.comm,
+				 p->who.vm_pid, p->who.vcpu);
 			r.stolen_ns = p->stolen_ns;
 			r.slices = p->slices;
 			vmlat_cols_text(m, COLS(preemptor_cols), &r);
@@ -1138,30 +1143,42 @@ static void json_int_or_null(struct seq_file *m, const char *name, s64 v,
 }
 
 /*
+ * Who preempted, as {"kind":..,"pid":..,"comm":..,"vm":..,"vcpu":..,
+ * left open: an idle CPU (or nobody) is no task, its pid and comm null
+ * (preemptors, lock_holder).
+ */
+static void json_who_open(struct seq_file *m, u8 kind, pid_t pid,
+			  const char *comm, pid_t vm_pid, int vcpu)
+{
+	bool task = kind != VMLAT_BY_IDLE && kind != VMLAT_BY_NONE;
+
+	seq_printf(m, "{\"kind\":\"%s\"", vmlat_by_kind_names[kind]);
+	json_int_or_null(m, "pid", pid, !task);
+	seq_puts(m, ",\"comm\":");
+	if (task)
+		vmlat_seq_json_str(m, comm);
+	else
+		seq_puts(m, "null");
+	json_int_or_null(m, "vm", vm_pid, !vm_pid);
+	json_int_or_null(m, "vcpu", vcpu, vcpu < 0);
+}
+
+/*
  * @l as "lock_holder":{count..., "max_by":{kind, pid, comm, vm, vcpu}};
  * max_by null when nothing was suspected.
  */
 static void json_lhp(struct seq_file *m, const struct vmlat_lhp *l)
 {
 	const struct vmlat_by *by = &l->max_by;
-	bool task = by->kind != VMLAT_BY_IDLE && by->kind != VMLAT_BY_NONE;
 
 	seq_puts(m, ",\"lock_holder\":");
 	vmlat_cols_json_open(m, COLS(lhp_cols), l);
+	seq_puts(m, ",\"max_by\":");
 	if (!l->count) {
-		seq_puts(m, ",\"max_by\":null}");
+		seq_puts(m, "null}");
 		return;
 	}
-	seq_printf(m, ",\"max_by\":{\"kind\":\"%s\"",
-		   vmlat_by_kind_names[by->kind]);
-	json_int_or_null(m, "pid", by->pid, !task);
-	seq_puts(m, ",\"comm\":");
-	if (task)
-		vmlat_seq_json_str(m, by->comm);
-	else
-		seq_puts(m, "null");
-	json_int_or_null(m, "vm", by->vm_pid, !by->vm_pid);
-	json_int_or_null(m, "vcpu", by->vcpu, by->vcpu < 0);
+	json_who_open(m, by->kind, by->pid, by->comm, by->vm_pid, by->vcpu);
 	seq_puts(m, "}}");
 }
 
@@ -1268,26 +1285,16 @@ static void json_preemptors(struct seq_file *m, const struct vmlat_vm *vm,
 	struct vmlat_view_stolen *st = &b->stolen;
 	struct preemptor_row r;
 	unsigned int i, np;
-	bool idle;
 	u64 other;
 
 	seq_puts(m, ",\"preemptors\":[");
 	np = vmlat_view_preemptors(vm, b->pre, &other);
 	for (i = 0; i < np; i++) {
 		p = &b->pre[i];
-		/* An idle CPU (or nobody) is no task: its pid and comm null. */
-		idle = p->who.kind == VMLAT_BY_IDLE ||
-		       p->who.kind == VMLAT_BY_NONE;
-		seq_printf(m, "%s{\"kind\":\"%s\"", i ? "," : "",
-			   vmlat_by_kind_names[p->who.kind]);
-		json_int_or_null(m, "pid", p->who.pid, idle);
-		seq_puts(m, ",\"comm\":");
-		if (idle)
-			seq_puts(m, "null");
-		else
-			vmlat_seq_json_str(m, p->who.comm);
-		json_int_or_null(m, "vm", p->who.vm_pid, !p->who.vm_pid);
-		json_int_or_null(m, "vcpu", p->who.vcpu, p->who.vcpu < 0);
+		if (i)
+			seq_putc(m, ',');
+		json_who_open(m, p->who.kind, p->who.pid, p->who.comm,
+			      p->who.vm_pid, p->who.vcpu);
 		json_int_or_null(m, "cpu", p->who.cpu, p->who.cpu < 0);
 		r.stolen_ns = p->stolen_ns;
 		r.slices = p->slices;

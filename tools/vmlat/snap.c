@@ -523,8 +523,9 @@ static void parse_vm(struct vm *v, json_object *o, int schema)
 	e = get(o, "lock_holder");
 	parse_fields(&v->lhp, e, FIELDS(lhp_fields));
 	v->lhp.max_by.kind = VMLAT_BY_NONE;
-	if (get(e, "max_by"))
-		parse_who(&v->lhp.max_by, get(e, "max_by"));
+	e = get(e, "max_by");
+	if (e)
+		parse_who(&v->lhp.max_by, e);
 	parse_nested(&v->nested, get(o, "nested"));
 	parse_sync(&v->sync, get(o, "sync"));
 
