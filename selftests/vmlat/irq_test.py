@@ -36,7 +36,8 @@ exits (lhp_oracle()) are vmlat's suspected lock-holder preemptions of
 vCPU 0, count and spins exactly, their time and the longest within the
 clocks' slack, none of vCPU 1; the longest names who ran the longest
 slice on the CPU meanwhile, the record's, and that is the hog; one
-vmlat_lock_holder trace event per preemption, as the record has it.
+vmlat_lock_holder trace event per preemption, its duration, spins and
+preemptor the record's.
 
 ftrace records, in the same run, KVM's and the scheduler's own events:
 timer:hrtimer_expire_entry (KVM's apic_timer_fn: the timer expired),
@@ -1125,13 +1126,14 @@ def t_lock_holder():
         (by.get("kind"), by.get("comm"), by.get("pid"), sorted(names),
          g["hog_pid"]))
     # The trace event, one per suspected preemption, in the record's
-    # order, as the record has it.
+    # order, as the record has it: its duration, spins and preemptor.
     evs = [VMLAT_LHP.search(b) for _, _, _, ev, b, _, _ in events(trace)
            if ev == "vmlat_lock_holder"]
     evs = [(int(m.group(3)), int(m.group(4)), int(m.group(5)))
            for m in evs if m and int(m.group(1)) == int(g["pid"])]
     bad = [(e, iv) for e, iv in zip(evs, ivs)
-           if e[1] != iv[3] or abs(e[0] - (iv[1] - iv[0])) > slack + RES_NS]
+           if e[1] != iv[3] or abs(e[0] - (iv[1] - iv[0])) > slack + RES_NS
+           or e[2] not in holders(switches, iv[:3])]
     tap(len(evs) == len(ivs) and not bad, "lock-holder.trace_events",
         "%d vmlat_lock_holder events, the record %d preemptions; first "
         "apart (duration, spins, by): %s" % (len(evs), len(ivs),
