@@ -202,14 +202,21 @@ def events(trace):
     """The record's events, each (pid, CPU, time, event, body, lo, whether
     in an interrupt): lo bounds from below vmlat's clock read in its probe
     on that tracepoint, which runs before ftrace's. It ran after the
-    CPU's event before, and nothing but an interrupt comes between it and
-    ftrace's (both preemption off). With interrupts on, an interrupt's
-    event may be between them: 6.1's SVM traces kvm_exit so, and a TCG
-    host's CPU thread, descheduled by its own host, takes its timer's
-    interrupt where it resumes. vmlat's own event comes after its clock
-    read: not a bound of it."""
+    CPU's event before. With interrupts on, an interrupt's event may be
+    between them: 6.1's SVM traces kvm_exit so, and a TCG host's CPU
+    thread, descheduled by its own host, takes its timer's interrupt where
+    it resumes. Newer kernels (7.2) call a tracepoint's probes
+    preemptible (probes.c): a thread preempted between vmlat's probe and
+    ftrace's (kvm_vcpu_wakeup, next to a hog) is switched out and in again
+    before ftrace's event: for its first event of its own with interrupts
+    on after it was switched out runnable and in again, lo goes back to
+    the CPU's last event before that switch-out (not in an interrupt: the
+    tick that preempted it came after the read). vmlat's own event comes
+    after its clock read: not a bound of it."""
     last_any = {}           # CPU: its last event's time
     last_task = {}          # CPU: the same, of events not in an interrupt
+    out_lo = {}             # thread: last_task of its CPU at its switch-out
+    resumed = {}            # thread: out_lo, switched in since its last event
     for line in trace.splitlines():
         f = LINE.match(line)
         if not f:
@@ -222,7 +229,20 @@ def events(trace):
         if in_irq or flags[:1] in ("d", "D"):
             lo = last_any.get(cpu, t)
         else:
-            lo = last_task.get(cpu, t)
+            lo = min(last_task.get(cpu, t), resumed.get(pid, t))
+        if not in_irq:
+            resumed.pop(pid, None)
+        if ev == "sched_switch":
+            m = SWITCH.search(body)
+            if m:
+                # Preempted: a probe does not sleep
+                if m.group(2).startswith("R"):
+                    out_lo[int(m.group(1))] = last_task.get(cpu, t)
+                else:
+                    out_lo.pop(int(m.group(1)), None)
+                nxt = int(m.group(3))
+                if nxt in out_lo:
+                    resumed[nxt] = out_lo[nxt]
         if ev != "vmlat_irq":
             last_any[cpu] = t
             if not in_irq:
