@@ -489,6 +489,29 @@ def oracle(trace, tids, target, sender, vector):
     return out, unstamped, coalesced, unmatched, foreign
 
 
+def excerpt(trace, lo, hi, pids, most=40):
+    """The record's lines from @lo to @hi (ns) of the threads @pids or
+    switching them, short, for a failure's message: the first and last
+    @most / 2 of them."""
+    out = []
+    for ln in trace.splitlines():
+        f = LINE.match(ln)
+        if not f or not lo <= ts_ns(f.group(4)) <= hi:
+            continue
+        body = f.group(6)
+        if f.group(5) == "sched_switch":
+            body = " ".join(re.findall(r"(?:prev_pid|prev_state|next_pid)="
+                                       r"\S+", body))
+        if int(f.group(2)) in pids or (f.group(5) == "sched_switch" and
+                                       any(re.search(r"pid=%d\b" % p, body)
+                                           for p in pids)):
+            out.append("%s [%s] %s %s %s" % (f.group(4), f.group(3),
+                                             f.group(2), f.group(5),
+                                             body[:60]))
+    return out if len(out) <= most else \
+        out[:most // 2] + ["..."] + out[-(most // 2):]
+
+
 def holders(switches, wait):
     """Who ran the longest slice on a CPU during @wait, (begin, end, CPU),
     from its switches: that task, and those that ran at least half as
@@ -665,14 +688,19 @@ def check(name, source, g, trace, vm, target, sender):
                            lo_ <= ts_ns(LINE.match(ln).group(4)) <= hi_]
     keep("irq_%s_outside.json" % name, json.dumps(out, indent=1))
     paired = sum("vmlat_ns" in d for d in ds)
+    # The first one's record, in the message: CI keeps no files.
+    near = excerpt(trace, out[0]["plo"], out[0]["phi"] + out[0]["lat"],
+                   {tids[target]} | ({tids[sender]} if sender is not None
+                                     else set())) if out else []
     tap(n and lo <= got_sum <= hi and mlo <= got_max <= mhi and not out,
         name + ".latency",
         "vmlat sum %d ns, record %d ns, bounds %d..%d; vmlat max %d ns, "
         "bounds %d..%d; %d of %d vmlat_irq events outside their delivery's "
-        "bounds, first %s" % (got_sum, ora_sum, lo, hi, got_max, mlo, mhi,
-                              len(out), paired,
-                              {k: v for k, v in out[0].items()
-                               if k not in ("ctx", "trace")} if out else "-"))
+        "bounds, first %s" % (
+            got_sum, ora_sum, lo, hi, got_max, mlo, mhi, len(out), paired,
+            "%s; its record: %s" % ({k: v for k, v in out[0].items()
+                                     if k != "trace"}, " | ".join(near))
+            if out else "-"))
     ora_at = {}
     for d in ds:
         ora_at[d["at"]] = ora_at.get(d["at"], 0) + 1
