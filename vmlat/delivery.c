@@ -34,6 +34,7 @@
 #include <linux/math64.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <asm/apicdef.h>
 #include <asm/tsc.h>
 
 #include "delivery.h"
@@ -43,9 +44,6 @@
 #include "tasks.h"
 #include "threshold.h"
 #include "vmlat_trace.h"
-
-/* APIC delivery modes that KVM injects as a vector: fixed, lowest priority */
-#define VMLAT_DM_LOWEST		1
 
 /*
  * KVM's apic_timer_fn, read from a vCPU's LAPIC timer at its record's
@@ -161,8 +159,12 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 
 	if (!atomic_read(&vmlat_live_vcpus))
 		return;
-	/* NMI, SMI, INIT, SIPI: not injected as a vector (no kvm_inj_virq) */
-	if (dm > VMLAT_DM_LOWEST)
+	/*
+	 * KVM passes the ICR's and the MSI's delivery mode as it stands there
+	 * (APIC_DM_*, bits 8-10). Fixed and lowest priority are injected as a
+	 * vector; NMI, SMI, INIT, SIPI are not (no kvm_inj_virq).
+	 */
+	if (dm > APIC_DM_LOWEST)
 		return;
 	sender = in_task() ? vmlat_vcpu_current() : NULL;
 	if (sender)

@@ -26,7 +26,8 @@
  *	the same, through a device as a VMM gives one: vCPU 0 rings a
  *	doorbell (a port write, an ioeventfd) and the VMM's I/O thread,
  *	pinned to CPU0, answers with an MSI to vCPU 1 through an irqfd, as
- *	QEMU's I/O threads and vhost do. The guest reads its TSC before the
+ *	QEMU's I/O threads and vhost do; the MSI asks for lowest priority
+ *	delivery, as Windows' do. The guest reads its TSC before the
  *	doorbell.
  *   irq_guest lock N HOLD_US CPU0 CPU1
  *	two vCPUs and a spinlock in guest memory, no interrupt: N times,
@@ -330,9 +331,12 @@ static void device_setup(struct kvm_vm *vm, struct io_thread *io)
 	r->nr = 1;
 	r->entries[0].gsi = DEVICE_GSI;
 	r->entries[0].type = KVM_IRQ_ROUTING_MSI;
-	/* Fixed, physical destination APIC 1, edge */
+	/*
+	 * Lowest priority (data bits 8-10: 001) as Windows sends its MSIs,
+	 * to physical destination APIC 1 alone, edge: the IPIs are fixed.
+	 */
 	r->entries[0].u.msi.address_lo = 0xfee00000 | (1 << 12);
-	r->entries[0].u.msi.data = IRQ_VECTOR;
+	r->entries[0].u.msi.data = IRQ_VECTOR | 1 << 8;
 	vm_ioctl(vm, KVM_SET_GSI_ROUTING, r);
 	free(r);
 	ioev.fd = io->doorbell;
