@@ -40,8 +40,10 @@
            exit handling, preempted and waiting) is nearest the guest's
            own run time of the process (schedstat's sum_exec_runtime:
            Debian's kernels count steal in it, without
-           PARAVIRT_TIME_ACCOUNTING), within 8% + 40 ms of it, and its
-           guest time alone is less; the guest kernel's own address
+           PARAVIRT_TIME_ACCOUNTING), within 8% + 40 ms of it (or over
+           it by as much as the guest's CPU did other work meanwhile: a
+           kernel thread that runs after a burner keeps its page
+           tables), and its guest time alone is less; the guest kernel's own address
            space, never seen at CPL 3, is named "kernel". The pti boot
            checks that the guest did isolate, and both that vmlat keys
            the guest's roots as it isolates ("folded": KPTI's two halves of
@@ -110,9 +112,11 @@ TOL, TOL_NS = 0.08, 40 * 10**6
 # by its fork and exec (its root may be one insmod left: a new address
 # space ends that one's row).
 GUEST_INIT = """#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /dev /sys
+/bin/busybox mount -t proc proc /proc
+read u0 </proc/uptime
 /bin/busybox sh -c 'while :; do :; done' &
 a=$!
-/bin/busybox mkdir -p /proc /dev /sys
 /bin/busybox mount -t sysfs sys /sys
 /bin/busybox mount -t debugfs debugfs /sys/kernel/debug
 /bin/busybox insmod /vmlat_guest.ko
@@ -121,9 +125,11 @@ a=$!
 b=$!
 /bin/busybox sleep %d
 /bin/busybox kill -STOP $a $b
+read u1 </proc/uptime
 /bin/busybox mount -t devtmpfs dev /dev
 exec >/dev/ttyS0 2>&1
-/bin/busybox mount -t proc proc /proc
+echo "=== uptime0 $u0"
+echo "=== uptime1 $u1"
 echo "=== pti $(/bin/busybox dmesg | /bin/busybox grep -c 'page tables isolation: enabled')"
 echo "=== a $a $(/bin/busybox cat /proc/$a/stat) | $(/bin/busybox cat /proc/$a/schedstat)"
 echo "=== b $b $(/bin/busybox cat /proc/$b/stat) | $(/bin/busybox cat /proc/$b/schedstat)"
@@ -164,6 +170,20 @@ def burner(out, tag):
             return (int(ln.split()[2]), ticks * 10**7,
                     int(sched.split()[0]), head.partition("(")[2])
     return None
+
+
+def busy_ns(out):
+    """The guest CPU's busy time between its "=== uptime0" and "===
+    uptime1" lines (/proc/uptime: its clock, less its idle time, which
+    NO_HZ takes from the clock too; /proc/stat's ticks miss what a loaded
+    host made the guest lose); 0 if either is missing."""
+    t = []
+    for k in ("uptime0", "uptime1"):
+        m = re.search(r"=== %s ([\d.]+) ([\d.]+)" % k, out)
+        if not m:
+            return 0
+        t.append(float(m.group(1)) - float(m.group(2)))
+    return int((t[1] - t[0]) * 10**9)
 
 
 def guest_said(out, what):
@@ -261,19 +281,27 @@ def burners(pti):
     if not tap(len(user) >= 2, tag + ".burners_found",
                "%s || %s" % (summary, guest)):
         return
+    # What else the guest's CPU did from the first burner's start to the
+    # stop (its busy time, less the burners'): a kernel
+    # thread or the idle task that runs after a burner keeps its page
+    # tables (lazy TLB, no CR3 write), and vmlat sees that time in the
+    # burner's row. 7.2 with the machine loaded: the first burner's row
+    # 397 ms over its run time of 4218, past 8% + 40 ms.
+    other = max(0, busy_ns(out) - a[2] - b[2])
     picked = []
     for want, name in ((a, "first"), (b, "second")):
         row = min(user[:3], key=lambda r: abs(r["observed_ns"] - want[2]))
         picked.append(row)
         seen = row["observed_ns"]
         tol = TOL * want[2] + TOL_NS
-        tap(abs(seen - want[2]) <= tol and row["guest_ns"] < want[2] and
-            picked.count(row) == 1,
+        tap(-tol <= seen - want[2] <= tol + other and
+            row["guest_ns"] < want[2] and picked.count(row) == 1,
             "%s.%s_burner_time" % (tag, name),
             "vmlat observed %d ms (guest %d) in as 0x%x, guest's run time "
-            "%d ms, ticks %d ms || %s" % (
-                seen // 10**6, row["guest_ns"] // 10**6, row["as"],
-                want[2] // 10**6, want[1] // 10**6, summary))
+            "%d ms, ticks %d ms, its CPU's other work meanwhile %d ms || "
+            "%s" % (seen // 10**6, row["guest_ns"] // 10**6, row["as"],
+                    want[2] // 10**6, want[1] // 10**6, other // 10**6,
+                    summary))
     kern = [r for r in rows if not r["user"] and r["pid"] is None]
     tap(bool(kern), tag + ".kernel_named", summary)
     # vmlat_guest.ko's names: the guest's own pid and comm of each burner
