@@ -43,8 +43,9 @@
            PARAVIRT_TIME_ACCOUNTING), within 8% + 40 ms of it (or over
            it by as much as the guest's CPU did other work meanwhile: a
            kernel thread that runs after a burner keeps its page
-           tables), and its guest time alone is less; the guest kernel's own address
-           space, never seen at CPL 3, is named "kernel". The pti boot
+           tables), and its guest time alone is less; the guest
+           kernel's own address space, never seen at CPL 3, is named
+           "kernel". The pti boot
            checks that the guest did isolate, and both that vmlat keys
            the guest's roots as it isolates ("folded": KPTI's two halves of
            a process one key; "whole" without KPTI, where a 6.16 or later

@@ -489,22 +489,21 @@ def oracle(trace, tids, target, sender, vector):
     return out, unstamped, coalesced, unmatched, foreign
 
 
-def excerpt(trace, lo, hi, pids, most=40):
-    """The record's lines from @lo to @hi (ns) of the threads @pids or
+def excerpt(lines, lo, hi, pids, most=40):
+    """The record's @lines from @lo to @hi (ns) of the threads @pids or
     switching them, short, for a failure's message: the first and last
     @most / 2 of them."""
     out = []
-    for ln in trace.splitlines():
+    for ln in lines:
         f = LINE.match(ln)
         if not f or not lo <= ts_ns(f.group(4)) <= hi:
             continue
         body = f.group(6)
-        if f.group(5) == "sched_switch":
-            body = " ".join(re.findall(r"(?:prev_pid|prev_state|next_pid)="
-                                       r"\S+", body))
-        if int(f.group(2)) in pids or (f.group(5) == "sched_switch" and
-                                       any(re.search(r"pid=%d\b" % p, body)
-                                           for p in pids)):
+        m = SWITCH.search(body) if f.group(5) == "sched_switch" else None
+        if m:
+            body = "prev_pid=%s prev_state=%s next_pid=%s" % m.groups()
+        if int(f.group(2)) in pids or \
+                (m and pids & {int(m.group(1)), int(m.group(3))}):
             out.append("%s [%s] %s %s %s" % (f.group(4), f.group(3),
                                              f.group(2), f.group(5),
                                              body[:60]))
@@ -689,7 +688,8 @@ def check(name, source, g, trace, vm, target, sender):
     keep("irq_%s_outside.json" % name, json.dumps(out, indent=1))
     paired = sum("vmlat_ns" in d for d in ds)
     # The first one's record, in the message: CI keeps no files.
-    near = excerpt(trace, out[0]["plo"], out[0]["phi"] + out[0]["lat"],
+    near = excerpt(out[0]["trace"], out[0]["plo"],
+                   out[0]["phi"] + out[0]["lat"],
                    {tids[target]} | ({tids[sender]} if sender is not None
                                      else set())) if out else []
     tap(n and lo <= got_sum <= hi and mlo <= got_max <= mhi and not out,
