@@ -92,7 +92,8 @@ DEFINE_EVENT(vmlat_stolen, vmlat_wait,
 
 /*
  * A preemption of a vCPU during which other vCPUs of its VM spun: made
- * PAUSE exits (pause-loop exiting, pause filter), spins of them; a
+ * PAUSE exits (pause-loop exiting, pause filter) or Hyper-V long-spin-wait
+ * calls, spins of them; a
  * lock-holder preemption, suspected. Emitted with, and after, the
  * preemption's vmlat_preempt; by_* as there.
  */

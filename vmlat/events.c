@@ -819,6 +819,45 @@ static u64 vmlat_vm_name_call(struct vmlat_vm *vm, struct kvm_vcpu *vcpu,
 	return reply;
 }
 
+/* Hyper-V's HvNotifyLongSpinWait (HVCALL_NOTIFY_LONG_SPIN_WAIT, TLFS). */
+#define VMLAT_HV_NOTIFY_LONG_SPIN_WAIT	0x0008
+
+/**
+ * vmlat_on_kvm_hv_hypercall() - a guest made a Hyper-V hypercall
+ * @code:	its call code
+ * @extra:	it has a rep count, a rep start or a variable header, which
+ *		make KVM refuse a long-spin-wait notification
+ *
+ * A guest with Hyper-V's enlightenments (Windows with hv-spinlocks) says
+ * that a vCPU spun on a lock too long with HvNotifyLongSpinWait instead of
+ * leaving it to pause-loop exiting: KVM yields the spinner's CPU to a
+ * preempted sibling (kvm_vcpu_on_spin()), as for a PAUSE exit, and so
+ * does vmlat's count of spins (lhp.c). KVM traces only calls from CPL 0
+ * in protected mode, before its checks of the call's access
+ * (KVM_CAP_HYPERV_ENFORCE_CPUID) and reserved bits: a call it refuses for
+ * those still shows a spinning guest. Each call is an exit of the guest,
+ * which bounds their rate as for PAUSE exits. Any other call returns at
+ * once.
+ *
+ * Context: kvm_hv_hypercall tracepoint, in the vCPU's thread, handling the
+ * exit (the kvm_exit probe ran), preemption off.
+ */
+void vmlat_on_kvm_hv_hypercall(u16 code, bool extra)
+{
+	struct vmlat_vcpu *vc;
+
+	if (likely(code != VMLAT_HV_NOTIFY_LONG_SPIN_WAIT) || extra)
+		return;
+	vc = vmlat_vcpu_current();
+	if (!vc)
+		return;
+	/* A spinner of its own VM's locks, not of an L2's (as for PAUSE). */
+	if (vmlat_kvm_vcpu_loaded(vc->kvm_vcpu) &&
+	    vmlat_kvm_in_l2(vc->kvm_vcpu))
+		return;
+	vmlat_lhp_spin(vc);
+}
+
 /**
  * vmlat_on_kvm_hypercall() - a guest made a hypercall
  * @nr:		its number (RAX)

@@ -25,6 +25,7 @@ void vmlat_on_halt_poll_ns(bool grow, unsigned int vcpu_id, unsigned int old);
 void vmlat_on_vcpu_wakeup(u64 ns, bool waited, bool valid);
 void vmlat_on_mmu_get_page(void);
 void vmlat_on_nested_vmexit_inject(void);
+void vmlat_on_kvm_hv_hypercall(u16 code, bool extra);
 void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 			    unsigned long a1, unsigned long a2,
 			    unsigned long a3);

@@ -18,9 +18,14 @@
  * up to the highest id the VM has: KVM's own walk in kvm_vcpu_on_spin()
  * reads every vCPU of the VM too, twice.
  *
+ * A guest with Hyper-V's enlightenments may say so itself instead:
+ * HvNotifyLongSpinWait, which KVM answers with the same yield, counts as
+ * a PAUSE exit does (vmlat_on_kvm_hv_hypercall()).
+ *
  * Where the CPU has neither feature (QEMU's emulated SVM lacks the pause
  * filter), or KVM runs the VM with PAUSE in the guest
- * (KVM_CAP_X86_DISABLE_EXITS), a spinner never exits: nothing is counted.
+ * (KVM_CAP_X86_DISABLE_EXITS), a spinner that does not call never exits:
+ * nothing is counted.
  */
 #include <linux/atomic.h>
 #include <linux/string.h>
@@ -30,11 +35,13 @@
 #include "vmlat_trace.h"
 
 /**
- * vmlat_lhp_spin() - a PAUSE exit of @vc: a spinner
+ * vmlat_lhp_spin() - a PAUSE exit of @vc, or its long-spin-wait call: a
+ * spinner
  * @vc:	the spinning vCPU
  *
- * Context: kvm_exit tracepoint in @vc's thread, preemption disabled: the
- * records read are freed only after a grace period (records.c).
+ * Context: kvm_exit or kvm_hv_hypercall tracepoint in @vc's thread,
+ * preemption disabled: the records read are freed only after a grace
+ * period (records.c).
  */
 void vmlat_lhp_spin(struct vmlat_vcpu *vc)
 {
@@ -79,7 +86,8 @@ void vmlat_lhp_preempted(struct vmlat_vcpu *vc)
  * @by:	who held its CPU the longest meanwhile
  *
  * Context: sched_switch, @vc's lock held.
- * Return: the PAUSE exits of siblings during it; 0: not suspected.
+ * Return: the PAUSE exits (and calls) of siblings during it; 0: not
+ * suspected.
  */
 unsigned int vmlat_lhp_done(struct vmlat_vcpu *vc, u64 ns,
 			    const struct vmlat_by *by)
@@ -112,7 +120,7 @@ unsigned int vmlat_lhp_done(struct vmlat_vcpu *vc, u64 ns,
  * vmlat_lhp_event() - the trace event of a suspected lock-holder preemption
  * @vc:		the preempted vCPU
  * @ns:		the preemption's duration
- * @spins:	its siblings' PAUSE exits meanwhile
+ * @spins:	its siblings' PAUSE exits (and calls) meanwhile
  * @by:		who held its CPU the longest meanwhile
  */
 void vmlat_lhp_event(struct vmlat_vcpu *vc, u64 ns, unsigned int spins,

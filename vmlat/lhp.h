@@ -2,7 +2,8 @@
 /*
  * Lock-holder preemption, suspected (lhp.c): a vCPU preempted while
  * another vCPU of its VM spun, as the CPU's pause-loop exiting (Intel) or
- * pause filter (AMD) tells by a PAUSE exit.
+ * pause filter (AMD) tells by a PAUSE exit, or a Hyper-V guest by its
+ * long-spin-wait call.
  */
 #ifndef _VMLAT_LHP_H
 #define _VMLAT_LHP_H
@@ -16,10 +17,11 @@ struct vmlat_vcpu;
 /**
  * struct vmlat_lhp - a vCPU's preemptions during which a sibling spun
  * @count:	its preemptions during which another vCPU of its VM made a
- *		PAUSE exit: lock-holder preemptions, suspected
+ *		PAUSE exit (or long-spin-wait call): lock-holder
+ *		preemptions, suspected
  * @ns:		their durations
  * @max_ns:	the longest
- * @spins:	the siblings' PAUSE exits during them
+ * @spins:	the siblings' PAUSE exits (and calls) during them
  * @max_by:	who held its CPU the longest during the longest (charge.h)
  * @reset_gen:	the reset the figures count from (vmlat_records_reset())
  *

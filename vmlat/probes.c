@@ -107,6 +107,34 @@ static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
 	preempt_enable_notrace();
 }
 
+/* Hyper-V's hypercalls: exit handling, which KVM runs preemptible. */
+static void vmlat_probe_kvm_hv_hypercall(void *data, __u16 code, bool fast,
+					 __u16 var_cnt, __u16 rep_cnt,
+					 __u16 rep_idx, __u64 ingpa,
+					 __u64 outgpa)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_HV_HYPERCALL);
+	vmlat_on_kvm_hv_hypercall(code, var_cnt || rep_cnt || rep_idx);
+	preempt_enable_notrace();
+}
+
+/* The same before variable-size headers (5.10's): no var_cnt. */
+static void vmlat_probe_kvm_hv_hypercall_v0(void *data, __u16 code,
+					    bool fast, __u16 rep_cnt,
+					    __u16 rep_idx, __u64 ingpa,
+					    __u64 outgpa)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_HV_HYPERCALL);
+	vmlat_on_kvm_hv_hypercall(code, rep_cnt || rep_idx);
+	preempt_enable_notrace();
+}
+
 static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
 					   __u64 nested_rip, __u32 int_ctl,
 					   __u32 event_inj, bool tdp_enabled,
@@ -396,6 +424,11 @@ const struct vmlat_hook_desc vmlat_hook_descs[VMLAT_NR_HOOKS] = {
 	HOOK(VMLAT_HOOK_KVM_HYPERCALL, "kvm", "kvm_hypercall", "kvm",
 	     VARIANT_5_10("(" P_UL ", " P_UL ", " P_UL ", " P_UL ", " P_UL ")",
 			  vmlat_probe_kvm_hypercall)),
+	HOOK(VMLAT_HOOK_KVM_HV_HYPERCALL, "kvm", "kvm_hv_hypercall", "kvm",
+	     VARIANT("(__u16, bool, __u16, __u16, __u16, __u64, __u64)",
+		     vmlat_probe_kvm_hv_hypercall),
+	     VARIANT_5_10("(__u16, bool, __u16, __u16, __u64, __u64)",
+			  vmlat_probe_kvm_hv_hypercall_v0)),
 	HOOK(VMLAT_HOOK_KVM_NESTED_VMENTER, "kvm", "kvm_nested_vmenter", "kvm",
 	     VARIANT("(__u64, __u64, __u64, __u32, __u32, bool, __u64, __u64, __u32)",
 		     vmlat_probe_kvm_nested_vmenter)),

@@ -231,7 +231,8 @@ struct vmlat_vm {
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
  * @irq:	its pending interrupts (core/irq.h), under @lock
- * @spun_on:	PAUSE exits of other vCPUs of its VM that found it
+ * @spun_on:	PAUSE exits (and long-spin-wait calls) of other vCPUs of
+ *		its VM that found it
  *		preempted, since its preemption began (lhp.c)
  * @lhp:	its preemptions during which they spun (lhp.h), under @lock
  * @slot:	its slot in vmlat_vcpus

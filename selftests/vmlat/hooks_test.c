@@ -354,7 +354,7 @@ TEST(tiny_guest_makes_exact_exits)
 }
 
 /*
- * insmod vmlat with kvm loaded: all 21 hooks attached with a confirmed
+ * insmod vmlat with kvm loaded: all 22 hooks attached with a confirmed
  * prototype; kvm_entry's arity agrees with the event's format file; rmmod
  * removes the debugfs directory.
  */

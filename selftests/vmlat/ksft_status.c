@@ -34,6 +34,7 @@ const char *const vmlat_hook_names[VMLAT_NR_HOOKS] = {
 	"kvm:kvm_exit",
 	"kvm:kvm_userspace_exit",
 	"kvm:kvm_hypercall",
+	"kvm:kvm_hv_hypercall",
 	"kvm:kvm_nested_vmenter",
 	"kvm:kvm_nested_vmexit_inject",
 	"kvmmmu:kvm_mmu_get_page",

@@ -12,7 +12,7 @@
 
 #define VMLAT_DEBUGFS_DIR	"/sys/kernel/debug/vmlat"
 #define VMLAT_STATUS_PATH	VMLAT_DEBUGFS_DIR "/status"
-#define VMLAT_NR_HOOKS		21
+#define VMLAT_NR_HOOKS		22
 /* Hooks on tracepoints that live in kvm.ko (the rest are built in). */
 #define VMLAT_NR_KVM_HOOKS	7
 

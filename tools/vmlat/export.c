@@ -938,7 +938,7 @@ static void export_lock_holder(struct ctx *c)
 	const struct vm *v;
 
 	family(o, "vmlat_lock_holder_preemptions_total", "counter",
-	       "Preemptions of the VM's vCPUs during which another of its vCPUs spun (made PAUSE exits): lock-holder preemptions, suspected. Only the VMs that had one.");
+	       "Preemptions of the VM's vCPUs during which another of its vCPUs spun (made PAUSE exits or Hyper-V long-spin-wait calls): lock-holder preemptions, suspected. Only the VMs that had one.");
 	for_each_vm(c, v)
 		if (v->lhp.count)
 			sample(o, NULL, ID(c, v), NULL, U64(v->lhp.count));
@@ -950,7 +950,7 @@ static void export_lock_holder(struct ctx *c)
 			sample(o, NULL, ID(c, v), NULL, SEC(v->lhp.ns));
 
 	family(o, "vmlat_lock_holder_spins_total", "counter",
-	       "The other vCPUs' PAUSE exits during them.");
+	       "The other vCPUs' PAUSE exits and long-spin-wait calls during them.");
 	for_each_vm(c, v)
 		if (v->lhp.count)
 			sample(o, NULL, ID(c, v), NULL, U64(v->lhp.spins));

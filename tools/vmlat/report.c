@@ -602,14 +602,14 @@ static bool has_lock_holder(const struct vm *v)
 
 /*
  * Its vCPUs' preemptions during which another of its vCPUs spun (PAUSE
- * exits): how many, how long, and who held the CPU in the longest.
+ * exits, Hyper-V long-spin-wait calls): how many, how long, and who held the CPU in the longest.
  */
 static void lock_holder(FILE *o, const struct vm *v, const struct snap *s)
 {
 	const struct lock_holder *l = &v->lhp;
 	char a[16], b[16], who[256];
 
-	fprintf(o, "  - lock-holder preemption suspected %llu times: a vCPU was preempted while another of its vCPUs spun (%llu PAUSE exits), %s in all, the longest %s",
+	fprintf(o, "  - lock-holder preemption suspected %llu times: a vCPU was preempted while another of its vCPUs spun (%llu PAUSE exits or long-spin-wait calls), %s in all, the longest %s",
 		(unsigned long long)l->count, (unsigned long long)l->spins,
 		fmt_ns(a, sizeof(a), l->ns), fmt_ns(b, sizeof(b), l->max_ns));
 	if (l->max_by.kind != VMLAT_BY_NONE)

@@ -273,7 +273,8 @@ def run(ctx):
             m = ln and re.match(
                 r"  - lock-holder preemption suspected (\d+) times: a vCPU "
                 r"was preempted while another of its vCPUs spun \((\d+) "
-                r"PAUSE exits\), ([\d.]+ \w+) in all, the longest "
+                r"PAUSE exits or long-spin-wait calls\), ([\d.]+ \w+) in "
+                r"all, the longest "
                 r"([\d.]+ \w+), by host task (\S+)\[(\d+)\]; ", ln[0])
             if not (rc2 == 0 and m and int(m.group(1)) == lh["count"] and
                     int(m.group(2)) == lh["spins"] and
