@@ -284,12 +284,12 @@ def boot_until_up(boot):
 
 
 def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
-                     disk=None):
+                     disk=None, irqchip="off"):
     """QEMU's command line for a Linux test guest on the test host's KVM:
     @smp vCPUs of model @cpu, the console on standard input and output,
     the raw image @disk as its virtio disk (/dev/vda) if given. In-kernel
-    irqchip off: with it, some boots hang (see sync_test.py,
-    boot_guest()). No NIC: its iPXE ROM would wait for Ctrl-B at every
+    irqchip off unless @irqchip is "on": with it, some boots hang in the
+    QEMU (TCG) test hosts (see sync_test.py, boot_guest()). No NIC: its iPXE ROM would wait for Ctrl-B at every
     boot. tsc=reliable no_timer_check: no TSC calibration against the
     PIT, no clocksource watchdog and no check of the IO-APIC's timer
     (measured in a 6.12 test host: the guest reached its init at 8.4 s
@@ -301,7 +301,7 @@ def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
     return [qemu, "-enable-kvm", "-cpu", cpu, "-nic", "none"] + (
         ["-drive", "file=%s,if=virtio,format=raw" % disk] if disk else []) + [
         "-machine",
-            "kernel-irqchip=off", "-m", "256", "-smp", str(smp),
+            "kernel-irqchip=" + irqchip, "-m", "256", "-smp", str(smp),
             "-nographic", "-no-reboot", "-kernel", kernel, "-initrd", cpio,
             "-append", ("console=ttyS0 panic=-1 quiet mitigations=off "
                         "tsc=reliable no_timer_check pci=noearly " +

@@ -30,10 +30,10 @@ ROOT_PACKAGES=(bash dash busybox-static coreutils kmod mawk grep sed findutils
 	libpython3.11-stdlib python3-minimal python3 libc-bin)
 # VMLAT_ROOT_QEMU=1: QEMU too, to run a Linux guest in the test host
 # (its firmware: SeaBIOS; no NIC), cpio for its initramfs, json-c for
-# the vmlat command run in it.
+# the vmlat command run in it, cyclictest for the guest's own latency.
 if [[ ${VMLAT_ROOT_QEMU:-} == 1 ]]; then
 	ROOT_PACKAGES+=(qemu-system-x86 qemu-system-data seabios cpio
-		libjson-c5)
+		libjson-c5 rt-tests)
 fi
 
 usage() {
