@@ -39,6 +39,16 @@
  *	its TSC (spin_ns). Interrupts stay on: bochs takes no external
  *	interrupt's VM exit from a guest with IF=0 (a host of one CPU would
  *	stop).
+ *   irq_guest lockhv N HOLD_US CPU0 CPU1
+ *	the same in a guest with Hyper-V's enlightenments, as Windows with
+ *	hv-spinlocks: the VMM gives both vCPUs KVM's Hyper-V CPUID leaves,
+ *	the guest identifies itself (HV_X64_MSR_GUEST_OS_ID) and enables its
+ *	hypercall page, and vCPU 1 calls HvNotifyLongSpinWait after every
+ *	HV_SPIN_US of a spin. KVM answers the call as a PAUSE
+ *	exit (kvm_vcpu_on_spin()): where the CPU has no pause filter (QEMU's
+ *	emulated SVM), the calls are the only spins KVM sees. The line also
+ *	has hv_calls=C hv_failed=F: the calls, and those whose status was
+ *	not success.
  *
  * All start once a line came on standard input (the test's tracing is
  * on), then print one line:
@@ -90,6 +100,18 @@
 /* 100 ms ticks without an interrupt that end a stuck run, its status */
 #define STUCK_TICKS	600
 #define STUCK_EXIT	3
+/* lockhv: Hyper-V's MSRs, the call and its fast-call bit (Hyper-V TLFS) */
+#define HV_MSR_GUEST_OS_ID	0x40000000
+#define HV_MSR_HYPERCALL	0x40000001
+#define HV_LINUX_OS_ID		0x8100000000000000ull
+#define HV_NOTIFY_LONG_SPIN_WAIT	0x0008
+#define HV_FAST_CALL		(1ull << 16)
+/*
+ * A spin calls after this long, and again after as long: Windows counts
+ * PAUSEs instead (a VMM's hv-spinlocks), which mean no time under TCG,
+ * where a PAUSE lets the other emulated CPU run its turn
+ */
+#define HV_SPIN_US		500
 /* The device's doorbell port, and its MSI's GSI */
 #define DOORBELL_PORT	0x2000
 #define DEVICE_GSI	32
@@ -103,6 +125,8 @@ static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
 static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin, g_device;
 static uint64_t g_deadline, g_stop, g_halter_done, g_span;
 static uint64_t g_lock, g_hold_tsc, g_spin_tsc;
+static uint64_t g_hv, g_amd, g_hcall_gpa, g_hv_calls, g_hv_failed;
+static uint64_t g_hv_spin_tsc;
 
 static void irq_handler(struct ex_regs *regs)
 {
@@ -217,23 +241,78 @@ static void lock_holder(void)
 	GUEST_DONE();
 }
 
+/*
+ * lockhv: HvNotifyLongSpinWait, a fast call with the spin's length (TSC
+ * cycles, in place of a count) as its input: vmmcall on AMD, vmcall on Intel (the 64-bit convention: RCX the
+ * control, RDX the input, R8 the output). Returns the call's status.
+ */
+static uint64_t hv_notify_long_spin_wait(uint64_t spins)
+{
+	uint64_t status, control = HV_NOTIFY_LONG_SPIN_WAIT | HV_FAST_CALL;
+
+	if (g_amd)
+		asm volatile("xor %%r8, %%r8; vmmcall"
+			     : "=a"(status), "+c"(control), "+d"(spins)
+			     : : "cc", "memory", "r8");
+	else
+		asm volatile("xor %%r8, %%r8; vmcall"
+			     : "=a"(status), "+c"(control), "+d"(spins)
+			     : : "cc", "memory", "r8");
+	return status;
+}
+
 /* lock: vCPU 1 spins with PAUSE while the lock is held, only then. */
 static void lock_spinner(void)
 {
-	uint64_t t;
+	uint64_t t, last;
 
 	asm volatile("sti");
+	if (g_hv) {
+		/* The hypercall page once the guest said who it is. */
+		wrmsr(HV_MSR_GUEST_OS_ID, HV_LINUX_OS_ID);
+		wrmsr(HV_MSR_HYPERCALL, g_hcall_gpa | 1);
+	}
 	while (!READ_ONCE(g_stop)) {
 		if (!READ_ONCE(g_lock))
 			continue;
 		t = rdtsc();
-		while (READ_ONCE(g_lock))
+		for (last = t; READ_ONCE(g_lock); ) {
 			asm volatile("pause");
+			if (g_hv && rdtsc() - last >= g_hv_spin_tsc) {
+				last = rdtsc();
+				g_hv_calls++;
+				if (hv_notify_long_spin_wait(last - t))
+					g_hv_failed++;
+			}
+		}
 		g_spin_tsc += rdtsc() - t;
 		/* Its spins: what the stuck-run watch sees progress in. */
 		WRITE_ONCE(g_count, g_count + 1);
 	}
 	GUEST_DONE();
+}
+
+/*
+ * lockhv: the Hyper-V CPUID leaves KVM supports (the vCPU's ioctl, which
+ * 5.10 has too) in place of KVM's own 0x400000xx ones, as a VMM with
+ * hv-* options gives them: KVM handles Hyper-V's calls for the vCPU.
+ */
+static void set_hv_cpuid(struct kvm_vcpu *vcpu)
+{
+	const struct kvm_cpuid2 *hv = vcpu_get_supported_hv_cpuid(vcpu);
+	struct kvm_cpuid2 *c = allocate_kvm_cpuid2(vcpu->cpuid->nent + hv->nent);
+	unsigned int i, n = 0;
+
+	for (i = 0; i < vcpu->cpuid->nent; i++) {
+		if (vcpu->cpuid->entries[i].function >= 0x40000000 &&
+		    vcpu->cpuid->entries[i].function < 0x40000100)
+			continue;
+		c->entries[n++] = vcpu->cpuid->entries[i];
+	}
+	memcpy(&c->entries[n], hv->entries, hv->nent * sizeof(*hv->entries));
+	c->nent = n + hv->nent;
+	vcpu_init_cpuid(vcpu, c);
+	free(c);
 }
 
 struct vcpu_thread {
@@ -385,7 +464,7 @@ int main(int argc, char **argv)
 	struct kvm_vm *vm;
 	unsigned int i, nr, idle;
 	uint64_t last, now;
-	bool ipi, device, lock;
+	bool ipi, device, lock, hv;
 	long n, us, tsc_khz;
 	char line[64];
 
@@ -396,16 +475,18 @@ int main(int argc, char **argv)
 		nr = 1;
 	} else if (argc == 6 && (!strcmp(argv[1], "ipi") ||
 				 !strcmp(argv[1], "device") ||
-				 !strcmp(argv[1], "lock"))) {
+				 !strcmp(argv[1], "lock") ||
+				 !strcmp(argv[1], "lockhv"))) {
 		ipi = true;
 		nr = 2;
 	} else {
-		fprintf(stderr, "usage: %s timer|timerspin|timerdl N PERIOD_US CPU | ipi|device N GAP_US CPU0 CPU1 | lock N HOLD_US CPU0 CPU1\n",
+		fprintf(stderr, "usage: %s timer|timerspin|timerdl N PERIOD_US CPU | ipi|device N GAP_US CPU0 CPU1 | lock|lockhv N HOLD_US CPU0 CPU1\n",
 			argv[0]);
 		return 2;
 	}
 	device = !strcmp(argv[1], "device");
-	lock = !strcmp(argv[1], "lock");
+	hv = !strcmp(argv[1], "lockhv");
+	lock = hv || !strcmp(argv[1], "lock");
 	n = atol(argv[2]);
 	us = atol(argv[3]);
 	for (i = 0; i < nr; i++)
@@ -433,6 +514,15 @@ int main(int argc, char **argv)
 	SET_GLOBAL(vm, g_n, n);
 	if (lock) {
 		SET_GLOBAL(vm, g_hold_tsc, us * tsc_khz / 1000);
+		if (hv) {
+			for (i = 0; i < nr; i++)
+				set_hv_cpuid(vcpus[i]);
+			SET_GLOBAL(vm, g_hv, 1);
+			SET_GLOBAL(vm, g_hv_spin_tsc, HV_SPIN_US * tsc_khz / 1000);
+			SET_GLOBAL(vm, g_amd, is_amd_cpu());
+			SET_GLOBAL(vm, g_hcall_gpa,
+				   addr_gva2gpa(vm, vm_vaddr_alloc_page(vm)));
+		}
 	} else if (ipi) {
 		SET_GLOBAL(vm, g_gap_tsc, us * tsc_khz / 1000);
 		SET_GLOBAL(vm, g_device, device);
@@ -504,6 +594,10 @@ int main(int argc, char **argv)
 		printf(" spin_ns=%llu",
 		       (unsigned long long)(GET_GLOBAL(vm, g_spin_tsc) *
 					    1000000 / tsc_khz));
+	if (hv)
+		printf(" hv_calls=%llu hv_failed=%llu",
+		       (unsigned long long)GET_GLOBAL(vm, g_hv_calls),
+		       (unsigned long long)GET_GLOBAL(vm, g_hv_failed));
 	printf("\n");
 	/* The halter's last halt has ended: KVM's counters have it. */
 	for (idle = 0; ipi && !READ_ONCE(v[1].done); usleep(100000)) {
