@@ -107,18 +107,23 @@ static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
 	preempt_enable_notrace();
 }
 
-/* Hyper-V's hypercalls: exit handling, which KVM runs preemptible. */
-static void vmlat_probe_kvm_hv_hypercall(void *data, __u16 code, bool fast,
-					 __u16 var_cnt, __u16 rep_cnt,
-					 __u16 rep_idx, __u64 ingpa,
-					 __u64 outgpa)
+/* Both kvm_hv_hypercall variants: exit handling, KVM's, preemptible. */
+static __always_inline void vmlat_hv_hypercall(__u16 code, bool extra)
 {
 	if (VMLAT_FLOOR)
 		return;
 	preempt_disable_notrace();
 	vmlat_hit(VMLAT_HOOK_KVM_HV_HYPERCALL);
-	vmlat_on_kvm_hv_hypercall(code, var_cnt || rep_cnt || rep_idx);
+	vmlat_on_kvm_hv_hypercall(code, extra);
 	preempt_enable_notrace();
+}
+
+static void vmlat_probe_kvm_hv_hypercall(void *data, __u16 code, bool fast,
+					 __u16 var_cnt, __u16 rep_cnt,
+					 __u16 rep_idx, __u64 ingpa,
+					 __u64 outgpa)
+{
+	vmlat_hv_hypercall(code, var_cnt || rep_cnt || rep_idx);
 }
 
 /* The same before variable-size headers (5.10's): no var_cnt. */
@@ -127,12 +132,7 @@ static void vmlat_probe_kvm_hv_hypercall_v0(void *data, __u16 code,
 					    __u16 rep_idx, __u64 ingpa,
 					    __u64 outgpa)
 {
-	if (VMLAT_FLOOR)
-		return;
-	preempt_disable_notrace();
-	vmlat_hit(VMLAT_HOOK_KVM_HV_HYPERCALL);
-	vmlat_on_kvm_hv_hypercall(code, rep_cnt || rep_idx);
-	preempt_enable_notrace();
+	vmlat_hv_hypercall(code, rep_cnt || rep_idx);
 }
 
 static void vmlat_probe_kvm_nested_vmenter(void *data, __u64 rip, __u64 vmcb,
