@@ -1276,32 +1276,19 @@ def lock_case(name, mode):
         "[%d, %d]" % (h["ns"], h["max_ns"], lo, hi,
                       max([iv[5] - iv[0] for iv in ivs] or [0]),
                       max([iv[1] - iv[4] for iv in ivs] or [0])))
-    # Who held the CPU the longest in the longest: the record's, in any
-    # preemption that can be vmlat's longest; the hog among those. (The
-    # spinner, on the same CPU, may run as long as the hog in it: KVM's
-    # yield to vCPU 0 comes only at its exit or call.)
-    names = set()
-    for iv in ivs:
-        if fits(h["max_ns"], iv):
-            names.update(holders(switches, iv[:3]))
-    by = h["max_by"] or {}
-    tap(by.get("pid") in names and g["hog_pid"] in names,
-        name + ".hog_named",
-        "vmlat: %s %s[%s]; the record: %s; the hog %d" %
-        (by.get("kind"), by.get("comm"), by.get("pid"), sorted(names),
-         g["hog_pid"]))
     # The trace event, one per suspected preemption, as the record has
     # that preemption: vmlat emits it in its probe on the switch that
     # ends it, so before ftrace's event of that switch; its duration,
     # spins and preemptor.
     ends = {iv[1]: iv for iv in ivs}
-    evs, bad = [], []
+    evs, bad, hogs = [], [], []
     for _, _, t, ev, b, _, _ in events(trace):
         m = VMLAT_LHP.search(b) if ev == "vmlat_lock_holder" else None
         if m and int(m.group(1)) == int(g["pid"]):
             evs.append(t)
             iv = ends.get(min([e for e in ends if e >= t] or [None]))
             d, n, by = int(m.group(3)), int(m.group(4)), int(m.group(5))
+            hogs.append(by)
             if iv is None or not fits(d, iv) or \
                     not iv[3] <= n <= iv[3] + iv[6] or \
                     by not in holders(switches, iv[:3]):
@@ -1310,6 +1297,21 @@ def lock_case(name, mode):
         "%d vmlat_lock_holder events, vmlat counted %d preemptions; first "
         "apart (duration, spins, by): %s" % (len(evs), h["count"],
                                              bad[:1] or "-"))
+    # Who held the CPU the longest in the longest: the record's, in any
+    # preemption that can be vmlat's longest. And the hog is named, as
+    # the record has it (above), in some: on the one CPU the spinner may
+    # run longer than the hog in a preemption, KVM's yield to vCPU 0
+    # coming only at its exit or call (seen on 7.2, in the longest).
+    names = set()
+    for iv in ivs:
+        if fits(h["max_ns"], iv):
+            names.update(holders(switches, iv[:3]))
+    by = h["max_by"] or {}
+    tap(by.get("pid") in names and g["hog_pid"] in hogs,
+        name + ".hog_named",
+        "vmlat: %s %s[%s]; the record: %s; the hog %d, named in %d "
+        "events" % (by.get("kind"), by.get("comm"), by.get("pid"),
+                    sorted(names), g["hog_pid"], hogs.count(g["hog_pid"])))
 
 
 def t_lock_holder():
