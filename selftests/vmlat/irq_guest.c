@@ -243,8 +243,9 @@ static void lock_holder(void)
 
 /*
  * lockhv: HvNotifyLongSpinWait, a fast call with the spin's length (TSC
- * cycles, in place of a count) as its input: vmmcall on AMD, vmcall on Intel (the 64-bit convention: RCX the
- * control, RDX the input, R8 the output). Returns the call's status.
+ * cycles, in place of a count) as its input: vmmcall on AMD, vmcall on
+ * Intel (the 64-bit convention: RCX the control, RDX the input, R8 the
+ * output). Returns the call's status.
  */
 static uint64_t hv_notify_long_spin_wait(uint64_t spins)
 {

@@ -619,6 +619,19 @@ def key_values(text):
                               if "=" in kv)}
 
 
+def start_hog(cpu, exe=sys.executable):
+    """A CPU hog on CPU @cpu: Python (@exe, or a symlink to it by the name
+    the hog should have) spinning."""
+    return subprocess.Popen([exe, "-c", "while True: pass"],
+                            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+
+
+def report_rows(reports):
+    """The rows of vmlat's reports file, each split into its columns."""
+    return [ln.split() for ln in reports.splitlines()
+            if ln and not ln.startswith("#")]
+
+
 def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
     """Run ./irq_guest @argv under the record (with a hog on @hog_cpu,
     threshold_irq_us at @threshold_us, the reports forgotten before, and
@@ -634,9 +647,7 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
         wr(VMLAT + "/snapshot", "event")
         wr(VMLAT + "/threshold_irq_us", str(threshold_us))
     if hog_cpu is not None:
-        hog = subprocess.Popen(
-            [sys.executable, "-c", "while True: pass"],
-            preexec_fn=lambda: os.sched_setaffinity(0, {hog_cpu}))
+        hog = start_hog(hog_cpu)
     hog_pid = hog.pid if hog else None
     unattributed = rd_json().get("irq_unattributed", 0)
     try:
@@ -849,8 +860,7 @@ def check_reports(name, g, trace, reports, threshold_us, ds):
         if int(m.group(1)) >= threshold_us * 1000]
     head = re.search(r"^# reports (\d+) \(the last (\d+) kept\)", reports,
                      re.M)
-    rows = [ln.split() for ln in reports.splitlines()
-            if ln and not ln.startswith("#")]
+    rows = report_rows(reports)
     got = [int(f[6]) for f in rows if f[1] == "irq" and int(f[2]) == pid]
     kept = int(head.group(2)) if head else 0
     tap(want and head and int(head.group(1)) == len(want) and
@@ -1238,18 +1248,18 @@ def lock_case(name, mode):
             "the guest made %s long-spin-wait calls, %s not answered with "
             "success" % (g["hv_calls"], g["hv_failed"]))
     # What the run exercised: without a suspected preemption, nothing
-    # below would prove anything.
-    tap(ivs, name + ".preempted_while_spun_on",
+    # below would prove anything (one the record is sure of).
+    sure = [iv for iv in ivs if iv[3]]
+    tap(sure, name + ".preempted_while_spun_on",
         "the record has %d preemptions of vCPU 0 during which vCPU 1 spun "
         "(PAUSE exits, long-spin-wait calls); the guest counted %s spins, "
-        "%s ns" % (len(ivs), g["count"], g["spin_ns"]))
+        "%s ns" % (len(sure), g["count"], g["spin_ns"]))
     h, s = mine.get(tids[0]), mine.get(tids[1])
     if h is None or s is None:
         tap(False, name + ".count", "vCPU threads %s, vmlat %s" %
             (tids, sorted(mine)))
         return
     # Exactly, but for the spins the record cannot place (maybe spins)
-    sure = [iv for iv in ivs if iv[3]]
     spins = sum(iv[3] for iv in ivs)
     maybe = sum(iv[6] for iv in ivs)
     tap(len(sure) <= h["count"] <= len(ivs) and
@@ -1281,14 +1291,14 @@ def lock_case(name, mode):
     # ends it, so before ftrace's event of that switch; its duration,
     # spins and preemptor.
     ends = {iv[1]: iv for iv in ivs}
-    evs, bad, hogs = [], [], []
+    evs, bad, named = [], [], []
     for _, _, t, ev, b, _, _ in events(trace):
         m = VMLAT_LHP.search(b) if ev == "vmlat_lock_holder" else None
         if m and int(m.group(1)) == int(g["pid"]):
             evs.append(t)
-            iv = ends.get(min([e for e in ends if e >= t] or [None]))
+            iv = ends.get(min((e for e in ends if e >= t), default=None))
             d, n, by = int(m.group(3)), int(m.group(4)), int(m.group(5))
-            hogs.append(by)
+            named.append(by)
             if iv is None or not fits(d, iv) or \
                     not iv[3] <= n <= iv[3] + iv[6] or \
                     by not in holders(switches, iv[:3]):
@@ -1307,11 +1317,11 @@ def lock_case(name, mode):
         if fits(h["max_ns"], iv):
             names.update(holders(switches, iv[:3]))
     by = h["max_by"] or {}
-    tap(by.get("pid") in names and g["hog_pid"] in hogs,
+    tap(by.get("pid") in names and g["hog_pid"] in named,
         name + ".hog_named",
         "vmlat: %s %s[%s]; the record: %s; the hog %d, named in %d "
         "events" % (by.get("kind"), by.get("comm"), by.get("pid"),
-                    sorted(names), g["hog_pid"], hogs.count(g["hog_pid"])))
+                    sorted(names), g["hog_pid"], named.count(g["hog_pid"])))
 
 
 def t_lock_holder():
@@ -1341,8 +1351,7 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
                                "\n".join(g.out[-20:])[-600:])
         # The hog first, vmlat's figures reset once it has its name: a
         # preemptor keeps the name vmlat first saw (the forked test's).
-        hog = subprocess.Popen([hog_exe, "-c", "while True: pass"],
-                               preexec_fn=pin)
+        hog = start_hog(cpu, hog_exe)
         for _ in range(100):
             if rd("/proc/%d/comm" % hog.pid).strip() == HOG_NAME:
                 break
@@ -1421,9 +1430,8 @@ def t_cyclictest():
     tap(bool(named), "cyclictest.hog_in_report",
         "the vmlat command's diagnosis: %s" % (
             re.findall(r".*taken by:.*", report)[:1] or report[-300:]))
-    rows = [ln.split() for ln in reports.splitlines()
-            if ln and not ln.startswith("#")]
-    rows = [f for f in rows if f[1] == "irq" and int(f[2]) == vm["pid"]]
+    rows = [f for f in report_rows(reports)
+            if f[1] == "irq" and int(f[2]) == vm["pid"]]
     top = max(rows, key=lambda f: int(f[6])) if rows else None
     tap(bool(top) and top[10] == "host" and int(top[11]) == hog,
         "cyclictest.hog_held_longest",

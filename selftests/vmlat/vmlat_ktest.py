@@ -285,19 +285,20 @@ def boot_until_up(boot):
 
 def linux_guest_argv(qemu, kernel, cpio, params="", smp=1, cpu="kvm64",
                      disk=None, irqchip="off"):
-    """QEMU's command line for a Linux test guest on the test host's KVM:
-    @smp vCPUs of model @cpu, the console on standard input and output,
-    the raw image @disk as its virtio disk (/dev/vda) if given. In-kernel
-    irqchip off unless @irqchip is "on": with it, some boots hang in the
-    QEMU (TCG) test hosts (see sync_test.py, boot_guest()). No NIC: its iPXE ROM would wait for Ctrl-B at every
-    boot. tsc=reliable no_timer_check: no TSC calibration against the
-    PIT, no clocksource watchdog and no check of the IO-APIC's timer
-    (measured in a 6.12 test host: the guest reached its init at 8.4 s
-    of its uptime instead of 11.0 to 11.6). pci=noearly: no early scan
-    of the PCI bus for an AGP bridge (the guest's kvm64 CPU is of a family
-    with a GART: aperture_64.c scans twice, by port I/O, each access an
-    exit to the test host's QEMU) nor for early quirks (measured in a 7.2
-    test host: init at 5.0 to 5.7 s of uptime instead of 7.8 to 14.4)."""
+    """QEMU's command line for a Linux test guest on the test host's KVM: @smp
+    vCPUs of model @cpu, the console on standard input and output, the raw
+    image @disk as its virtio disk (/dev/vda) if given. In-kernel irqchip
+    off unless @irqchip is "on": with it, some boots hang in the QEMU (TCG)
+    test hosts (see sync_test.py, boot_guest()). No NIC: its iPXE ROM would
+    wait for Ctrl-B at every boot. tsc=reliable no_timer_check: no TSC
+    calibration against the PIT, no clocksource watchdog and no check of
+    the IO-APIC's timer (measured in a 6.12 test host: the guest reached
+    its init at 8.4 s of its uptime instead of 11.0 to 11.6). pci=noearly:
+    no early scan of the PCI bus for an AGP bridge (the guest's kvm64 CPU
+    is of a family with a GART: aperture_64.c scans twice, by port I/O,
+    each access an exit to the test host's QEMU) nor for early quirks
+    (measured in a 7.2 test host: init at 5.0 to 5.7 s of uptime instead of
+    7.8 to 14.4)."""
     return [qemu, "-enable-kvm", "-cpu", cpu, "-nic", "none"] + (
         ["-drive", "file=%s,if=virtio,format=raw" % disk] if disk else []) + [
         "-machine",

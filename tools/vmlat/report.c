@@ -602,7 +602,8 @@ static bool has_lock_holder(const struct vm *v)
 
 /*
  * Its vCPUs' preemptions during which another of its vCPUs spun (PAUSE
- * exits, Hyper-V long-spin-wait calls): how many, how long, and who held the CPU in the longest.
+ * exits, Hyper-V long-spin-wait calls): how many, how long, and who held
+ * the CPU in the longest.
  */
 static void lock_holder(FILE *o, const struct vm *v, const struct snap *s)
 {
