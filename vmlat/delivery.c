@@ -39,6 +39,7 @@
 
 #include "delivery.h"
 #include "events.h"
+#include "exit_late.h"
 #include "kvm_x86.h"
 #include "records.h"
 #include "tasks.h"
@@ -139,6 +140,32 @@ static __always_inline bool vmlat_exit_is_hv_timer(int slot)
 	return slot == VMLAT_EXIT_VMX_PREEMPTION_TIMER;
 }
 
+/*
+ * @vc's timer on VMX's preemption timer expired, with the VM exit at
+ * *@ns: KVM keeps that timer while the vCPU's thread runs in the host or
+ * waits for a CPU (it moves to an hrtimer only when the vCPU halts), so a
+ * deadline that passed then expires only once the vCPU enters the guest
+ * again, at once. Such an interrupt is pending from its deadline, where
+ * the vCPU was then (core/irq.c's vmlat_irq_deadline()): preempted, with
+ * the wait since part of its delivery. Left as it is where the deadline
+ * is not known (layout group lapic_deadline or exit_tsc refused, a scaled
+ * TSC, or a TSC vmlat does not trust).
+ *
+ * Context: @vc's thread, its lock held.
+ */
+static void vmlat_hv_timer_deadline(struct vmlat_vcpu *vc, u64 *ns,
+				    enum vmlat_irq_at *at, u64 *wait)
+{
+	u64 tsc, deadline;
+
+	if (vmlat_kvm_timer_deadline_tsc(vc->kvm_vcpu, &tsc))
+		return;
+	deadline = vmlat_tsc_time_ns(tsc, vc->acct.first_ns, *ns);
+	if (deadline && vmlat_irq_deadline(&vc->waits, deadline,
+					   vc->hv_entered_ns, *wait, at, wait))
+		*ns = deadline;
+}
+
 /**
  * vmlat_on_apic_accept_irq() - KVM accepted an interrupt into a local APIC
  * @vcpu_id:	the target's vcpu_id
@@ -200,6 +227,7 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 		src = VMLAT_IRQ_TIMER;
 		ns = target->exit_ns;
 		at = VMLAT_AT_GUEST;
+		vmlat_hv_timer_deadline(target, &ns, &at, &wait);
 	} else {
 		src = VMLAT_IRQ_OTHER;
 	}

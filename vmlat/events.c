@@ -288,6 +288,8 @@ static noinline void vmlat_vcpu_event(struct vmlat_vcpu *vc,
 	raw_write_seqcount_end(&vc->seq);
 	if (done.kind == VMLAT_DONE_PREEMPT)
 		spins = vmlat_lhp_done(vc, done.ns, by);
+	if (done.kind == VMLAT_DONE_PREEMPT || done.kind == VMLAT_DONE_WAIT)
+		vmlat_irq_waits_add(&vc->waits, now, done.ns);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	vmlat_vcpu_done(vc, &done, slot, by, now);
 	if (unlikely(spins))
@@ -635,6 +637,10 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 		/* A spinner of its own VM's locks, not of an L2's. */
 		else if (unlikely(vmlat_exit_slot_is_pause(slot)))
 			vmlat_lhp_spin(vc);
+		/* Where a deadline that passed before it was (delivery.c) */
+		else if (unlikely(slot == VMLAT_EXIT_VMX_PREEMPTION_TIMER))
+			vc->hv_entered_ns = vc->acct.state == VMLAT_GUEST ?
+					    vc->acct.entered_ns : 0;
 		/*
 		 * The reason before the state: who finds the vCPU in kernel
 		 * from another CPU (vmlat_vcpu_at_now()) finds this exit's.

@@ -67,17 +67,52 @@ void vmlat_exit_trace_learn(bool irqs_off)
 }
 
 /**
+ * vmlat_tsc_time_ns() - when the host's TSC read @tsc, on vmlat's clock
+ * @tsc:	a host TSC reading, from before now
+ * @since_ns:	the earliest instant it may be
+ * @now_ns:	vmlat_now_ns() of the caller, just before
+ *
+ * Where vmlat's clock is the TSC, exactly as vmlat_now_ns() would have
+ * read it then; else the mono clock now less the TSC's advance since, the
+ * two read back to back. Not from @now_ns: the caller's own time between
+ * reading it and the TSC (tens of microseconds under an emulator) would
+ * move the instant that much.
+ *
+ * Context: any, preemption off (the TSC read is this CPU's).
+ * Return: the instant, or 0 if the TSC's rate is not known, the TSC is not
+ * trusted, or the instant falls outside [@since_ns, @now_ns].
+ */
+u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns)
+{
+	u64 ns, mono, d;
+
+	if (!vmlat_tsc_usable())
+		return 0;
+	if (static_branch_likely(&vmlat_clock_tsc)) {
+		if ((s64)(tsc - vmlat_clock.tsc0) < 0)	/* before load */
+			return 0;
+		ns = vmlat_clock_at_tsc(tsc);
+	} else {
+		mono = ktime_get_mono_fast_ns();
+		d = rdtsc_ordered() - tsc;
+		if (d > vmlat_tsc_max)	/* negative too: after now */
+			return 0;
+		ns = mono - vmlat_tsc_ns(d);
+	}
+	if (ns < since_ns || ns > now_ns)
+		return 0;
+	return ns;
+}
+
+/**
  * vmlat_exit_time_ns() - when the vCPU's guest last left, in vmlat's time
  * @vcpu:	the vCPU; current is its thread, on the CPU it exited on
  * @since_ns:	when its guest time began (the kvm_entry)
  * @now_ns:	vmlat_now_ns() of the caller, just before
  *
- * The host TSC KVM recorded right after the exit, taken to vmlat's clock:
- * where that is the TSC, exactly as vmlat_now_ns() would have read it
- * then; else the mono clock now less the TSC's advance since, the two read
- * back to back. Not from @now_ns: the probe's own time between reading it
- * and the TSC (tens of microseconds under an emulator) would end guest
- * time that much early, and refuse a guest interval shorter than it. A
+ * The host TSC KVM recorded right after the exit, taken to vmlat's clock
+ * (vmlat_tsc_time_ns()): not @now_ns, which would end guest time early by
+ * the probe's own time, and refuse a guest interval shorter than it. A
  * reading that is not one (scaled TSC, a TSC of unknown rate, or a time
  * outside [@since_ns, @now_ns]: KVM wrote the TSC offset since) is
  * counted in vmlat_exit_time_unread().
@@ -88,27 +123,13 @@ void vmlat_exit_trace_learn(bool irqs_off)
  */
 u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
 {
-	u64 exit_tsc, exit_ns, mono, d;
+	u64 exit_tsc, exit_ns = 0;
 
-	if (!vmlat_tsc_usable() || vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
-		goto unread;
-	if (static_branch_likely(&vmlat_clock_tsc)) {
-		if ((s64)(exit_tsc - vmlat_clock.tsc0) < 0)	/* before load */
-			goto unread;
-		exit_ns = vmlat_clock_at_tsc(exit_tsc);
-	} else {
-		mono = ktime_get_mono_fast_ns();
-		d = rdtsc_ordered() - exit_tsc;
-		if (d > vmlat_tsc_max)	/* negative too: after now */
-			goto unread;
-		exit_ns = mono - vmlat_tsc_ns(d);
-	}
-	if (exit_ns < since_ns || exit_ns > now_ns)
-		goto unread;
+	if (!vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
+		exit_ns = vmlat_tsc_time_ns(exit_tsc, since_ns, now_ns);
+	if (!exit_ns)
+		atomic64_inc(&vmlat_exit_unread);
 	return exit_ns;
-unread:
-	atomic64_inc(&vmlat_exit_unread);
-	return 0;
 }
 
 /**

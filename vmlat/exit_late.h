@@ -57,6 +57,7 @@ static __always_inline bool vmlat_exit_traced_late(void)
 
 struct kvm_vcpu;
 
+u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns);
 u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns,
 		       u64 now_ns);
 enum vmlat_exit_trace vmlat_exit_trace_mode(void);

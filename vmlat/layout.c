@@ -81,6 +81,8 @@ static struct vmlat_layout_member vmlat_kvm_members[] = {
 		     VMLAT_LAYOUT_LAPIC),
 	VMLAT_MEMBER("kvm_lapic", struct vmlat_kvm_lapic, vcpu,
 		     VMLAT_LAYOUT_LAPIC),
+	VMLAT_MEMBER("kvm_lapic", struct vmlat_kvm_lapic,
+		     lapic_timer.expired_tscdeadline, VMLAT_LAYOUT_DEADLINE),
 	VMLAT_VCPU(halt_poll_ns, VMLAT_LAYOUT_HALT),
 	VMLAT_VCPU(arch.msr_kvm_poll_control, VMLAT_LAYOUT_HALT),
 };
@@ -103,7 +105,7 @@ static struct vmlat_layout_member vmlat_svm_members[] = {
 static const char *const vmlat_layout_group_names[VMLAT_LAYOUT_NR_GROUPS] = {
 	"vcpu", "guest_cr3", "regs", "loaded", "exit_tsc",
 	"svm_vmcb", "svm_exit", "svm_cr3", "svm_cpl", "svm_rax",
-	"irq", "lapic", "halt",
+	"irq", "lapic", "halt", "lapic_deadline",
 };
 
 /* What a refused group turns off, for the log. */
@@ -121,6 +123,7 @@ static const char *const vmlat_layout_group_effects[VMLAT_LAYOUT_NR_GROUPS] = {
 	"interrupt delivery off",
 	"LAPIC timer interrupts timed from their acceptance, as other",
 	"halt-polling off",
+	"VMX preemption-timer interrupts timed from their VM exit",
 };
 
 /**

@@ -231,6 +231,10 @@ struct vmlat_vm {
  * @nested_done: what its last kvm_entry completed in the nested state
  *		machine (its thread's scratch space)
  * @irq:	its pending interrupts (core/irq.h), under @lock
+ * @waits:	its last waits for a CPU (core/irq.h), under @lock: where it
+ *		was when a timer's deadline passed (delivery.c)
+ * @hv_entered_ns: the VM entry whose guest stretch its last exit for
+ *		VMX's preemption timer ended, 0 if not known (its thread's)
  * @spun_on:	PAUSE exits (and long-spin-wait calls) of other vCPUs of
  *		its VM that found it
  *		preempted, since its preemption began (lhp.c)
@@ -264,6 +268,8 @@ struct vmlat_vcpu {
 	const void *vmcb_checked;
 	struct vmlat_nested_done nested_done;
 	struct vmlat_irq_pend irq;
+	struct vmlat_irq_waits waits;
+	u64 hv_entered_ns;
 	atomic_t spun_on;
 	struct vmlat_lhp lhp;
 	unsigned int slot;

@@ -197,3 +197,54 @@ bool vmlat_irq_timer_take(struct vmlat_irq_pend *p, u64 *ns,
 	WRITE_ONCE(p->timer_ns, 0);
 	return true;
 }
+
+/**
+ * vmlat_irq_deadline() - where a vCPU was when its timer's deadline
+ * passed, for a timer KVM keeps while the vCPU's thread runs in the host
+ * or waits for a CPU (VMX's preemption timer): it makes the interrupt
+ * pending only at the VM exit that follows the vCPU's next VM entry
+ * @w:		the vCPU's last waits; it runs now, on CPU
+ * @deadline:	when the deadline passed
+ * @entered:	the VM entry whose guest stretch that VM exit ended (0:
+ *		not known)
+ * @wait_now:	the vCPU's time waiting for a CPU until now
+ * @at:		set to where it was at @deadline
+ * @wait:	set to its time waiting for a CPU until @deadline
+ *
+ * A deadline from @entered on passed in the guest: the VM exit came with
+ * it, and times it. One before passed while the vCPU was out of the
+ * guest: preempted or waiting, if one of @w's waits holds it, else in the
+ * host (handling an exit, or asleep other than halted: a halt moves the
+ * timer to an hrtimer). Its wait until the deadline is @wait_now less
+ * what of @w's waits came after it: more waits since than @w holds (or
+ * a reset of the vCPU's times meanwhile) leave it too high, never below
+ * 0.
+ *
+ * Return: true if the deadline passed out of the guest (@at and @wait
+ * set), false if in it (or @entered is not known).
+ */
+bool vmlat_irq_deadline(const struct vmlat_irq_waits *w, u64 deadline,
+			u64 entered, u64 wait_now, enum vmlat_irq_at *at,
+			u64 *wait)
+{
+	u64 after = 0;
+	unsigned int i;
+
+	if (!entered || deadline >= entered)
+		return false;
+	*at = VMLAT_AT_HOST;
+	for (i = 0; i < VMLAT_IRQ_WAITS; i++) {
+		u64 end = w->end[i], begin = end - w->ns[i];
+
+		if (end <= deadline)
+			continue;
+		if (begin <= deadline) {
+			*at = VMLAT_AT_PREEMPTED;
+			after += end - deadline;
+		} else {
+			after += w->ns[i];
+		}
+	}
+	*wait = after < wait_now ? wait_now - after : 0;
+	return true;
+}

@@ -142,6 +142,36 @@ void vmlat_irq_timer_expired(struct vmlat_irq_pend *p, u64 ns,
 bool vmlat_irq_timer_take(struct vmlat_irq_pend *p, u64 *ns,
 			  enum vmlat_irq_at *at, u64 *wait);
 
+/* The waits for a CPU a vCPU remembers: vmlat_irq_deadline(). */
+#define VMLAT_IRQ_WAITS		4
+
+/**
+ * struct vmlat_irq_waits - a vCPU's last waits for a CPU (runnable, off
+ * CPU: preempted, or woken and not yet running), each remembered when it
+ * ends
+ * @end:	when each ended; 0: none yet
+ * @ns:		how long it lasted
+ * @next:	the slot the next one takes (the oldest's)
+ */
+struct vmlat_irq_waits {
+	u64 end[VMLAT_IRQ_WAITS];
+	u64 ns[VMLAT_IRQ_WAITS];
+	u8 next;
+};
+
+/* @w's vCPU ended a wait of @ns at @end. */
+static inline void vmlat_irq_waits_add(struct vmlat_irq_waits *w, u64 end,
+				       u64 ns)
+{
+	w->end[w->next] = end;
+	w->ns[w->next] = ns < end ? ns : end;
+	w->next = (w->next + 1) % VMLAT_IRQ_WAITS;
+}
+
+bool vmlat_irq_deadline(const struct vmlat_irq_waits *w, u64 deadline,
+			u64 entered, u64 wait_now, enum vmlat_irq_at *at,
+			u64 *wait);
+
 /*
  * Whether a VM entry of the vCPU has anything to do: one load, for
  * kvm_entry's fast path. Racy reads are fine: what another CPU adds

@@ -249,6 +249,97 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 	KUNIT_EXPECT_LE(test, delivered, injections);
 }
 
+/*
+ * A deadline that passed out of the guest: where the vCPU was, and its
+ * wait until then, from its last waits.
+ */
+static void vmlat_irq_deadline_where(struct kunit *test)
+{
+	struct vmlat_irq_waits w = {};
+	enum vmlat_irq_at at = VMLAT_AT_BLOCKED;
+	u64 wait = 1;
+
+	/* waits [100, 400) and [600, 900); 1000 of wait before them */
+	vmlat_irq_waits_add(&w, 400, 300);
+	vmlat_irq_waits_add(&w, 900, 300);
+	/* In the guest from the entry on, or the entry not known */
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_deadline(&w, 950, 950, 1600, &at,
+						    &wait));
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_deadline(&w, 950, 0, 1600, &at,
+						    &wait));
+	KUNIT_EXPECT_EQ(test, wait, 1ULL);
+	/* In the second wait: 100 of it after the deadline */
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 800, 950, 1600, &at,
+						   &wait));
+	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_PREEMPTED);
+	KUNIT_EXPECT_EQ(test, wait, 1500ULL);
+	/* Between the two, in the host: the second wait all after */
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 500, 950, 1600, &at,
+						   &wait));
+	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_HOST);
+	KUNIT_EXPECT_EQ(test, wait, 1300ULL);
+	/* At a wait's first instant: in it; at its end: out of it */
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 600, 950, 1600, &at,
+						   &wait));
+	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_PREEMPTED);
+	KUNIT_EXPECT_EQ(test, wait, 1300ULL);
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 900, 950, 1600, &at,
+						   &wait));
+	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_HOST);
+	KUNIT_EXPECT_EQ(test, wait, 1600ULL);
+	/* A reset since: never below 0 */
+	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 50, 950, 200, &at,
+						   &wait));
+	KUNIT_EXPECT_EQ(test, wait, 0ULL);
+}
+
+/*
+ * Random stretches out of the guest, on CPU and waiting: at a random
+ * instant, where the vCPU was and its wait until then are what the
+ * stretches themselves say, whenever at most VMLAT_IRQ_WAITS waits came
+ * after it; with more, the wait is never below the truth.
+ */
+static void vmlat_irq_deadline_random(struct kunit *test)
+{
+	u64 seed = 40, begin[12], end[12];
+	unsigned int round;
+
+	for (round = 0; round < 2000; round++) {
+		struct vmlat_irq_waits w = {};
+		u64 now = 1 + lcg_below(&seed, 100), total = 0, d, want;
+		u64 wait;
+		unsigned int i, n = lcg_below(&seed, 12), later = 0;
+		enum vmlat_irq_at at, want_at = VMLAT_AT_HOST;
+
+		for (i = 0; i < n; i++) {
+			begin[i] = now + lcg_below(&seed, 50);
+			end[i] = begin[i] + 1 + lcg_below(&seed, 50);
+			now = end[i];
+			total += end[i] - begin[i];
+			vmlat_irq_waits_add(&w, end[i], end[i] - begin[i]);
+		}
+		now += 1 + lcg_below(&seed, 50);
+		d = lcg_below(&seed, now);
+		want = 0;
+		for (i = 0; i < n; i++) {
+			if (begin[i] <= d && d < end[i])
+				want_at = VMLAT_AT_PREEMPTED;
+			if (end[i] > d)
+				later++;
+			if (begin[i] < d)
+				want += (d < end[i] ? d : end[i]) - begin[i];
+		}
+		KUNIT_ASSERT_TRUE(test, vmlat_irq_deadline(&w, d, now, total,
+							   &at, &wait));
+		if (later <= VMLAT_IRQ_WAITS) {
+			KUNIT_ASSERT_EQ(test, at, want_at);
+			KUNIT_ASSERT_EQ(test, wait, want);
+		} else {
+			KUNIT_ASSERT_GE(test, wait, want);
+		}
+	}
+}
+
 static struct kunit_case vmlat_irq_cases[] = {
 	KUNIT_CASE(vmlat_irq_delivered_after_injection),
 	KUNIT_CASE(vmlat_irq_wait_bounded),
@@ -258,6 +349,8 @@ static struct kunit_case vmlat_irq_cases[] = {
 	KUNIT_CASE(vmlat_irq_timer),
 	KUNIT_CASE(vmlat_irq_at_states),
 	KUNIT_CASE(vmlat_irq_random_conserved),
+	KUNIT_CASE(vmlat_irq_deadline_where),
+	KUNIT_CASE(vmlat_irq_deadline_random),
 	{}
 };
 

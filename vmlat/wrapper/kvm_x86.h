@@ -148,6 +148,14 @@ struct vmlat_vcpu_svm {
  * expiry (timer:hrtimer_expire_entry), when the hrtimer's function is
  * KVM's apic_timer_fn: KVM cancels the timer, waiting for a running
  * expiry, before it frees the APIC.
+ *
+ * The members between, 5.10 to 7.2 alike (the 6.12 and 7.2 BTF place
+ * expired_tscdeadline 32 bytes after the hrtimer, as the 5.10 and 6.1
+ * sources do), are mirrored for expired_tscdeadline only: the guest TSC
+ * deadline of the timer's last expiry, which KVM's apic_timer_expired()
+ * sets, for a TSC-deadline timer or one on VMX's preemption timer, before
+ * it makes the interrupt pending, and kvm_wait_lapic_expire() clears
+ * (group VMLAT_LAYOUT_DEADLINE).
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
 #define VMLAT_KVM_TIMER_TAIL	64
@@ -160,7 +168,13 @@ struct vmlat_kvm_lapic {
 	void *dev;
 	struct {
 		struct hrtimer timer;
-		u8 tail[VMLAT_KVM_TIMER_TAIL];
+		s64 period;
+		s64 target_expiration;
+		u32 timer_mode;
+		u32 timer_mode_mask;
+		u64 tscdeadline;
+		u64 expired_tscdeadline;
+		u8 tail[VMLAT_KVM_TIMER_TAIL - 40];
 	} lapic_timer;
 	u32 divide_count;
 	struct kvm_vcpu *vcpu;
@@ -701,6 +715,41 @@ static __always_inline int vmlat_kvm_exit_tsc(const struct kvm_vcpu *vcpu,
 		return -EOPNOTSUPP;
 	*tsc = READ_ONCE(vcpu->arch.last_guest_tsc) -
 	       READ_ONCE(vcpu->arch.l1_tsc_offset);
+	return 0;
+}
+
+/**
+ * vmlat_kvm_timer_deadline_tsc() - the host TSC at the deadline of the
+ * vCPU's LAPIC timer, which just expired
+ * @vcpu:	a vCPU, in its thread (vmlat_kvm_vcpu_loaded()), KVM making
+ *		its timer's interrupt pending (kvm_apic_accept_irq)
+ * @tsc:	set to the deadline on the host's TSC
+ *
+ * The guest TSC KVM's apic_timer_expired() took as the deadline
+ * (lapic_timer.expired_tscdeadline), less the vCPU's TSC offset: the
+ * guest's TSC is the host's plus the offset, unscaled.
+ *
+ * Return: 0; -EOPNOTSUPP if the vCPU's TSC is scaled, or the members'
+ * layout is refused (layout.h); -ENOENT if KVM set no deadline (a one-shot
+ * or periodic timer on an hrtimer).
+ */
+static __always_inline int
+vmlat_kvm_timer_deadline_tsc(const struct kvm_vcpu *vcpu, u64 *tsc)
+{
+	const struct vmlat_kvm_lapic *apic;
+	u64 deadline;
+
+	if (!vmlat_layout_ok(VMLAT_LAYOUT_LAPIC | VMLAT_LAYOUT_DEADLINE |
+			     VMLAT_LAYOUT_EXIT_TSC) ||
+	    !vmlat_kvm_tsc_unscaled(vmlat_kvm_l1_tsc_ratio(vcpu)))
+		return -EOPNOTSUPP;
+	apic = (const struct vmlat_kvm_lapic *)READ_ONCE(vcpu->arch.apic);
+	if (!apic)
+		return -ENOENT;
+	deadline = READ_ONCE(apic->lapic_timer.expired_tscdeadline);
+	if (!deadline)
+		return -ENOENT;
+	*tsc = deadline - READ_ONCE(vcpu->arch.l1_tsc_offset);
 	return 0;
 }
 
