@@ -239,7 +239,7 @@ def hist_count(vm, kind):
     return vm["histograms"][kind]["count"]
 
 
-def check_quantile(name, mine, srt, p, upper=None):
+def check_quantile(name, mine, srt, p, upper=None, lower=None):
     """A percentile read from vmlat's buckets against the oracle's sorted
     intervals: never below the exact value, less than 1/16 above it, plus
     the two probes' skew on each sample. Where intervals bunch up at a
@@ -248,20 +248,46 @@ def check_quantile(name, mine, srt, p, upper=None):
     ftrace's for much longer): so the exact values are taken RANK_TOL of
     the intervals below and above the percentile's rank. @upper: sorted
     bounds of the same intervals taken from further back (the percentile
-    of bounds bounds the percentile), for the upper side."""
+    of bounds bounds the percentile), for the upper side; @lower: the same
+    ending earlier, for the lower side."""
     if not srt:
         tap(False, name, "the oracle has no intervals")
         return
     k = max(1, math.ceil(RANK_TOL * len(srt)))
     r = max(0, math.ceil(p / 100.0 * len(srt)) - 1)
     up = upper if upper and len(upper) == len(srt) else srt
-    lo, hi = srt[max(0, r - k)], up[min(len(up) - 1, r + k)]
+    down = lower if lower and len(lower) == len(srt) else srt
+    lo, hi = down[max(0, r - k)], up[min(len(up) - 1, r + k)]
     # (mine null: vmlat has no sample, schema 4)
     tap(mine is not None and
         lo - 2 * SLACK_NS <= mine <= hi * 17 // 16 + 2 * SLACK_NS, name,
         "vmlat %s oracle %d (%d ranks below: %d, above%s: %d)" %
         (mine, srt[r], k, lo, " from the kvm_entry before" if up is upper
          else "", hi))
+
+
+def preempt_ends(path, o, pid):
+    """The oracle's preemptions of a vCPU (its intervals, @o: with
+    --intervals) of VM @pid, each ending at vmlat's own vmlat_preempt
+    event for it where the trace at @path has one: vmlat's probe on the
+    switch-in reads its clock before it writes that event, and both come
+    before ftrace's sched_switch (under TCG the other CPU's turn may fall
+    between them). Sorted lengths: lower bounds of what vmlat measured."""
+    ivls = [i for i in o.get("intervals", []) if i["kind"] == "preempted"]
+    events = {}                 # CPU: times of the VM's vmlat_preempt
+    with open(path) as f:
+        for line in f:
+            m = LINE_RE.match(line)
+            if m and m.group("event") == "vmlat_preempt" and \
+                    "vm_pid=%d " % pid in m.group("body"):
+                events.setdefault(int(m.group("cpu")), []).append(
+                    ts_ns(m.group("sec") + "." + m.group("frac")))
+    out = []
+    for i in ivls:
+        ts = [t for t in events.get(i["cpu"], [])
+              if i["start_ns"] < t <= i["end_ns"]]
+        out.append((ts[-1] if ts else i["end_ns"]) - i["start_ns"])
+    return sorted(out)
 
 
 def vmlat_exit_events(path, tid, name):
@@ -434,8 +460,9 @@ def t_hog():
     # $VMLAT_HOG: the workload next to the hog, "hog 2" (a VM doing port
     # I/O in a loop for 2 s) by default. A slow test host (bochs) takes
     # "spin 1": a computing guest, preempted at the host's timer interrupts.
-    text, vm_json, ora, _ = record("hog", os.environ.get("VMLAT_HOG",
-                                                         "hog 2").split())
+    text, vm_json, ora, tmp = record("hog", os.environ.get("VMLAT_HOG",
+                                                           "hog 2").split(),
+                                     ["vmlat/vmlat_preempt"], intervals=True)
     vcpu = scen_lines(text, "vcpu")[0]
     hog = scen_lines(text, "hog")[0]
     pid, tid = int(vcpu["vm_pid"]), int(vcpu["vcpu_tid"])
@@ -457,9 +484,10 @@ def t_hog():
     slack = stolen_slack(o)
     tap(near(stolen, want, slack), "hog.hog_stolen_time",
         "vmlat %d oracle %d slack %d" % (stolen, want, slack))
+    lower = preempt_ends(tmp + "/trace.txt", o, pid)
     for q, p in (("p50_ns", 50), ("p90_ns", 90), ("p99_ns", 99)):
         check_quantile("hog.preempt_%s" % q, vm["histograms"]["preempt"][q],
-                       o["preempt"].get("sorted_ns"), p)
+                       o["preempt"].get("sorted_ns"), p, lower=lower)
     pc = hist_count(vm, "preempt")
     tap(abs(pc - o["preempt"]["count"]) <= 1, "hog.preempt_interval_count",
         "vmlat %d oracle %d" % (pc, o["preempt"]["count"]))
