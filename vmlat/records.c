@@ -300,6 +300,7 @@ static void vmlat_vm_irq_clear_stats(struct vmlat_vm *vm)
 			atomic64_set(&c->count, 0);
 			atomic64_set(&c->sum_ns, 0);
 			atomic64_set(&c->max_ns, 0);
+			atomic64_set(&c->wait_ns, 0);
 			atomic64_set(&c->lost, 0);
 			atomic64_set(&c->coalesced, 0);
 		}
