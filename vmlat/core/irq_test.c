@@ -255,8 +255,22 @@ static void vmlat_irq_random_conserved(struct kunit *test)
  */
 static void vmlat_irq_deadline_where(struct kunit *test)
 {
+	static const struct {
+		u64 deadline;
+		enum vmlat_irq_at at;
+		u64 wait;
+	} cases[] = {
+		/* In the second wait: 100 of it after the deadline */
+		{ 800, VMLAT_AT_PREEMPTED, 1500 },
+		/* Between the two, in the host: the second wait all after */
+		{ 500, VMLAT_AT_HOST, 1300 },
+		/* At a wait's first instant: in it; at its end: out of it */
+		{ 600, VMLAT_AT_PREEMPTED, 1300 },
+		{ 900, VMLAT_AT_HOST, 1600 },
+	};
 	struct vmlat_irq_waits w = {};
 	enum vmlat_irq_at at = VMLAT_AT_BLOCKED;
+	unsigned int i;
 	u64 wait = 1;
 
 	/* waits [100, 400) and [600, 900); 1000 of wait before them */
@@ -268,25 +282,13 @@ static void vmlat_irq_deadline_where(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_deadline(&w, 950, 0, 1600, &at,
 						    &wait));
 	KUNIT_EXPECT_EQ(test, wait, 1ULL);
-	/* In the second wait: 100 of it after the deadline */
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 800, 950, 1600, &at,
-						   &wait));
-	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_PREEMPTED);
-	KUNIT_EXPECT_EQ(test, wait, 1500ULL);
-	/* Between the two, in the host: the second wait all after */
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 500, 950, 1600, &at,
-						   &wait));
-	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_HOST);
-	KUNIT_EXPECT_EQ(test, wait, 1300ULL);
-	/* At a wait's first instant: in it; at its end: out of it */
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 600, 950, 1600, &at,
-						   &wait));
-	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_PREEMPTED);
-	KUNIT_EXPECT_EQ(test, wait, 1300ULL);
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 900, 950, 1600, &at,
-						   &wait));
-	KUNIT_EXPECT_EQ(test, at, VMLAT_AT_HOST);
-	KUNIT_EXPECT_EQ(test, wait, 1600ULL);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, cases[i].deadline,
+							   950, 1600, &at,
+							   &wait));
+		KUNIT_EXPECT_EQ(test, at, cases[i].at);
+		KUNIT_EXPECT_EQ(test, wait, cases[i].wait);
+	}
 	/* A reset since: never below 0 */
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_deadline(&w, 50, 950, 200, &at,
 						   &wait));
