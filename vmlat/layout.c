@@ -320,7 +320,7 @@ void vmlat_layout_forget(enum vmlat_layout_src src)
  * vmlat_layout_show() - the status line
  * @m:		the status file
  *
- * "# layout: kvm confirmed 23/23 kvm_amd confirmed 6/6 refused none",
+ * "# layout: kvm confirmed 24/24 kvm_amd confirmed 6/6 refused none",
  * then for each module whose BTF differs or was not read, "; <module>:
  * <why>".
  *
