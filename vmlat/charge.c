@@ -61,18 +61,22 @@ static void vmlat_charge(struct vmlat_vcpu *victim, struct task_struct *by,
 		vm->stolen_by_host += ns;
 	slot = vmlat_topk_add(&vm->top, vmlat_preemptor_key(kind, pid, cpu),
 			      ns, &fresh);
+	p = &vm->preemptors[slot];
 	if (fresh) {
-		p = &vm->preemptors[slot];
 		p->kind = kind;
 		p->pid = pid;
-		if (idle)
-			p->comm[0] = '\0';
-		else
-			vmlat_copy_comm(p->comm, by->comm);
 		p->vm_pid = byvc ? byvc->vm->pid : 0;
 		p->vcpu = byvc ? byvc->idx : -1;
 		p->cpu = idle ? cpu : -1;
 	}
+	/*
+	 * The name it has now, at each slice: a task first seen between its
+	 * fork and its exec, or renamed since, shows its new name.
+	 */
+	if (idle)
+		p->comm[0] = '\0';
+	else
+		vmlat_copy_comm(p->comm, by->comm);
 	raw_spin_unlock(&vm->lock);
 }
 

@@ -83,7 +83,7 @@ struct vmlat_by {
  * counts its stolen time and slices
  * @kind:	enum vmlat_preemptor_kind
  * @pid:	the task (for vCPUs: the vCPU thread); 0 for idle
- * @comm:	its name; empty for idle
+ * @comm:	its name at its last slice; empty for idle
  * @vm_pid:	for vCPUs: the pid of their VM, else 0
  * @vcpu:	for vCPUs: their index, else -1
  * @cpu:	for idle: the CPU that was idle, else -1
