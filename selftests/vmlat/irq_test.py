@@ -17,7 +17,9 @@ and without a CPU hog on the target vCPU's CPU:
   timer-spin-hog  timer-spin, a hog on its CPU: the timer expires while
               the vCPU is preempted (on VMX, KVM keeps its preemption
               timer then: it expires at the VM exit right after the vCPU
-              enters the guest again, pending from its deadline);
+              enters the guest again, pending from its deadline); the
+              hog renames itself once vmlat names it among the VM's
+              preemptors, and the table has its new name;
   timer-hog   the same as timer, a hog on its CPU;
   ipi         two vCPUs on two CPUs: vCPU 0 sends N IPIs to vCPU 1,
               which halts between them;
@@ -152,6 +154,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -683,11 +686,31 @@ def key_values(text):
                               if "=" in kv)}
 
 
-def start_hog(cpu, exe=sys.executable):
+# A hog that takes the name HOG_NAME on SIGUSR1 (as a job renames itself)
+RENAMING_HOG = ("import signal\n"
+                "def rename(*_):\n"
+                "    with open('/proc/self/comm', 'w') as f:\n"
+                "        f.write(%r)\n"
+                "signal.signal(signal.SIGUSR1, rename)\n"
+                "while True: pass\n" % HOG_NAME)
+
+
+def start_hog(cpu, exe=sys.executable, code="while True: pass"):
     """A CPU hog on CPU @cpu: Python (@exe, or a symlink to it by the name
-    the hog should have) spinning."""
-    return subprocess.Popen([exe, "-c", "while True: pass"],
+    the hog should have) running @code, spinning."""
+    return subprocess.Popen([exe, "-c", code],
                             preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+
+
+def rename_hog(p, hog):
+    """Once vmlat names the hog among the preemptors of irq_guest @p's VM,
+    by the name it started with, have it take HOG_NAME; return when."""
+    while p.poll() is None:
+        vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+        if vm and any(x["pid"] == hog.pid for x in vm[0]["preemptors"]):
+            os.kill(hog.pid, signal.SIGUSR1)
+            return
+        time.sleep(0.02)
 
 
 def report_rows(reports):
@@ -696,11 +719,14 @@ def report_rows(reports):
             if ln and not ln.startswith("#")]
 
 
-def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
-    """Run ./irq_guest @argv under the record (with a hog on @hog_cpu,
-    threshold_irq_us at @threshold_us, the reports forgotten before, and
-    KVM's halt_poll_ns at @poll_us if set); return (guest's lines as a
-    dict, the record, vmlat's VM, the reports file)."""
+def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0, hog_code=None,
+        during=None):
+    """Run ./irq_guest @argv under the record (with a hog on @hog_cpu
+    running @hog_code, threshold_irq_us at @threshold_us, the reports
+    forgotten before, and KVM's halt_poll_ns at @poll_us if set; @during
+    called with irq_guest's process and the hog's while it runs); return
+    (guest's lines as a dict, the record, vmlat's VM, the reports
+    file)."""
     hog = None
     poll_was = None
     if poll_us:
@@ -711,7 +737,8 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
         wr(VMLAT + "/snapshot", "event")
         wr(VMLAT + "/threshold_irq_us", str(threshold_us))
     if hog_cpu is not None:
-        hog = start_hog(hog_cpu)
+        hog = start_hog(hog_cpu, code=hog_code) if hog_code else \
+            start_hog(hog_cpu)
     hog_pid = hog.pid if hog else None
     unattributed = rd_json().get("irq_unattributed", 0)
     try:
@@ -722,6 +749,8 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0):
                                  stderr=subprocess.PIPE,
                                  universal_newlines=True)
             wr(INST + "/tracing_on", "1")
+            if during:
+                during(p, hog)
             out, err = p.communicate("\n", timeout=600)
             wr(INST + "/tracing_on", "0")
             check_no_lost_events(INST)
@@ -1183,7 +1212,8 @@ def t_timer_spin_hog():
     cpu = HOG_CPU if os.cpu_count() >= 2 else 0
     g, trace, vm, reports = run("timer_spin_hog", ["timerspin", str(N),
                                                    str(TIMER_US), str(cpu)],
-                                cpu, THRESHOLD_US)
+                                cpu, THRESHOLD_US, hog_code=RENAMING_HOG,
+                                during=rename_hog)
     ds = check("timer-spin-hog", "timer", g, trace, vm, 0, None)
     check_reports("timer-spin-hog", g, trace, reports, THRESHOLD_US, ds)
     # The case's point: timers pending while their vCPU was preempted,
@@ -1198,6 +1228,17 @@ def t_timer_spin_hog():
         "timers pending while their vCPU was preempted: vmlat %d, the "
         "record %d, of %d; of the record's %d sure, vmlat's events place "
         "%d so" % (got, rec, len(ds), len(sure), agree))
+    # The hog renamed itself once vmlat had it among the preemptors: the
+    # record's switches from the vCPU to it by its new name, and vmlat's
+    # table by the name it has now
+    hog = g["hog_pid"]
+    renamed = len(re.findall(r"prev_pid=%s .*==> next_comm=%s next_pid=%d "
+                             % (g["tids"].split(",")[0], HOG_NAME, hog),
+                             trace))
+    named = [x["comm"] for x in vm["preemptors"] if x["pid"] == hog]
+    tap(renamed and named == [HOG_NAME], "timer-spin-hog.renamed",
+        "the record's switches to the hog as %s: %d; vmlat's table names "
+        "it %s" % (HOG_NAME, renamed, named))
 
 
 def t_timer_deadline():
