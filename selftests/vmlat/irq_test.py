@@ -1475,13 +1475,8 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
         if g.expect("ready", 1200) is None:
             raise RuntimeError("the guest did not boot: %s" %
                                "\n".join(g.out[-20:])[-600:])
-        # The hog first, vmlat's figures reset once it has its name: a
-        # preemptor keeps the name vmlat first saw (the forked test's).
+        # The hog first, vmlat's figures reset as cyclictest starts
         hog = start_hog(cpu, hog_exe)
-        for _ in range(100):
-            if rd("/proc/%d/comm" % hog.pid).strip() == HOG_NAME:
-                break
-            time.sleep(0.05)
         wr(VMLAT + "/reset", "1")
         wr(VMLAT + "/snapshot", "event")
         wr(VMLAT + "/threshold_irq_us", str(CYC_THRESHOLD_US))
