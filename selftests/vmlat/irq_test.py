@@ -749,9 +749,12 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0, hog_code=None,
                                  stderr=subprocess.PIPE,
                                  universal_newlines=True)
             wr(INST + "/tracing_on", "1")
+            # Its go: a line on its standard input
             if during:
+                p.stdin.write("\n")
+                p.stdin.flush()
                 during(p, hog)
-            out, err = p.communicate("\n", timeout=600)
+            out, err = p.communicate(None if during else "\n", timeout=600)
             wr(INST + "/tracing_on", "0")
             check_no_lost_events(INST)
             trace = rd(INST + "/trace")
