@@ -697,19 +697,28 @@ RENAMING_HOG = ("import signal\n"
 
 def start_hog(cpu, exe=sys.executable, code="while True: pass"):
     """A CPU hog on CPU @cpu: Python (@exe, or a symlink to it by the name
-    the hog should have) running @code, spinning."""
-    return subprocess.Popen([exe, "-c", code],
-                            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    the hog should have) running @code, spinning; SIGUSR1 ignored until
+    @code says otherwise (it would end it)."""
+    def child():
+        os.sched_setaffinity(0, {cpu})
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    return subprocess.Popen([exe, "-c", code], preexec_fn=child)
 
 
 def rename_hog(p, hog):
     """Once vmlat names the hog among the preemptors of irq_guest @p's VM,
-    by the name it started with, have it take HOG_NAME; return when."""
+    by the name it started with, have it take HOG_NAME (again, until it
+    has: it ignores the signal until its code took it)."""
+    listed = False
     while p.poll() is None:
-        vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
-        if vm and any(x["pid"] == hog.pid for x in vm[0]["preemptors"]):
-            os.kill(hog.pid, signal.SIGUSR1)
+        if not listed:
+            vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+            listed = bool(vm) and any(x["pid"] == hog.pid
+                                      for x in vm[0]["preemptors"])
+        elif rd("/proc/%d/comm" % hog.pid).strip() == HOG_NAME:
             return
+        else:
+            os.kill(hog.pid, signal.SIGUSR1)
         time.sleep(0.02)
 
 
