@@ -61,8 +61,8 @@ a LAPIC timer interrupt's delivery plus the guest's own part, so
     passes while the vCPU is preempted expires only at the VM exit after
     the vCPU runs again: vmlat times it from the deadline);
   - the diagnosis of the vmlat command names the hog as the task that
-    took the VM's CPU the most, and the longest report past
-    threshold_irq_us (CYC_THRESHOLD_US) names it as who held the CPU.
+    took the VM's CPU the most, and the reports past threshold_irq_us
+    (CYC_THRESHOLD_US) name it most often as who held the CPU.
 
 Lock-holder, against the record's own kvm_exit (reason PAUSE),
 kvm_hv_hypercall (code 0x8) and sched_switch events: vCPU 0's preemptions
@@ -712,9 +712,10 @@ def rename_hog(p, hog):
     listed = False
     while p.poll() is None:
         if not listed:
-            vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
-            listed = bool(vm) and any(x["pid"] == hog.pid
-                                      for x in vm[0]["preemptors"])
+            # (the preemptors file: the whole JSON takes a slow test
+            # host's CPU long enough for the guest to end first)
+            listed = any(f[:1] == [str(p.pid)] and f[3:4] == [str(hog.pid)]
+                         for f in report_rows(rd(VMLAT + "/preemptors")))
         elif rd("/proc/%d/comm" % hog.pid).strip() == HOG_NAME:
             return
         else:
@@ -1568,13 +1569,21 @@ def t_cyclictest():
     tap(bool(named), "cyclictest.hog_in_report",
         "the vmlat command's diagnosis: %s" % (
             re.findall(r".*taken by:.*", report)[:1] or report[-300:]))
+    # Who held the CPU in the reports past the threshold: the hog most
+    # often (the test's own Python shares the CPU in the Intel test host,
+    # and may hold it in any one wait, the longest too)
     rows = [f for f in report_rows(reports)
             if f[1] == "irq" and int(f[2]) == vm["pid"]]
-    top = max(rows, key=lambda f: int(f[6])) if rows else None
-    tap(bool(top) and top[10] == "host" and int(top[11]) == hog,
-        "cyclictest.hog_held_longest",
-        "the longest of %d reports past %d us: %s; the hog %d" % (
-            len(rows), CYC_THRESHOLD_US, top and " ".join(top[6:13]), hog))
+    held = {}
+    for f in rows:
+        if f[10] != "none":
+            held[(f[10], int(f[11]), f[12])] = \
+                held.get((f[10], int(f[11]), f[12]), 0) + 1
+    top = max(held, key=held.get) if held else None
+    tap(bool(top) and top[:2] == ("host", hog), "cyclictest.hog_held_most",
+        "of %d reports past %d us, who held the CPU: %s; the hog %d" % (
+            len(rows), CYC_THRESHOLD_US,
+            sorted(held.items(), key=lambda x: -x[1])[:3], hog))
 
 
 if __name__ == "__main__":
