@@ -705,6 +705,19 @@ def start_hog(cpu, exe=sys.executable, code="while True: pass"):
     return subprocess.Popen([exe, "-c", code], preexec_fn=child)
 
 
+def hog_catches(hog, sig):
+    """Wait until the hog catches @sig: its code set its handler (Python
+    starts slowly in a slow test host: the guest would end first)."""
+    bit = 1 << (sig - 1)
+    for _ in range(3000):
+        m = re.search(r"^SigCgt:\s*([0-9a-fA-F]+)",
+                      rd("/proc/%d/status" % hog.pid), re.M)
+        if m and int(m.group(1), 16) & bit:
+            return
+        time.sleep(0.02)
+    raise RuntimeError("the hog never set its handler of signal %d" % sig)
+
+
 def rename_hog(p, hog):
     """Once vmlat names the hog among the preemptors of irq_guest @p's VM,
     by the name it started with, have it take HOG_NAME (again, until it
@@ -757,6 +770,8 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0, hog_code=None,
     if hog_cpu is not None:
         hog = start_hog(hog_cpu, code=hog_code) if hog_code else \
             start_hog(hog_cpu)
+        if hog_code == RENAMING_HOG:
+            hog_catches(hog, signal.SIGUSR1)
     hog_pid = hog.pid if hog else None
     unattributed = rd_json().get("irq_unattributed", 0)
     try:
