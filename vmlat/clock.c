@@ -19,8 +19,14 @@
  */
 #define VMLAT_TSC_PRECISE_S	10
 
+/* The longest a TSC reading may lie back from now (vmlat_tsc_time_ns()). */
+#define VMLAT_TSC_BACK_MAX_S	10
+
 struct vmlat_clock vmlat_clock __read_mostly;
 DEFINE_STATIC_KEY_FALSE(vmlat_clock_tsc);
+
+/* VMLAT_TSC_BACK_MAX_S in TSC cycles (0: no TSC rate). */
+static u64 vmlat_tsc_max __read_mostly;
 
 /**
  * vmlat_tsc_usable() - whether TSC intervals can be taken to ns
@@ -35,6 +41,44 @@ bool vmlat_tsc_usable(void)
 {
 	return vmlat_clock.mult && (boot_cpu_has(X86_FEATURE_CONSTANT_TSC) ||
 				    !check_tsc_unstable());
+}
+
+/**
+ * vmlat_tsc_time_ns() - when the host's TSC read @tsc, on vmlat's clock
+ * @tsc:	a host TSC reading, from before now
+ * @since_ns:	the earliest instant it may be
+ * @now_ns:	vmlat_now_ns() of the caller, just before
+ *
+ * Where vmlat's clock is the TSC, exactly as vmlat_now_ns() would have
+ * read it then; else the mono clock now less the TSC's advance since, the
+ * two read back to back. Not from @now_ns: the caller's own time between
+ * reading it and the TSC (tens of microseconds under an emulator) would
+ * move the instant that much.
+ *
+ * Context: any, preemption off (the TSC read is this CPU's).
+ * Return: the instant, or 0 if the TSC's rate is not known, the TSC is not
+ * trusted, or the instant falls outside [@since_ns, @now_ns].
+ */
+u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns)
+{
+	u64 ns, mono, d;
+
+	if (!vmlat_tsc_usable())
+		return 0;
+	if (static_branch_likely(&vmlat_clock_tsc)) {
+		if ((s64)(tsc - vmlat_clock.tsc0) < 0)	/* before load */
+			return 0;
+		ns = vmlat_clock_at_tsc(tsc);
+	} else {
+		mono = ktime_get_mono_fast_ns();
+		d = rdtsc_ordered() - tsc;
+		if (d > vmlat_tsc_max)	/* negative too: after now */
+			return 0;
+		ns = mono - vmlat_tsc_ns(d);
+	}
+	if (ns < since_ns || ns > now_ns)
+		return 0;
+	return ns;
 }
 
 /**
@@ -80,6 +124,9 @@ int vmlat_clock_init(void)
 		clocks_calc_mult_shift(&vmlat_clock.mult, &vmlat_clock.shift,
 				       tsc_khz, NSEC_PER_MSEC,
 				       VMLAT_TSC_PRECISE_S);
+	if (vmlat_clock.mult)
+		vmlat_tsc_max = (u64)tsc_khz * MSEC_PER_SEC *
+				VMLAT_TSC_BACK_MAX_S;
 	if (!vmlat_clock.mult || check_tsc_unstable()) {
 		pr_info("the TSC is not the host's clock: stamping events with ktime_get_mono_fast_ns()\n");
 		return 0;

@@ -73,6 +73,7 @@ static __always_inline u64 vmlat_now_ns(void)
 }
 
 bool vmlat_tsc_usable(void);
+u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns);
 u64 vmlat_clock_mono(u64 ns);
 const char *vmlat_clock_name(void);
 int vmlat_clock_init(void);

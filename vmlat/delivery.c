@@ -37,9 +37,9 @@
 #include <asm/apicdef.h>
 #include <asm/tsc.h>
 
+#include "clock.h"
 #include "delivery.h"
 #include "events.h"
-#include "exit_late.h"
 #include "kvm_x86.h"
 #include "records.h"
 #include "tasks.h"

@@ -13,9 +13,6 @@
 #include "exit_late.h"
 #include "kvm_x86.h"
 
-/* Longest exit-to-probe delay converted; beyond, the reading is wrong. */
-#define VMLAT_EXIT_LATE_MAX_S	10
-
 const char *const vmlat_exit_trace_names[VMLAT_NR_EXIT_TRACES] = {
 	[VMLAT_EXIT_TRACE_UNKNOWN]	= "unknown",
 	[VMLAT_EXIT_TRACE_PROMPT]	= "prompt",
@@ -27,9 +24,6 @@ DEFINE_STATIC_KEY_FALSE(vmlat_exit_trace_late);
 
 static atomic_t vmlat_exit_trace = ATOMIC_INIT(VMLAT_EXIT_TRACE_UNKNOWN);
 static atomic64_t vmlat_exit_unread = ATOMIC64_INIT(0);
-
-/* VMLAT_EXIT_LATE_MAX_S in TSC cycles (0: no TSC rate). */
-static u64 vmlat_tsc_max;
 
 /* Static keys change under a mutex: not from the probe. */
 static void vmlat_exit_trace_work_fn(struct work_struct *work)
@@ -64,44 +58,6 @@ void vmlat_exit_trace_learn(bool irqs_off)
 	if (atomic_cmpxchg(&vmlat_exit_trace, VMLAT_EXIT_TRACE_UNKNOWN,
 			   mode) == VMLAT_EXIT_TRACE_UNKNOWN)
 		schedule_work(&vmlat_exit_trace_work);
-}
-
-/**
- * vmlat_tsc_time_ns() - when the host's TSC read @tsc, on vmlat's clock
- * @tsc:	a host TSC reading, from before now
- * @since_ns:	the earliest instant it may be
- * @now_ns:	vmlat_now_ns() of the caller, just before
- *
- * Where vmlat's clock is the TSC, exactly as vmlat_now_ns() would have
- * read it then; else the mono clock now less the TSC's advance since, the
- * two read back to back. Not from @now_ns: the caller's own time between
- * reading it and the TSC (tens of microseconds under an emulator) would
- * move the instant that much.
- *
- * Context: any, preemption off (the TSC read is this CPU's).
- * Return: the instant, or 0 if the TSC's rate is not known, the TSC is not
- * trusted, or the instant falls outside [@since_ns, @now_ns].
- */
-u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns)
-{
-	u64 ns, mono, d;
-
-	if (!vmlat_tsc_usable())
-		return 0;
-	if (static_branch_likely(&vmlat_clock_tsc)) {
-		if ((s64)(tsc - vmlat_clock.tsc0) < 0)	/* before load */
-			return 0;
-		ns = vmlat_clock_at_tsc(tsc);
-	} else {
-		mono = ktime_get_mono_fast_ns();
-		d = rdtsc_ordered() - tsc;
-		if (d > vmlat_tsc_max)	/* negative too: after now */
-			return 0;
-		ns = mono - vmlat_tsc_ns(d);
-	}
-	if (ns < since_ns || ns > now_ns)
-		return 0;
-	return ns;
 }
 
 /**
@@ -151,15 +107,6 @@ enum vmlat_exit_trace vmlat_exit_trace_mode(void)
 u64 vmlat_exit_time_unread(void)
 {
 	return atomic64_read(&vmlat_exit_unread);
-}
-
-/* Context: process context, before any probe is attached. */
-int vmlat_exit_late_init(void)
-{
-	if (vmlat_clock.mult)
-		vmlat_tsc_max = (u64)tsc_khz * MSEC_PER_SEC *
-				VMLAT_EXIT_LATE_MAX_S;
-	return 0;
 }
 
 /* Context: process context, once no probe can run. */

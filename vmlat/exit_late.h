@@ -57,12 +57,10 @@ static __always_inline bool vmlat_exit_traced_late(void)
 
 struct kvm_vcpu;
 
-u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns);
 u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns,
 		       u64 now_ns);
 enum vmlat_exit_trace vmlat_exit_trace_mode(void);
 u64 vmlat_exit_time_unread(void);
-int vmlat_exit_late_init(void);
 void vmlat_exit_late_exit(void);
 
 #endif /* _VMLAT_EXIT_LATE_H */

@@ -49,7 +49,7 @@ static const struct vmlat_part {
 	{ "pool",	vmlat_pool_init,	vmlat_pool_exit },
 	{ "records",	vmlat_records_init,	vmlat_records_exit },
 	{ "charge",	vmlat_charge_init,	NULL },
-	{ "exit_late",	vmlat_exit_late_init,	vmlat_exit_late_exit },
+	{ "exit_late",	NULL,			vmlat_exit_late_exit },
 	{ "events",	vmlat_events_init,	NULL },
 	{ "reports",	NULL,			vmlat_report_exit },
 	{ "hooks",	vmlat_hooks_init,	vmlat_hooks_exit },
