@@ -404,7 +404,9 @@ def oracle(trace, tids, target, sender, vector, khz=None):
     woken_out = None        # it went off CPU woken, its sched_wakeup to come
     history = []            # the target's states: (since, at, waited then)
     last_entry = None       # the target's last kvm_entry
-    dls = deadlines(trace, target, khz) if khz and sender is None else {}
+    # (a second pass over the record, only where VMX's timer expired)
+    dls = deadlines(trace, target, khz) if khz and sender is None and \
+        "PREEMPTION_TIMER" in trace else {}
     target_apic = tids.index(target)
     shadow = set()          # vectors accepted for it, not yet injected
 
@@ -695,14 +697,15 @@ RENAMING_HOG = ("import signal\n"
                 "while True: pass\n" % HOG_NAME)
 
 
-def start_hog(cpu, exe=sys.executable, code="while True: pass"):
+def start_hog(cpu, exe=sys.executable, code=None):
     """A CPU hog on CPU @cpu: Python (@exe, or a symlink to it by the name
-    the hog should have) running @code, spinning; SIGUSR1 ignored until
+    the hog should have) spinning, or running @code; SIGUSR1 ignored until
     @code says otherwise (it would end it)."""
     def child():
         os.sched_setaffinity(0, {cpu})
         signal.signal(signal.SIGUSR1, signal.SIG_IGN)
-    return subprocess.Popen([exe, "-c", code], preexec_fn=child)
+    return subprocess.Popen([exe, "-c", code or "while True: pass"],
+                            preexec_fn=child)
 
 
 def hog_catches(hog, sig):
@@ -768,8 +771,7 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0, hog_code=None,
         wr(VMLAT + "/snapshot", "event")
         wr(VMLAT + "/threshold_irq_us", str(threshold_us))
     if hog_cpu is not None:
-        hog = start_hog(hog_cpu, code=hog_code) if hog_code else \
-            start_hog(hog_cpu)
+        hog = start_hog(hog_cpu, code=hog_code)
         if hog_code == RENAMING_HOG:
             hog_catches(hog, signal.SIGUSR1)
     hog_pid = hog.pid if hog else None
