@@ -1079,6 +1079,14 @@ def halt_oracle(trace, tids):
         if ev == "sched_wakeup":
             m = WAKING.search(body)
             h = st.get(int(m.group(1))) if m else None
+            if h and h["on_cpu"]:
+                # The waker found it still on its runqueue (it had not
+                # gone off it yet) and made it TASK_RUNNING there: no
+                # sleep. A switch-out "R" now is a runnable thread's on
+                # every kernel (on 5.10, TASK_WAKING's "R" too, but
+                # TASK_WAKING is woken once off CPU, its sched_wakeup
+                # after the switch).
+                h["pre_woken"] = False
             if h and h["wake_open"]:
                 h["woken"] = (h["woken"][0], t)
                 h["wake_open"] = False
