@@ -289,12 +289,14 @@ def burners(pti):
     # burner's row. 7.2 with the machine loaded: the first burner's row
     # 397 ms over its run time of 4218, past 8% + 40 ms.
     other = max(0, busy_ns(out) - a[2] - b[2])
-    picked = []
+    picked, fits = [], []
     for want, name in ((a, "first"), (b, "second")):
         row = min(user[:3], key=lambda r: abs(r["observed_ns"] - want[2]))
         picked.append(row)
         seen = row["observed_ns"]
         tol = TOL * want[2] + TOL_NS
+        fits.append([r for r in user[:3] if -tol <= r["observed_ns"] -
+                     want[2] <= tol + other])
         tap(-tol <= seen - want[2] <= tol + other and
             row["guest_ns"] < want[2] and picked.count(row) == 1,
             "%s.%s_burner_time" % (tag, name),
@@ -307,12 +309,17 @@ def burners(pti):
     tap(bool(kern), tag + ".kernel_named", summary)
     # vmlat_guest.ko's names: the guest's own pid and comm of each burner
     # (a by the list at load, b by its fork and exec), every call taken.
-    for want, row, name in ((a, picked[0], "first"),
-                            (b, picked[1], "second")):
-        tap(row.get("pid") == want[0] and row.get("comm") == want[3],
+    # The row so named is one whose time fits the burner's: not only the
+    # nearest, which a loaded test host may make another's (6.12: init
+    # observed 2239 ms, the second burner 2237, its run time 2267).
+    for want, fit, name in ((a, fits[0], "first"), (b, fits[1], "second")):
+        named = [r for r in fit if r.get("pid") == want[0]]
+        tap(len(named) == 1 and named[0].get("comm") == want[3],
             "%s.%s_burner_named" % (tag, name),
-            "row pid %s comm %s, the guest's %d %s || %s" % (
-                row.get("pid"), row.get("comm"), want[0], want[3], summary))
+            "rows whose time fits: %s; the guest's %d %s || %s" % (
+                ["as 0x%x pid %s comm %s" % (r["as"], r.get("pid"),
+                                             r.get("comm")) for r in fit],
+                want[0], want[3], summary))
     # The guest's count is read before its last commands (poweroff) are
     # named: the host may have more.
     said = guest_said(out, "names")
