@@ -589,7 +589,7 @@ static void timer_deadline(FILE *o, const struct vm *v, const struct snap *s)
 			fmt_ns(a, sizeof(a), early->sum_ns),
 			fmt_ns(b, sizeof(b), hist_quantile(early, 0.5)));
 	if (timer_late(v))
-		fprintf(o, "; KVM's timer advance (lapic_timer_advance_ns) did not cover the host's part: its hrtimer firing, then the vCPU's wake-up and wait for a CPU (the LAPIC timer's delivery)");
+		fprintf(o, "; KVM's timer advance (lapic_timer_advance_ns) did not cover the host's part: its timer firing (an hrtimer, or VMX's preemption timer), then the vCPU's wake-up and wait for a CPU (the LAPIC timer's delivery)");
 	else
 		fprintf(o, "; KVM's timer advance (lapic_timer_advance_ns) is more than this host needs");
 	fprintf(o, ".\n");
