@@ -601,7 +601,8 @@ def oracle(trace, tids, target, sender, vector, khz=None):
                     elif dl - dsb < ets:
                         p[3] = min(p[3], dl - dsb)
                 d = {"lat": t - p[0], "at": p[1], "sb": p[0] - p[3],
-                     "eb": t - lo, "plo": p[3], "phi": p[0], "ctx": p[4]}
+                     "eb": t - lo, "plo": p[3], "phi": p[0], "ctx": p[4],
+                     "end": t}
                 d["wait"] = min(d["lat"], max(0, wait_total - p[5]))
                 ends = [w for w in wait_ends if w[1] >= p[3]]
                 d["wtol"] = d["sb"] + d["eb"] + sum(ts - wlo for wlo, ts
@@ -776,6 +777,7 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0, hog_code=None,
             hog_catches(hog, signal.SIGUSR1)
     hog_pid = hog.pid if hog else None
     unattributed = rd_json().get("irq_unattributed", 0)
+    p = None
     try:
         with tracing_instance(INST, EVENTS, 8192):
             p = subprocess.Popen([os.path.join(HERE, "irq_guest")] + argv,
@@ -794,6 +796,10 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0, hog_code=None,
             check_no_lost_events(INST)
             trace = rd(INST + "/trace")
     finally:
+        # (a guest left running would make the next case's deliveries)
+        if p and p.poll() is None:
+            p.kill()
+            p.communicate()
         if hog:
             hog.kill()
             hog.wait()
@@ -1305,6 +1311,93 @@ def t_timer_hog():
     check_reports("timer-hog", g, trace, reports, THRESHOLD_US, ds)
 
 
+def reset_midway(p, hog):
+    """vmlat's reset while irq_guest @p runs, once vmlat counted a third
+    of its timer interrupts, between two trace markers."""
+    end = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < end:
+        vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
+        if vm and sum(c["count"] for c in vm[0].get("irq", [])
+                      if c["source"] == "timer") >= N // 3:
+            break
+        time.sleep(0.02)
+    wr(INST + "/trace_marker", "vmlat-reset-before")
+    wr(VMLAT + "/reset", "1")
+    wr(INST + "/trace_marker", "vmlat-reset-after")
+
+
+RESET_MARK = re.compile(r"\s(\d+\.\d+): tracing_mark_write: "
+                        r"vmlat-reset-(before|after)")
+
+
+def t_timer_reset():
+    """A reset while the VM's timers come late (a hog on its CPU): its
+    rows hold the deliveries after it, no more. Those that ended between
+    the markers may or may not count; those pending across it count whole
+    (vmlat times a delivery when it ends)."""
+    if os.cpu_count() < 2:
+        raise SkipTest("needs 2 CPUs")
+    g, trace, vm, _ = run("timer_reset", ["timer", str(N), str(TIMER_US),
+                                          str(HOG_CPU)], HOG_CPU,
+                          during=reset_midway)
+    tids = [int(x) for x in g["tids"].split(",")]
+    ds = oracle(trace, tids, tids[0], None, int(g["vector"]),
+                int(g["tsc_khz"]))[0]
+    keep("irq_timer-reset_oracle.json", json.dumps(ds))
+    mark = {k: ts_ns(v) for v, k in RESET_MARK.findall(trace)}
+    if not tap(len(mark) == 2, "timer-reset.marked",
+               "the trace's reset markers: %s" % mark):
+        return
+    after = [d for d in ds if d["end"] > mark["after"]]
+    near = [d for d in ds if mark["before"] <= d["end"] <= mark["after"]]
+    most = after + near
+    cells = [c for c in vm.get("irq", []) if c["source"] == "timer"]
+    got = {k: sum(c[k] for c in cells) for k in ("count", "sum_ns",
+                                                "wait_ns")}
+    got["max_ns"] = max([c["max_ns"] for c in cells] or [0])
+    bad = []
+    for at in set(d["at"] for d in ds) | set(c["at"] for c in cells):
+        n = sum(c["count"] for c in cells if c["at"] == at)
+        lo = sum(d["at"] == at for d in after)
+        hi = sum(d["at"] == at for d in most)
+        if not lo <= n <= hi:
+            bad.append("%s %d not in [%d, %d]" % (at, n, lo, hi))
+    # Deliveries on both sides, or the check proves nothing
+    before = len(ds) - len(most)
+    tap(before >= N // 4 and len(after) >= N // 4 and not bad and
+        len(after) <= got["count"] <= len(most), "timer-reset.count",
+        "vmlat %d after the reset; the record %d after it, %d at it, %d "
+        "before; %s" % (got["count"], len(after), len(near), before,
+                        "; ".join(bad) or "each place within its bounds"))
+    lo = sum(d["lat"] - d["eb"] for d in after) - len(after) * RES_NS
+    hi = sum(d["lat"] + d["sb"] for d in most) + len(most) * RES_NS
+    mhi = max([d["lat"] + d["sb"] for d in most] or [0]) + RES_NS
+    tap(lo <= got["sum_ns"] <= hi and got["max_ns"] <= mhi,
+        "timer-reset.latency", "vmlat sum %d ns, bounds %d..%d; max %d ns, "
+        "at most %d" % (got["sum_ns"], lo, hi, got["max_ns"], mhi))
+    # Exactly vmlat's own vmlat_irq events of those deliveries, each
+    # written as its cell counts it (the other cases check each event's
+    # time and wait against the record's)
+    ev = {}
+    for k, f in (("count", lambda d: 1), ("sum_ns", lambda d: d["vmlat_ns"]),
+                 ("wait_ns", lambda d: d["vmlat_wait"] or 0)):
+        ev[k] = (sum(f(d) for d in after if "vmlat_ns" in d),
+                 sum(f(d) for d in most if "vmlat_ns" in d))
+    tap(all(ev[k][0] <= got[k] <= ev[k][1] for k in ev) and
+        all("vmlat_ns" in d for d in most), "timer-reset.events",
+        "vmlat's rows %s; its vmlat_irq events after the reset (and at "
+        "it) %s" % ({k: got[k] for k in ev}, ev))
+    wlo = sum(max(0, d["wait"] - d["wtol"]) for d in after)
+    whi = sum(d["wait"] + d["wtol"] for d in most)
+    tap(wlo <= got["wait_ns"] <= min(whi, got["sum_ns"]) and
+        sum(d["wait"] for d in ds) > sum(d["wait"] for d in most),
+        "timer-reset.waiting",
+        "vmlat %d ns waiting for a CPU after the reset, bounds %d..%d (and "
+        "its sum %d); the record's waits before it %d ns" % (
+            got["wait_ns"], wlo, whi, got["sum_ns"],
+            sum(d["wait"] for d in ds) - sum(d["wait"] for d in most)))
+
+
 def t_ipi():
     if os.cpu_count() < 2:
         raise SkipTest("needs 2 CPUs")
@@ -1620,9 +1713,9 @@ def t_cyclictest():
 
 
 if __name__ == "__main__":
-    # timer-hog resets the statistics: what comes after it stays in the
-    # module's document (fixtures/irq.json)
-    main([t_timer, t_timer_spin, t_timer_spin_hog, t_timer_hog,
-          t_timer_deadline, t_ipi,
+    # timer-reset and timer-hog reset the statistics: what comes after
+    # them stays in the module's document (fixtures/irq.json)
+    main([t_timer, t_timer_spin, t_timer_spin_hog, t_timer_reset,
+          t_timer_hog, t_timer_deadline, t_ipi,
           t_ipi_hog, t_device, t_lock_holder, t_lock_holder_hv,
           t_cyclictest])
