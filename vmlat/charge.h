@@ -38,7 +38,7 @@ DECLARE_PER_CPU(struct vmlat_cpu, vmlat_cpus);
  */
 static __always_inline bool vmlat_cpu_has_victims(void)
 {
-	return READ_ONCE(this_cpu_ptr(&vmlat_cpus)->nr_victims);
+	return this_cpu_read(vmlat_cpus.nr_victims);
 }
 
 void vmlat_charge_switch(struct task_struct *prev, struct vmlat_vcpu *pv,

@@ -1043,10 +1043,11 @@ void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 	nv = vmlat_vcpu_of(next);
 	/*
 	 * Neither task is a vCPU and no vCPU waits here: nothing to account,
-	 * and no clock read or lock on most context switches of a host.
-	 * We hold this runqueue's lock, so no victim can appear here
-	 * meanwhile (charge.h); a later one is charged from its own
-	 * victim_since_ns, never from a skipped switch.
+	 * and no clock read or lock. (Most context switches of a host ended
+	 * at the probe's gate, vmlat_switch_may_count(); these passed it on
+	 * a neighbour's filter byte.) We hold this runqueue's lock, so no
+	 * victim can appear here meanwhile (charge.h); a later one is
+	 * charged from its own victim_since_ns, never from a skipped switch.
 	 */
 	if (!pv && !nv && !vmlat_cpu_has_victims())
 		return;

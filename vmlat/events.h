@@ -8,6 +8,9 @@
 
 #include <linux/types.h>
 
+#include "charge.h"
+#include "tasks.h"
+
 struct kvm_vcpu;
 struct task_struct;
 
@@ -29,6 +32,27 @@ void vmlat_on_kvm_hv_hypercall(u16 code, bool extra);
 void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
 			    unsigned long a1, unsigned long a2,
 			    unsigned long a3);
+/*
+ * The scheduler's events come from every task of the host, most of them
+ * no vCPU thread: the probes (probes.c) ask these gates inline, so that
+ * such an event costs a byte of the task filter (tasks.h) or two, and no
+ * call. A gate that lets an event through only spares nothing: the
+ * vmlat_on_sched_*() function looks the tasks up and does nothing for
+ * another task of the same filter bucket.
+ */
+
+/*
+ * Whether a switch from @prev to @next may be vmlat's: either may be a
+ * vCPU thread, or a vCPU waits on this CPU (then what runs is charged).
+ * Context: sched_switch, this runqueue's lock held (charge.h).
+ */
+static __always_inline bool vmlat_switch_may_count(const struct task_struct *prev,
+						   const struct task_struct *next)
+{
+	return vmlat_task_maybe(prev) || vmlat_task_maybe(next) ||
+	       vmlat_cpu_has_victims();
+}
+
 void vmlat_on_sched_switch(bool preempt, struct task_struct *prev,
 			   struct task_struct *next, unsigned int prev_state);
 void vmlat_on_sched_waking(struct task_struct *p);

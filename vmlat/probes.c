@@ -316,7 +316,8 @@ static void vmlat_probe_sched_switch(void *data, bool preempt,
 	if (VMLAT_FLOOR)
 		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_SWITCH);
-	vmlat_on_sched_switch(preempt, prev, next, prev_state);
+	if (vmlat_switch_may_count(prev, next))
+		vmlat_on_sched_switch(preempt, prev, next, prev_state);
 }
 
 /*
@@ -331,7 +332,9 @@ static void vmlat_probe_sched_switch_v0(void *data, bool preempt,
 	if (VMLAT_FLOOR)
 		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_SWITCH);
-	vmlat_on_sched_switch(preempt, prev, next, vmlat_task_state(prev));
+	if (vmlat_switch_may_count(prev, next))
+		vmlat_on_sched_switch(preempt, prev, next,
+				      vmlat_task_state(prev));
 }
 
 static void vmlat_probe_sched_waking(void *data, struct task_struct *p)
@@ -339,7 +342,8 @@ static void vmlat_probe_sched_waking(void *data, struct task_struct *p)
 	if (VMLAT_FLOOR)
 		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_WAKING);
-	vmlat_on_sched_waking(p);
+	if (vmlat_task_maybe(p))
+		vmlat_on_sched_waking(p);
 }
 
 static void vmlat_probe_sched_wakeup(void *data, struct task_struct *p)
@@ -347,7 +351,8 @@ static void vmlat_probe_sched_wakeup(void *data, struct task_struct *p)
 	if (VMLAT_FLOOR)
 		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_WAKEUP);
-	vmlat_on_sched_wakeup(p);
+	if (vmlat_task_maybe(p))
+		vmlat_on_sched_wakeup(p);
 }
 
 static void vmlat_probe_sched_wakeup_new(void *data, struct task_struct *p)
@@ -363,7 +368,8 @@ static void vmlat_probe_sched_migrate_task(void *data, struct task_struct *p,
 	if (VMLAT_FLOOR)
 		return;
 	vmlat_hit(VMLAT_HOOK_SCHED_MIGRATE_TASK);
-	vmlat_on_sched_migrate(p, dest_cpu);
+	if (vmlat_task_maybe(p))
+		vmlat_on_sched_migrate(p, dest_cpu);
 }
 
 /* Both sched_process_exit variants: do_exit() traces it preemptible. */

@@ -61,6 +61,18 @@ extern seqcount_t vmlat_tasks_seq;
 extern struct vmlat_keyfilter vmlat_task_filter;
 
 /**
+ * vmlat_task_maybe() - whether @p may be a known vCPU thread
+ * @p:	any task
+ *
+ * The filter's byte alone: false is sure; true wants vmlat_task_find()
+ * (the byte may count another task of the same bucket).
+ */
+static __always_inline bool vmlat_task_maybe(const struct task_struct *p)
+{
+	return vmlat_keyfilter_maybe(&vmlat_task_filter, vmlat_task_hash64(p));
+}
+
+/**
  * vmlat_task_find() - the vCPU record index of @p
  * @p:	any task
  *
@@ -74,7 +86,7 @@ static __always_inline int vmlat_task_find(const struct task_struct *p)
 	unsigned int seq;
 	int idx;
 
-	if (!vmlat_keyfilter_maybe(&vmlat_task_filter, vmlat_task_hash64(p)))
+	if (!vmlat_task_maybe(p))
 		return -1;
 	do {
 		seq = raw_read_seqcount_begin(&vmlat_tasks_seq);
