@@ -143,9 +143,10 @@ TSC-deadline timer (timer-deadline): vmlat's timer_early and
 timer_late histograms are the record's kvm_wait_lapic_expire deltas,
 and the late sum at most the guest's own lateness.
 
-A case whose guest got no interrupt for 60 s (KVM never delivered one:
-seen once, on 7.2 with the machine loaded by another test host) is
-skipped, saying so, with the record's last second kept.
+A case whose guest got no interrupt for 20 s (KVM halted its vCPU with
+none pending: seen next to a hog on 7.2 and debug-b, a halt of 61 s
+when the limit was 60) is skipped, saying so, with the record kept
+around where KVM went quiet.
 
 Needs root, kvm, $VMLAT_KO; run from the directory holding irq_guest.
 TAP output; exit status 4 when everything was skipped.
@@ -186,7 +187,7 @@ HOG_CPU = 1
 # timer-hog's threshold_irq_us: its deliveries wait for the hog, some
 # milliseconds (TCG), more than enough of them past it
 THRESHOLD_US = 300
-# irq_guest's exit status when its guest got no interrupt for 60 s
+# irq_guest's exit status when its guest got no interrupt for 20 s
 STUCK_EXIT = 3
 # KVM's halt-polling window's maximum: the cases that poll set it past
 # their halts (the default, 200 us, is below a TCG host's 2 ms halts, so
@@ -826,13 +827,13 @@ def run(name, argv, hog_cpu=None, threshold_us=0, poll_us=0, hog_code=None,
             m.group(0) for m in lines
             if abs(ts_ns(m.group(4)) - stop) <= 500000000 or
             ts_ns(m.group(4)) >= last - 1000000000))
-        # Stuck: the guest waited 60 s for an interrupt KVM never
-        # delivered (once on 7.2, a timer next to a hog while another test
-        # host loaded the machine; vmlat writes nothing KVM reads there).
-        # Not vmlat's to judge: said, with the record kept.
+        # Stuck: the guest waited 20 s for an interrupt KVM never
+        # delivered (a timer next to a hog on 7.2 and debug-b; vmlat
+        # writes nothing KVM reads there). Not vmlat's to judge: said,
+        # with the record kept.
         if p.returncode == STUCK_EXIT:
-            raise SkipTest("the guest got no interrupt for 60 s: %s (the "
-                           "record's last second: irq_%s_failed.txt)" %
+            raise SkipTest("the guest got no interrupt: %s (the record "
+                           "around it: irq_%s_failed.txt)" %
                            (err.strip()[-200:], name))
         raise RuntimeError("irq_guest failed (%d): %s" % (p.returncode,
                                                           err[-300:]))
