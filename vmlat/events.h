@@ -36,9 +36,9 @@ void vmlat_on_kvm_hypercall(unsigned long nr, unsigned long a0,
  * The scheduler's events come from every task of the host, most of them
  * no vCPU thread: the probes (probes.c) ask these gates inline, so that
  * such an event costs a byte of the task filter (tasks.h) or two, and no
- * call. A gate that lets an event through only spares nothing: the
- * vmlat_on_sched_*() function looks the tasks up and does nothing for
- * another task of the same filter bucket.
+ * call. An event let through on another task's byte (the same filter
+ * bucket) costs what it did before the gates: the vmlat_on_sched_*()
+ * function looks the tasks up and does nothing.
  */
 
 /*
