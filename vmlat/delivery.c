@@ -325,6 +325,12 @@ static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
 		vmlat_irq_report(vc, d, now);
 }
 
+/* vmlat_irq_held_fn for @arg, a vCPU in its thread: its APIC's IRR. */
+static bool vmlat_irq_held(const void *arg, u8 vec)
+{
+	return vmlat_kvm_irr_test(arg, vec);
+}
+
 /**
  * vmlat_delivery_entry() - @vc entered the guest with interrupts pending
  * @vc:		the current thread's record
@@ -339,7 +345,7 @@ void vmlat_delivery_entry(struct vmlat_vcpu *vc, u64 now)
 
 	raw_spin_lock_irqsave(&vc->lock, flags);
 	n = vmlat_irq_pend_entry(&vc->irq, now, vmlat_vcpu_wait_ns(vc, now),
-				 out);
+				 vmlat_irq_held, vc->kvm_vcpu, out);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
 	q = smp_load_acquire(&vc->vm->irq);

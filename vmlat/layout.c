@@ -83,6 +83,8 @@ static struct vmlat_layout_member vmlat_kvm_members[] = {
 		     VMLAT_LAYOUT_LAPIC),
 	VMLAT_MEMBER("kvm_lapic", struct vmlat_kvm_lapic,
 		     lapic_timer.expired_tscdeadline, VMLAT_LAYOUT_DEADLINE),
+	VMLAT_MEMBER("kvm_lapic", struct vmlat_kvm_lapic, regs,
+		     VMLAT_LAYOUT_IRR),
 	VMLAT_VCPU(halt_poll_ns, VMLAT_LAYOUT_HALT),
 	VMLAT_VCPU(arch.msr_kvm_poll_control, VMLAT_LAYOUT_HALT),
 };
@@ -105,7 +107,7 @@ static struct vmlat_layout_member vmlat_svm_members[] = {
 static const char *const vmlat_layout_group_names[VMLAT_LAYOUT_NR_GROUPS] = {
 	"vcpu", "guest_cr3", "regs", "loaded", "exit_tsc",
 	"svm_vmcb", "svm_exit", "svm_cr3", "svm_cpl", "svm_rax",
-	"irq", "lapic", "halt", "lapic_deadline",
+	"irq", "lapic", "halt", "lapic_deadline", "irr",
 };
 
 /* What a refused group turns off, for the log. */
@@ -124,6 +126,7 @@ static const char *const vmlat_layout_group_effects[VMLAT_LAYOUT_NR_GROUPS] = {
 	"LAPIC timer interrupts timed from their acceptance, as other",
 	"halt-polling off",
 	"VMX preemption-timer interrupts timed from their VM exit",
+	"interrupts not injected in 16 VM entries counted lost",
 };
 
 /**
@@ -157,7 +160,7 @@ static struct vmlat_layout_state vmlat_layout_states[VMLAT_LAYOUT_NR_SRC] = {
 			VMLAT_LAYOUT_REGS | VMLAT_LAYOUT_LOADED |
 			VMLAT_LAYOUT_EXIT_TSC | VMLAT_LAYOUT_IRQ |
 			VMLAT_LAYOUT_LAPIC | VMLAT_LAYOUT_HALT |
-			VMLAT_LAYOUT_DEADLINE,
+			VMLAT_LAYOUT_DEADLINE | VMLAT_LAYOUT_IRR,
 		.state = "unchecked",
 	},
 	[VMLAT_LAYOUT_KVM_AMD] = {
@@ -321,7 +324,7 @@ void vmlat_layout_forget(enum vmlat_layout_src src)
  * vmlat_layout_show() - the status line
  * @m:		the status file
  *
- * "# layout: kvm confirmed 24/24 kvm_amd confirmed 6/6 refused none",
+ * "# layout: kvm confirmed 25/25 kvm_amd confirmed 6/6 refused none",
  * then for each module whose BTF differs or was not read, "; <module>:
  * <why>".
  *

@@ -33,7 +33,8 @@ enum vmlat_layout_group {
 	VMLAT_LAYOUT_LAPIC	= BIT(11),	/* LAPIC timer expiries */
 	VMLAT_LAYOUT_HALT	= BIT(12),	/* halt-polling */
 	VMLAT_LAYOUT_DEADLINE	= BIT(13),	/* VMX timers' deadlines */
-	VMLAT_LAYOUT_NR_GROUPS	= 14
+	VMLAT_LAYOUT_IRR	= BIT(14),	/* interrupts KVM holds */
+	VMLAT_LAYOUT_NR_GROUPS	= 15
 };
 
 /* Whose BTF confirms a member: kvm's (with vmlinux), or kvm_amd's. */

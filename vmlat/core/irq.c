@@ -113,18 +113,23 @@ bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec)
  * @p:		its pending interrupts
  * @now:	when
  * @wait:	its time waiting for a CPU until now
+ * @held:	whether KVM still holds a vector pending, or NULL
+ * @arg:	@held's argument
  * @out:	what this entry delivered or gave up, VMLAT_IRQ_PEND at most
  *
  * Injected entries are delivered now: of their latency, the vCPU waited
  * for a CPU what its waiting time grew by since (none if it went back: a
- * reset). The others wait, up to
- * VMLAT_IRQ_MAX_ENTRIES entries; then they are given up (@out's lost).
- * So is a timer expiry KVM has not accepted by then.
+ * reset). The others wait. Each VMLAT_IRQ_MAX_ENTRIES entries, one that
+ * @held says KVM still holds waits on (the guest may keep its interrupts
+ * off, or a higher vector in service, for many exits); one it does not
+ * (or all, without @held) is given up (@out's lost). So is a timer expiry
+ * KVM has not accepted in VMLAT_IRQ_MAX_ENTRIES entries.
  *
  * Return: the number of @out filled in.
  */
 unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
-				  u64 wait, struct vmlat_irq_done *out)
+				  u64 wait, vmlat_irq_held_fn held,
+				  const void *arg, struct vmlat_irq_done *out)
 {
 	struct vmlat_irq_entry *e;
 	unsigned int i = 0, n = 0;
@@ -139,11 +144,14 @@ unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
 			w = wait > e->wait ? wait - e->wait : 0;
 			out[n].wait_ns = w < out[n].ns ? w : out[n].ns;
 			out[n].lost = 0;
-		} else if (++e->entries >= VMLAT_IRQ_MAX_ENTRIES) {
+		} else if (++e->entries >= VMLAT_IRQ_MAX_ENTRIES &&
+			   !(held && held(arg, e->vec))) {
 			out[n].ns = 0;
 			out[n].wait_ns = 0;
 			out[n].lost = 1;
 		} else {
+			if (e->entries >= VMLAT_IRQ_MAX_ENTRIES)
+				e->entries = 0;
 			i++;
 			continue;
 		}

@@ -14,9 +14,11 @@
  * late delivery late.
  *
  * What KVM never injects (with APICv or AVIC the CPU delivers it; a
- * disabled APIC drops it) is dropped after VMLAT_IRQ_MAX_ENTRIES VM
- * entries of its target, counted as not injected: it would otherwise
- * hold a place and lend its old time to a later interrupt of its vector.
+ * disabled APIC drops it) is dropped once it has waited
+ * VMLAT_IRQ_MAX_ENTRIES VM entries of its target and KVM no longer holds
+ * it (its APIC's IRR, asked then and each VMLAT_IRQ_MAX_ENTRIES entries
+ * after), counted as not injected: it would otherwise hold a place and
+ * lend its old time to a later interrupt of its vector.
  *
  * The caller serialises everything on one struct vmlat_irq_pend.
  */
@@ -48,7 +50,8 @@ extern const char *const vmlat_expire_hist_names[VMLAT_NR_EXPIRE_HISTS];
  * @src:	enum vmlat_irq_src
  * @at:		enum vmlat_irq_at: its target's state then
  * @injected:	KVM injected it: delivered at the next VM entry
- * @entries:	VM entries of the target since it became pending, up to
+ * @entries:	VM entries of the target since it became pending, or
+ *		since KVM last said it still holds it, up to
  *		VMLAT_IRQ_MAX_ENTRIES
  */
 struct vmlat_irq_entry {
@@ -89,7 +92,8 @@ struct vmlat_irq_pend {
  * @src:	enum vmlat_irq_src
  * @at:		enum vmlat_irq_at
  * @lost:	not delivered: pushed out by a newer one (@pend full), or
- *		never injected (dropped after VMLAT_IRQ_MAX_ENTRIES)
+ *		never injected (dropped after VMLAT_IRQ_MAX_ENTRIES, KVM
+ *		no longer holding it)
  */
 struct vmlat_irq_done {
 	u64 ns;
@@ -98,6 +102,12 @@ struct vmlat_irq_done {
 	u8 at;
 	u8 lost;
 };
+
+/*
+ * Whether KVM still holds vector @vec pending for the vCPU @arg names (in
+ * its APIC's IRR); false if it does not, or cannot tell.
+ */
+typedef bool (*vmlat_irq_held_fn)(const void *arg, u8 vec);
 
 /* What vmlat_irq_pend_add() did with a new pending interrupt. */
 enum vmlat_irq_added {
@@ -136,7 +146,8 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 					struct vmlat_irq_done *pushed);
 bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec);
 unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
-				  u64 wait, struct vmlat_irq_done *out);
+				  u64 wait, vmlat_irq_held_fn held,
+				  const void *arg, struct vmlat_irq_done *out);
 void vmlat_irq_timer_expired(struct vmlat_irq_pend *p, u64 ns,
 			     enum vmlat_irq_at at, u64 wait);
 bool vmlat_irq_timer_take(struct vmlat_irq_pend *p, u64 *ns,

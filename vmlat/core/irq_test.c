@@ -13,6 +13,12 @@
 
 static struct vmlat_irq_pend p;
 
+/* A VM entry of @p's vCPU, without KVM's word on what it holds. */
+static unsigned int pend_entry(u64 now, u64 wait, struct vmlat_irq_done *out)
+{
+	return vmlat_irq_pend_entry(&p, now, wait, NULL, NULL, out);
+}
+
 /* Pending, entries without its injection, then injected and delivered. */
 static void vmlat_irq_delivered_after_injection(struct kunit *test)
 {
@@ -24,11 +30,11 @@ static void vmlat_irq_delivered_after_injection(struct kunit *test)
 						 &pushed), VMLAT_IRQ_ADDED);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_busy(&p));
 	/* A VM entry before the injection delivers nothing. */
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 150, 60, out), 0U);
+	KUNIT_EXPECT_EQ(test, pend_entry(150, 60, out), 0U);
 	/* Another vector's injection is not this one's. */
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xed));
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0xec));
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 350, 130, out), 1U);
+	KUNIT_EXPECT_EQ(test, pend_entry(350, 130, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 250ULL);
 	/* It waited for a CPU what the vCPU's waiting grew by meanwhile. */
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 90ULL);
@@ -38,7 +44,7 @@ static void vmlat_irq_delivered_after_injection(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
 	/* Injected again (KVM's reinjection): nothing pending to match. */
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xec));
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, 130, out), 0U);
+	KUNIT_EXPECT_EQ(test, pend_entry(400, 130, out), 0U);
 }
 
 /* The part waiting for a CPU: never more than the latency, nor negative. */
@@ -54,13 +60,13 @@ static void vmlat_irq_wait_bounded(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x20));
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x21));
 	/* Waited longer than pending (a wait that began before): capped. */
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 200, 900, out), 2U);
+	KUNIT_EXPECT_EQ(test, pend_entry(200, 900, out), 2U);
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 100ULL);
 	/* Waiting time that went back (the vCPU's times were reset): none. */
 	vmlat_irq_pend_add(&p, 0x22, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 300,
 			   900, &pushed);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x22));
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, 50, out), 1U);
+	KUNIT_EXPECT_EQ(test, pend_entry(400, 50, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 100ULL);
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 0ULL);
 }
@@ -82,13 +88,13 @@ static void vmlat_irq_coalesced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
 						 VMLAT_AT_HOST, 300, 100, &pushed),
 			VMLAT_IRQ_ADDED);
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 400, 100, out), 1U);
+	KUNIT_EXPECT_EQ(test, pend_entry(400, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 300ULL);
 	/* Timed from the first, its wait too */
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 90ULL);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HALTED);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 450, 100, out), 1U);
+	KUNIT_EXPECT_EQ(test, pend_entry(450, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 150ULL);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HOST);
 }
@@ -116,7 +122,7 @@ static void vmlat_irq_pushed_out(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.nr, (u8)VMLAT_IRQ_PEND);
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0x41));
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x50));
-	n = vmlat_irq_pend_entry(&p, 200, 0, out);
+	n = pend_entry(200, 0, out);
 	KUNIT_ASSERT_EQ(test, n, 2U);
 	/* Oldest first. */
 	KUNIT_EXPECT_EQ(test, out[0].ns, 190ULL);
@@ -139,13 +145,71 @@ static void vmlat_irq_never_injected(struct kunit *test)
 			   &pushed);
 	vmlat_irq_timer_expired(&p, 7, VMLAT_AT_GUEST, 0);
 	for (i = 1; i < VMLAT_IRQ_MAX_ENTRIES; i++)
-		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 10 * i, 0, out),
-				0U);
-	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_entry(&p, 1000, 0, out), 1U);
+		KUNIT_ASSERT_EQ(test, pend_entry(10 * i, 0, out), 0U);
+	KUNIT_EXPECT_EQ(test, pend_entry(1000, 0, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)1);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 0ULL);
 	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_IPI);
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_timer_take(&p, &ns, &at, &wait));
+	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
+}
+
+/* What KVM says it holds (its APIC's IRR), and how often it was asked */
+struct held {
+	u8 vec;
+	bool held;
+	unsigned int asked;
+};
+
+static bool held_fn(const void *arg, u8 vec)
+{
+	struct held *h = (struct held *)arg;
+
+	h->asked++;
+	return h->held && vec == h->vec;
+}
+
+/*
+ * Not injected past the limit while KVM holds it (the guest's interrupts
+ * off for many exits): it waits on, KVM asked once each limit's entries,
+ * and is delivered timed from its accept. Once KVM no longer holds one,
+ * it is given up within the limit's entries.
+ */
+static void vmlat_irq_held_waits(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
+	struct held h = { .vec = 0x60, .held = true };
+	unsigned int i, n;
+
+	memset(&p, 0, sizeof(p));
+	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, 0,
+			   &pushed);
+	for (i = 1; i <= 3 * VMLAT_IRQ_MAX_ENTRIES; i++)
+		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 10 * i, 0,
+							   held_fn, &h, out),
+				0U);
+	KUNIT_EXPECT_EQ(test, h.asked, 3U);
+	KUNIT_ASSERT_TRUE(test, vmlat_irq_pend_inject(&p, 0x60));
+	KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 5000, 0, held_fn, &h,
+						   out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)0);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 4995ULL);
+	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_IPI);
+
+	/* Held a while, then no longer (the CPU delivered it: APICv) */
+	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_DEVICE, VMLAT_AT_HOST, 6000, 0,
+			   &pushed);
+	for (i = 1; i <= 2 * VMLAT_IRQ_MAX_ENTRIES; i++)
+		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 6000 + i, 0,
+							   held_fn, &h, out),
+				0U);
+	h.held = false;
+	for (n = 0, i = 1; !n && i <= VMLAT_IRQ_MAX_ENTRIES + 1; i++)
+		n = vmlat_irq_pend_entry(&p, 7000 + i, 0, held_fn, &h, out);
+	KUNIT_EXPECT_EQ(test, n, 1U);
+	KUNIT_EXPECT_EQ(test, i - 1, (unsigned int)VMLAT_IRQ_MAX_ENTRIES);
+	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)1);
+	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_DEVICE);
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
 }
 
@@ -227,7 +291,7 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 			injections += vmlat_irq_pend_inject(&p, vec);
 			break;
 		default:
-			n = vmlat_irq_pend_entry(&p, now, wait, out);
+			n = pend_entry(now, wait, out);
 			KUNIT_ASSERT_LE(test, n, (unsigned int)VMLAT_IRQ_PEND);
 			for (i = 0; i < n; i++) {
 				if (out[i].lost) {
@@ -348,6 +412,7 @@ static struct kunit_case vmlat_irq_cases[] = {
 	KUNIT_CASE(vmlat_irq_coalesced),
 	KUNIT_CASE(vmlat_irq_pushed_out),
 	KUNIT_CASE(vmlat_irq_never_injected),
+	KUNIT_CASE(vmlat_irq_held_waits),
 	KUNIT_CASE(vmlat_irq_timer),
 	KUNIT_CASE(vmlat_irq_at_states),
 	KUNIT_CASE(vmlat_irq_random_conserved),

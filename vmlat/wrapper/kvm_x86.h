@@ -32,6 +32,7 @@
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/smp.h>
+#include <asm/apicdef.h>
 #include <asm/asm.h>
 #include <asm/svm.h>
 #include <asm/vmx.h>
@@ -156,6 +157,13 @@ struct vmlat_vcpu_svm {
  * sets, for a TSC-deadline timer or one on VMX's preemption timer, before
  * it makes the interrupt pending, and kvm_wait_lapic_expire() clears
  * (group VMLAT_LAYOUT_DEADLINE).
+ *
+ * After vcpu, 5.10 to 7.2 alike: four flags (three in 5.10, which keeps
+ * apicv_active in struct kvm_vcpu_arch; 7.2 adds a fifth,
+ * guest_apic_protected) and isr_count in the next 8 bytes, then
+ * highest_isr_cache, then regs, the APIC's register page, 24 bytes past
+ * vcpu (the 6.1, 6.12 and 7.2 BTF; 5.10's source): group
+ * VMLAT_LAYOUT_IRR.
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
 #define VMLAT_KVM_TIMER_TAIL	64
@@ -178,7 +186,33 @@ struct vmlat_kvm_lapic {
 	} lapic_timer;
 	u32 divide_count;
 	struct kvm_vcpu *vcpu;
+	u8 flags[8];
+	int highest_isr_cache;
+	void *regs;
 };
+
+/*
+ * Whether @vec is set in the IRR of @vcpu's in-kernel APIC: KVM holds it
+ * pending and has not injected it yet (the guest's interrupts off, a
+ * higher vector in service), or the CPU has not delivered it yet (APICv,
+ * AVIC). false if not known: no in-kernel APIC, or its layout refused.
+ * Context: @vcpu's thread, in KVM_RUN (its APIC and register page live).
+ */
+static __always_inline bool vmlat_kvm_irr_test(const struct kvm_vcpu *vcpu,
+					       u8 vec)
+{
+	const struct vmlat_kvm_lapic *apic;
+	const u32 *irr;
+
+	if (!vmlat_layout_ok(VMLAT_LAYOUT_LAPIC | VMLAT_LAYOUT_IRR))
+		return false;
+	apic = (const struct vmlat_kvm_lapic *)READ_ONCE(vcpu->arch.apic);
+	if (!apic || !apic->regs)
+		return false;
+	/* KVM's REG_POS()/VEC_POS(): 32 vectors a register, 16 bytes apart */
+	irr = apic->regs + APIC_IRR + (vec >> 5) * 0x10;
+	return READ_ONCE(*irr) & BIT(vec & 31);
+}
 
 /*
  * The hrtimer of @vcpu's LAPIC timer, or NULL (no in-kernel APIC, or its
