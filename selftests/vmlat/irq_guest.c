@@ -22,6 +22,13 @@
  *	once the one before arrived and GAP_US passed. The guest reads its
  *	TSC before each ICR write and in the handler (the vCPUs share one
  *	TSC).
+ *   irq_guest ipimask N GAP_US CPU0 CPU1
+ *	as ipi, but vCPU 1 takes each IPI with its interrupts off: it turns
+ *	them off, lets vCPU 0 send, and once sent runs MASK_EXITS CPUIDs
+ *	(each a VM exit and entry, with the IPI pending in KVM's IRR and no
+ *	way to inject it) before it turns them on: a guest that keeps its
+ *	interrupts off across many exits, as a kernel's long critical
+ *	section does.
  *   irq_guest device N GAP_US CPU0 CPU1
  *	the same, through a device as a VMM gives one: vCPU 0 rings a
  *	doorbell (a port write, an ioeventfd) and the VMM's I/O thread,
@@ -103,6 +110,8 @@
  * second), its status
  */
 #define STUCK_TICKS	200
+/* ipimask: VM exits with each IPI pending, more than vmlat's 16 */
+#define MASK_EXITS	40
 #define STUCK_EXIT	3
 /* lockhv: Hyper-V's MSRs, the call and its fast-call bit (Hyper-V TLFS) */
 #define HV_MSR_GUEST_OS_ID	0x40000000
@@ -128,6 +137,7 @@
 static uint64_t g_count, g_late_sum, g_late_max, g_due, g_ready;
 static uint64_t g_n, g_period_tsc, g_gap_tsc, g_tmict, g_spin, g_device;
 static uint64_t g_deadline, g_stop, g_halter_done, g_span;
+static uint64_t g_mask, g_masked, g_sent;
 static uint64_t g_lock, g_hold_tsc, g_spin_tsc;
 static uint64_t g_hv, g_amd, g_hcall_gpa, g_hv_calls, g_hv_failed;
 static uint64_t g_hv_spin_tsc;
@@ -186,6 +196,35 @@ static void ipi_halter(void)
 	GUEST_DONE();
 }
 
+/* ipimask: each IPI waits MASK_EXITS exits with interrupts off. */
+static void ipi_masker(void)
+{
+	uint32_t eax, ebx, ecx, edx;
+	uint64_t i, k;
+
+	xapic_enable();
+	WRITE_ONCE(g_ready, 1);
+	for (i = 0; i < g_n; i++) {
+		WRITE_ONCE(g_masked, i + 1);
+		/*
+		 * Exits while it waits, too: bochs takes no external
+		 * interrupt's VM exit from a guest with IF=0, but its host
+		 * takes its interrupts after each exit.
+		 */
+		while (READ_ONCE(g_sent) == i)
+			cpuid(0, &eax, &ebx, &ecx, &edx);
+		for (k = 0; k < MASK_EXITS; k++)
+			cpuid(0, &eax, &ebx, &ecx, &edx);
+		asm volatile("sti; nop; cli");
+		while (READ_ONCE(g_count) == i)
+			asm volatile("sti; hlt; cli");
+	}
+	while (!READ_ONCE(g_stop))
+		asm volatile("sti; hlt; cli");
+	WRITE_ONCE(g_halter_done, 1);
+	GUEST_DONE();
+}
+
 static void ipi_sender(void)
 {
 	uint64_t i, t, t0;
@@ -200,6 +239,9 @@ static void ipi_sender(void)
 		t = rdtsc();
 		while (rdtsc() - t < g_gap_tsc)
 			;
+		/* ipimask: once the target has its interrupts off */
+		while (g_mask && READ_ONCE(g_masked) == i)
+			asm volatile("pause");
 		WRITE_ONCE(g_due, rdtsc());
 		if (g_device)
 			asm volatile("outb %%al, %%dx"
@@ -207,6 +249,8 @@ static void ipi_sender(void)
 		else
 			xapic_write_reg(APIC_ICR, APIC_DEST_PHYSICAL |
 						  APIC_DM_FIXED | IRQ_VECTOR);
+		/* KVM accepted it in the ICR write's exit. */
+		WRITE_ONCE(g_sent, i + 1);
 		while (READ_ONCE(g_count) == i)
 			asm volatile("pause");
 	}
@@ -469,7 +513,7 @@ int main(int argc, char **argv)
 	struct kvm_vm *vm;
 	unsigned int i, nr, idle;
 	uint64_t last, now;
-	bool ipi, device, lock, hv;
+	bool ipi, device, lock, hv, mask;
 	long n, us, tsc_khz;
 	char line[64];
 
@@ -479,17 +523,19 @@ int main(int argc, char **argv)
 		ipi = false;
 		nr = 1;
 	} else if (argc == 6 && (!strcmp(argv[1], "ipi") ||
+				 !strcmp(argv[1], "ipimask") ||
 				 !strcmp(argv[1], "device") ||
 				 !strcmp(argv[1], "lock") ||
 				 !strcmp(argv[1], "lockhv"))) {
 		ipi = true;
 		nr = 2;
 	} else {
-		fprintf(stderr, "usage: %s timer|timerspin|timerdl N PERIOD_US CPU | ipi|device N GAP_US CPU0 CPU1 | lock|lockhv N HOLD_US CPU0 CPU1\n",
+		fprintf(stderr, "usage: %s timer|timerspin|timerdl N PERIOD_US CPU | ipi|ipimask|device N GAP_US CPU0 CPU1 | lock|lockhv N HOLD_US CPU0 CPU1\n",
 			argv[0]);
 		return 2;
 	}
 	device = !strcmp(argv[1], "device");
+	mask = !strcmp(argv[1], "ipimask");
 	hv = !strcmp(argv[1], "lockhv");
 	lock = hv || !strcmp(argv[1], "lock");
 	n = atol(argv[2]);
@@ -503,7 +549,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "timerdl"))
 		vcpu_set_cpuid_feature(vcpus[0], X86_FEATURE_TSC_DEADLINE_TIMER);
 	if (ipi)
-		vcpus[1] = vm_vcpu_add(vm, 1, lock ? lock_spinner : ipi_halter);
+		vcpus[1] = vm_vcpu_add(vm, 1, lock ? lock_spinner :
+					       mask ? ipi_masker : ipi_halter);
 	vm_init_descriptor_tables(vm);
 	for (i = 0; i < nr; i++)
 		vcpu_init_descriptor_tables(vcpus[i]);
@@ -531,6 +578,7 @@ int main(int argc, char **argv)
 	} else if (ipi) {
 		SET_GLOBAL(vm, g_gap_tsc, us * tsc_khz / 1000);
 		SET_GLOBAL(vm, g_device, device);
+		SET_GLOBAL(vm, g_mask, mask);
 		if (device)
 			device_setup(vm, &io);
 	} else {
