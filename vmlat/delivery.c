@@ -135,6 +135,18 @@ vmlat_irq_target(struct vmlat_vm *vm, u32 id)
 	return vc;
 }
 
+/*
+ * An accept's tag, for vmlat_irq_held(): the id + 1 of its sending vCPU
+ * and the sender's exits then, or 0 from another thread.
+ */
+static __always_inline u64 vmlat_irq_tag(const struct vmlat_vcpu *sender)
+{
+	if (!sender)
+		return 0;
+	return (u64)(sender->vcpu_id + 1) << 32 |
+	       (u32)READ_ONCE(sender->acct.exits);
+}
+
 static __always_inline bool vmlat_exit_is_hv_timer(int slot)
 {
 	return slot == VMLAT_EXIT_VMX_PREEMPTION_TIMER;
@@ -232,7 +244,7 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 		src = VMLAT_IRQ_OTHER;
 	}
 	added = vmlat_irq_pend_add(&target->irq, vec, src, at, ns, wait,
-				   &pushed);
+				   vmlat_irq_tag(sender), &pushed);
 	raw_spin_unlock_irqrestore(&target->lock, flags);
 	if (likely(added == VMLAT_IRQ_ADDED))
 		return;
@@ -325,10 +337,30 @@ static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
 		vmlat_irq_report(vc, d, now);
 }
 
-/* vmlat_irq_held_fn for @arg, a vCPU in its thread: its APIC's IRR. */
-static bool vmlat_irq_held(const void *arg, u8 vec)
+/*
+ * vmlat_irq_held_fn for @arg, a vCPU's record in its thread: whether its
+ * APIC's IRR has @vec, or the vCPU that sent it may not have set it yet.
+ * KVM traces kvm_apic_accept_irq before it sets the IRR, in the sender's
+ * exit handling, which may be preempted between the two (seen on a test
+ * host of one CPU, the target running meanwhile): until the sender exits
+ * again or is back in the guest, its accept may be unfinished. An accept
+ * from another thread (a device's) has no such answer.
+ *
+ * Context: @arg's vmlat_delivery_entry(), its lock held.
+ */
+static bool vmlat_irq_held(const void *arg, u8 vec, u64 tag)
 {
-	return vmlat_kvm_irr_test(arg, vec);
+	const struct vmlat_vcpu *vc = arg;
+	struct vmlat_vcpu *sender;
+
+	if (vmlat_kvm_irr_test(vc->kvm_vcpu, vec))
+		return true;
+	if (!(tag >> 32))
+		return false;
+	sender = vmlat_irq_target(vc->vm, (tag >> 32) - 1);
+	return sender && sender != vc &&
+	       (u32)READ_ONCE(sender->acct.exits) == (u32)tag &&
+	       READ_ONCE(sender->acct.state) != VMLAT_GUEST;
 }
 
 /**
@@ -345,7 +377,7 @@ void vmlat_delivery_entry(struct vmlat_vcpu *vc, u64 now)
 
 	raw_spin_lock_irqsave(&vc->lock, flags);
 	n = vmlat_irq_pend_entry(&vc->irq, now, vmlat_vcpu_wait_ns(vc, now),
-				 vmlat_irq_held, vc->kvm_vcpu, out);
+				 vmlat_irq_held, vc, out);
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
 	q = smp_load_acquire(&vc->vm->irq);

@@ -38,6 +38,7 @@ static void vmlat_irq_remove(struct vmlat_irq_pend *p, unsigned int i)
  * @at:		where its target was
  * @ns:		when
  * @wait:	its target's time waiting for a CPU until then
+ * @tag:	the caller's, given back to vmlat_irq_pend_entry()'s @held
  * @pushed:	the entry pushed out, for VMLAT_IRQ_PUSHED
  *
  * An interrupt whose vector is already pending and not yet injected is
@@ -50,7 +51,7 @@ static void vmlat_irq_remove(struct vmlat_irq_pend *p, unsigned int i)
 enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 					enum vmlat_irq_src src,
 					enum vmlat_irq_at at, u64 ns, u64 wait,
-					struct vmlat_irq_done *pushed)
+					u64 tag, struct vmlat_irq_done *pushed)
 {
 	enum vmlat_irq_added ret = VMLAT_IRQ_ADDED;
 	struct vmlat_irq_entry *e;
@@ -77,6 +78,7 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 	e = &p->e[p->nr];
 	e->ns = ns;
 	e->wait = wait;
+	e->tag = tag;
 	e->vec = vec;
 	e->src = src;
 	e->at = at;
@@ -121,8 +123,9 @@ bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec)
  * for a CPU what its waiting time grew by since (none if it went back: a
  * reset). The others wait. Each VMLAT_IRQ_MAX_ENTRIES entries, one that
  * @held says KVM still holds waits on (the guest may keep its interrupts
- * off, or a higher vector in service, for many exits); one it does not
- * (or all, without @held) is given up (@out's lost). So is a timer expiry
+ * off, or a higher vector in service, for many exits), as does one whose
+ * sender may not have made it pending yet; one it does not (or all,
+ * without @held) is given up (@out's lost). So is a timer expiry
  * KVM has not accepted in VMLAT_IRQ_MAX_ENTRIES entries.
  *
  * Return: the number of @out filled in.
@@ -145,7 +148,7 @@ unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
 			out[n].wait_ns = w < out[n].ns ? w : out[n].ns;
 			out[n].lost = 0;
 		} else if (++e->entries >= VMLAT_IRQ_MAX_ENTRIES &&
-			   !(held && held(arg, e->vec))) {
+			   !(held && held(arg, e->vec, e->tag))) {
 			out[n].ns = 0;
 			out[n].wait_ns = 0;
 			out[n].lost = 1;

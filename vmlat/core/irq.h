@@ -15,8 +15,9 @@
  *
  * What KVM never injects (with APICv or AVIC the CPU delivers it; a
  * disabled APIC drops it) is dropped once it has waited
- * VMLAT_IRQ_MAX_ENTRIES VM entries of its target and KVM no longer holds
- * it (its APIC's IRR, asked then and each VMLAT_IRQ_MAX_ENTRIES entries
+ * VMLAT_IRQ_MAX_ENTRIES VM entries of its target and the caller says KVM
+ * does not hold it (not in its APIC's IRR, nor still being made pending
+ * by its sender; asked then and each VMLAT_IRQ_MAX_ENTRIES entries
  * after), counted as not injected: it would otherwise hold a place and
  * lend its old time to a later interrupt of its vector.
  *
@@ -53,10 +54,12 @@ extern const char *const vmlat_expire_hist_names[VMLAT_NR_EXPIRE_HISTS];
  * @entries:	VM entries of the target since it became pending, or
  *		since KVM last said it still holds it, up to
  *		VMLAT_IRQ_MAX_ENTRIES
+ * @tag:	the caller's, for vmlat_irq_held_fn (who made it pending)
  */
 struct vmlat_irq_entry {
 	u64 ns;
 	u64 wait;
+	u64 tag;
 	u8 vec;
 	u8 src;
 	u8 at;
@@ -105,9 +108,10 @@ struct vmlat_irq_done {
 
 /*
  * Whether KVM still holds vector @vec pending for the vCPU @arg names (in
- * its APIC's IRR); false if it does not, or cannot tell.
+ * its APIC's IRR), or may still be making it pending (@tag, given when it
+ * became pending, says by whom); false if not, or it cannot tell.
  */
-typedef bool (*vmlat_irq_held_fn)(const void *arg, u8 vec);
+typedef bool (*vmlat_irq_held_fn)(const void *arg, u8 vec, u64 tag);
 
 /* What vmlat_irq_pend_add() did with a new pending interrupt. */
 enum vmlat_irq_added {
@@ -143,7 +147,7 @@ static inline enum vmlat_irq_at vmlat_irq_at(u8 state, bool hlt)
 enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 					enum vmlat_irq_src src,
 					enum vmlat_irq_at at, u64 ns, u64 wait,
-					struct vmlat_irq_done *pushed);
+					u64 tag, struct vmlat_irq_done *pushed);
 bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec);
 unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
 				  u64 wait, vmlat_irq_held_fn held,

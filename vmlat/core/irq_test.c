@@ -27,7 +27,7 @@ static void vmlat_irq_delivered_after_injection(struct kunit *test)
 	memset(&p, 0, sizeof(p));
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0xec, VMLAT_IRQ_IPI,
 						 VMLAT_AT_PREEMPTED, 100, 40,
-						 &pushed), VMLAT_IRQ_ADDED);
+						 0, &pushed), VMLAT_IRQ_ADDED);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_busy(&p));
 	/* A VM entry before the injection delivers nothing. */
 	KUNIT_EXPECT_EQ(test, pend_entry(150, 60, out), 0U);
@@ -54,9 +54,9 @@ static void vmlat_irq_wait_bounded(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x20, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 100,
-			   500, &pushed);
+			   500, 0, &pushed);
 	vmlat_irq_pend_add(&p, 0x21, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 100,
-			   500, &pushed);
+			   500, 0, &pushed);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x20));
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x21));
 	/* Waited longer than pending (a wait that began before): capped. */
@@ -64,7 +64,7 @@ static void vmlat_irq_wait_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 100ULL);
 	/* Waiting time that went back (the vCPU's times were reset): none. */
 	vmlat_irq_pend_add(&p, 0x22, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 300,
-			   900, &pushed);
+			   900, 0, &pushed);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x22));
 	KUNIT_EXPECT_EQ(test, pend_entry(400, 50, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 100ULL);
@@ -78,15 +78,15 @@ static void vmlat_irq_coalesced(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE, VMLAT_AT_HALTED, 100,
-			   10, &pushed);
+			   10, 0, &pushed);
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
-						 VMLAT_AT_GUEST, 200, 50, &pushed),
+						 VMLAT_AT_GUEST, 200, 50, 0, &pushed),
 			VMLAT_IRQ_COALESCED);
 	KUNIT_EXPECT_EQ(test, p.nr, (u8)1);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
 	/* Pending after its injection: the guest takes it again later. */
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
-						 VMLAT_AT_HOST, 300, 100, &pushed),
+						 VMLAT_AT_HOST, 300, 100, 0, &pushed),
 			VMLAT_IRQ_ADDED);
 	KUNIT_EXPECT_EQ(test, pend_entry(400, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 300ULL);
@@ -111,13 +111,13 @@ static void vmlat_irq_pushed_out(struct kunit *test)
 							 VMLAT_IRQ_OTHER,
 							 VMLAT_AT_GUEST,
 							 10 * (i + 1), 0,
-							 &pushed),
+							 0, &pushed),
 				VMLAT_IRQ_ADDED);
 	/* 0x40 injected: 0x41, the oldest waiting, goes. */
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x40));
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x50, VMLAT_IRQ_TIMER,
 						 VMLAT_AT_HALTED, 100, 0,
-						 &pushed), VMLAT_IRQ_PUSHED);
+						 0, &pushed), VMLAT_IRQ_PUSHED);
 	KUNIT_EXPECT_EQ(test, pushed.lost, (u8)1);
 	KUNIT_EXPECT_EQ(test, p.nr, (u8)VMLAT_IRQ_PEND);
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0x41));
@@ -142,7 +142,7 @@ static void vmlat_irq_never_injected(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, 0,
-			   &pushed);
+			   0, &pushed);
 	vmlat_irq_timer_expired(&p, 7, VMLAT_AT_GUEST, 0);
 	for (i = 1; i < VMLAT_IRQ_MAX_ENTRIES; i++)
 		KUNIT_ASSERT_EQ(test, pend_entry(10 * i, 0, out), 0U);
@@ -159,20 +159,23 @@ struct held {
 	u8 vec;
 	bool held;
 	unsigned int asked;
+	u64 tag;
 };
 
-static bool held_fn(const void *arg, u8 vec)
+static bool held_fn(const void *arg, u8 vec, u64 tag)
 {
 	struct held *h = (struct held *)arg;
 
 	h->asked++;
+	h->tag = tag;
 	return h->held && vec == h->vec;
 }
 
 /*
  * Not injected past the limit while KVM holds it (the guest's interrupts
- * off for many exits): it waits on, KVM asked once each limit's entries,
- * and is delivered timed from its accept. Once KVM no longer holds one,
+ * off for many exits): it waits on, KVM asked once each limit's entries
+ * (with the tag it was made pending with), and is delivered timed from
+ * its accept. Once KVM no longer holds one,
  * it is given up within the limit's entries.
  */
 static void vmlat_irq_held_waits(struct kunit *test)
@@ -183,12 +186,16 @@ static void vmlat_irq_held_waits(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, 0,
-			   &pushed);
+			   0x1234, &pushed);
+	/* The same vector again: one interrupt, the first's tag */
+	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 7, 0,
+			   0x5678, &pushed);
 	for (i = 1; i <= 3 * VMLAT_IRQ_MAX_ENTRIES; i++)
 		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 10 * i, 0,
 							   held_fn, &h, out),
 				0U);
 	KUNIT_EXPECT_EQ(test, h.asked, 3U);
+	KUNIT_EXPECT_EQ(test, h.tag, 0x1234ULL);
 	KUNIT_ASSERT_TRUE(test, vmlat_irq_pend_inject(&p, 0x60));
 	KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 5000, 0, held_fn, &h,
 						   out), 1U);
@@ -198,7 +205,7 @@ static void vmlat_irq_held_waits(struct kunit *test)
 
 	/* Held a while, then no longer (the CPU delivered it: APICv) */
 	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_DEVICE, VMLAT_AT_HOST, 6000, 0,
-			   &pushed);
+			   0, &pushed);
 	for (i = 1; i <= 2 * VMLAT_IRQ_MAX_ENTRIES; i++)
 		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 6000 + i, 0,
 							   held_fn, &h, out),
@@ -276,7 +283,7 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 		case 0:
 			added = vmlat_irq_pend_add(&p, vec, VMLAT_IRQ_IPI,
 						   VMLAT_AT_GUEST, now, wait,
-						   &pushed);
+						   0, &pushed);
 			if (added == VMLAT_IRQ_COALESCED)
 				break;
 			if (added == VMLAT_IRQ_PUSHED) {
