@@ -906,7 +906,7 @@ def check(name, source, g, trace, vm, target, sender):
     # count is at least N, and over it by no more than the record misses.
     got_co = sum(c["coalesced"] for c in cells)
     missed = count - unstamped - len(coalesced) - n
-    if missed:
+    if missed or got_n != n:
         keep("irq_%s_trace.txt" % name, trace)
     tap(N <= count <= N + max(2, N // 50) and got_n == n and
         got_co == len(coalesced) and 0 <= missed <= max(2, N // 50),
@@ -1448,10 +1448,11 @@ def t_ipi_hog():
 
 
 def t_ipi_mask():
-    if os.cpu_count() < 2:
-        raise SkipTest("needs 2 CPUs")
+    # One CPU (the bochs test host) runs both: vCPU 1 exits while it
+    # waits for the IPI, so vCPU 0 gets the CPU at the host's next tick.
     g, trace, vm, _ = run("ipi_mask", ["ipimask", str(N), str(IPI_GAP_US),
-                                       "0", "1"])
+                                       "0", "1" if os.cpu_count() > 1
+                                       else "0"])
     ds = check("ipi-mask", "ipi", g, trace, vm, 1, 0)
     # What the case is for: every delivery waited past vmlat's 16
     # entries (irq_guest's 40 CPUIDs) for its injection.
