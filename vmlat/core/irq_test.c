@@ -175,8 +175,8 @@ static bool held_fn(const void *arg, u8 vec, u64 tag)
  * Not injected past the limit while KVM holds it (the guest's interrupts
  * off for many exits): it waits on, KVM asked once each limit's entries
  * (with the tag it was made pending with), and is delivered timed from
- * its accept. Once KVM no longer holds one,
- * it is given up within the limit's entries.
+ * its accept. Once KVM no longer holds one, it is given up within the
+ * limit's entries.
  */
 static void vmlat_irq_held_waits(struct kunit *test)
 {
