@@ -144,7 +144,7 @@ static __always_inline u64 vmlat_irq_tag(const struct vmlat_vcpu *sender)
 	if (!sender)
 		return 0;
 	return (u64)(sender->vcpu_id + 1) << 32 |
-	       (u32)READ_ONCE(sender->acct.exits);
+	       (u32)vmlat_marker_exits(sender);
 }
 
 static __always_inline bool vmlat_exit_is_hv_timer(int slot)
@@ -359,7 +359,7 @@ static bool vmlat_irq_held(const void *arg, u8 vec, u64 tag)
 		return false;
 	sender = vmlat_irq_target(vc->vm, (tag >> 32) - 1);
 	return sender && sender != vc &&
-	       (u32)READ_ONCE(sender->acct.exits) == (u32)tag &&
+	       (u32)vmlat_marker_exits(sender) == (u32)tag &&
 	       READ_ONCE(sender->acct.state) != VMLAT_GUEST;
 }
 

@@ -185,15 +185,21 @@ static void nmi_handler(struct ex_regs *regs)
 {
 }
 
+/* vCPU 1's end: halt until vCPU 0 has sent all and stops it. */
+static void halt_until_stopped(void)
+{
+	while (!READ_ONCE(g_stop))
+		asm volatile("sti; hlt; cli");
+	WRITE_ONCE(g_halter_done, 1);
+	GUEST_DONE();
+}
+
 static void ipi_halter(void)
 {
 	xapic_enable();
 	/* An IPI to an APIC not enabled yet would be dropped. */
 	WRITE_ONCE(g_ready, 1);
-	while (!READ_ONCE(g_stop))
-		asm volatile("sti; hlt; cli");
-	WRITE_ONCE(g_halter_done, 1);
-	GUEST_DONE();
+	halt_until_stopped();
 }
 
 /* ipimask: each IPI waits MASK_EXITS exits with interrupts off. */
@@ -219,10 +225,7 @@ static void ipi_masker(void)
 		while (READ_ONCE(g_count) == i)
 			asm volatile("sti; hlt; cli");
 	}
-	while (!READ_ONCE(g_stop))
-		asm volatile("sti; hlt; cli");
-	WRITE_ONCE(g_halter_done, 1);
-	GUEST_DONE();
+	halt_until_stopped();
 }
 
 static void ipi_sender(void)

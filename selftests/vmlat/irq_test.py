@@ -533,8 +533,8 @@ def oracle(trace, tids, target, sender, vector, khz=None):
             if pid == target:
                 changed(lo, t)
                 m = REASON.search(body)
-                for p in pending:
-                    if not p[2] and m:
+                for p in pending if m else []:
+                    if not p[2]:
                         p[8][m.group(1)] = p[8].get(m.group(1), 0) + 1
             # VMX's preemption timer, KVM's timer while the vCPU runs
             if pid == target and sender is None and stamp is None and \
