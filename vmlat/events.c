@@ -580,9 +580,8 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
  * Context: vmlat_on_kvm_exit() of @vc, an exit of L2 or of L1's VMRUN
  * (VMLAUNCH, VMRESUME); this thread alone writes @vc's nested state.
  */
-static noinline int vmlat_l2_sync_slot(struct vmlat_vcpu *vc,
-				       struct kvm_vcpu *vcpu, u32 isa,
-				       int slot, unsigned int nin)
+static int vmlat_l2_sync_slot(struct vmlat_vcpu *vc, struct kvm_vcpu *vcpu,
+			      u32 isa, int slot, unsigned int nin)
 {
 	u64 rax;
 
@@ -598,6 +597,27 @@ static noinline int vmlat_l2_sync_slot(struct vmlat_vcpu *vc,
 }
 
 /*
+ * The exits of vmlat_kvm_exit() off its fast path: of L2, of L1's VMRUN
+ * (VMLAUNCH, VMRESUME), PAUSE and VMX's preemption timer (@sf, the
+ * slot's VMLAT_EXITF_*). Return: the slot to count the exit in.
+ */
+static noinline int vmlat_exit_rare(struct vmlat_vcpu *vc,
+				    struct kvm_vcpu *vcpu, u32 isa, int slot,
+				    unsigned int nin, unsigned int sf)
+{
+	if (nin & (VMLAT_NIN_L2 | VMLAT_NIN_VMENTER))
+		return vmlat_l2_sync_slot(vc, vcpu, isa, slot, nin);
+	/* A spinner of its own VM's locks, not of an L2's. */
+	if (sf & VMLAT_EXITF_PAUSE)
+		vmlat_lhp_spin(vc);
+	/* Where a deadline that passed before it was (delivery.c) */
+	else if (sf & VMLAT_EXITF_PTIMER)
+		vc->hv_entered_ns = vc->acct.state == VMLAT_GUEST ?
+				    vc->acct.entered_ns : 0;
+	return slot;
+}
+
+/*
  * A vCPU leaves guest mode (vmlat_on_kvm_exit()): with the raw exit code
  * @given when the tracepoint passes it (@have), else read from the VMCB
  * or VMCS.
@@ -607,8 +627,9 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 {
 	u64 now = vmlat_now_ns(), code = given, exit_ns = now;
 	struct vmlat_vcpu *vc, *created;
-	bool hlt = false, decoded;
 	int slot = VMLAT_SLOT_UNDECODED;
+	unsigned int sf = 0;
+	bool hlt, decoded;
 
 	vmlat_exit_trace_check();
 	vc = vmlat_vcpu_get(vcpu, VMLAT_EV_EXIT, now);
@@ -621,26 +642,20 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 						&(vc ?: created)->vmcb_checked);
 	if (decoded) {
 		slot = vmlat_exit_slot(isa, code);
-		hlt = vmlat_exit_slot_is_hlt(slot);
+		sf = vmlat_exit_slot_flags(slot);
 	}
+	hlt = sf & VMLAT_EXITF_HLT;
 
 	if (vc) {
 		unsigned int nin = VMLAT_NIN_EVENT |
 			(vmlat_kvm_in_l2(vcpu) ? VMLAT_NIN_L2 : 0) |
-			(vmlat_exit_slot_is_vmenter(slot) ? VMLAT_NIN_VMENTER : 0);
+			(sf & VMLAT_EXITF_VMENTER ? VMLAT_NIN_VMENTER : 0);
 
 		/* An L2 guest's time is its L1 process's, who runs it. */
 		if (!(nin & VMLAT_NIN_L2))
 			vmlat_vcpu_aspace(vc, vcpu, isa);
-		if (unlikely(nin & (VMLAT_NIN_L2 | VMLAT_NIN_VMENTER)))
-			slot = vmlat_l2_sync_slot(vc, vcpu, isa, slot, nin);
-		/* A spinner of its own VM's locks, not of an L2's. */
-		else if (unlikely(vmlat_exit_slot_is_pause(slot)))
-			vmlat_lhp_spin(vc);
-		/* Where a deadline that passed before it was (delivery.c) */
-		else if (unlikely(slot == VMLAT_EXIT_VMX_PREEMPTION_TIMER))
-			vc->hv_entered_ns = vc->acct.state == VMLAT_GUEST ?
-					    vc->acct.entered_ns : 0;
+		if (unlikely((nin & VMLAT_NIN_L2) || (sf & VMLAT_EXITF_RARE)))
+			slot = vmlat_exit_rare(vc, vcpu, isa, slot, nin, sf);
 		/*
 		 * The reason before the state: who finds the vCPU in kernel
 		 * from another CPU (vmlat_vcpu_at_now()) finds this exit's.

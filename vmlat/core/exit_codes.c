@@ -61,9 +61,40 @@ static const u8 svm_slot_by_intercept[VMLAT_SVM_INTERCEPT_CODES] = {
 	VMLAT_SVM_EXITS_INTERCEPTS(VMLAT_SVM_REV_)
 };
 
+/*
+ * vmlat_exit_slot()'s tables: a VMX code with bit 31 set is not below
+ * VMLAT_EXIT_FAST_NR, so the VM-entry failure reasons (listed with it)
+ * have no entry in VMX's.
+ */
+#define VMLAT_VMX_FAST_(name, code, ...)				\
+	[(code) & VMLAT_VMX_BASIC_MASK] =				\
+		(code) & VMLAT_VMX_FAILED_VMENTRY ? 0 : VMLAT_EXIT_VMX_##name + 1,
+
+const u8 vmlat_exit_slot_fast[2][VMLAT_EXIT_FAST_NR] = {
+	[VMLAT_ISA_VMX - 1] = { VMLAT_VMX_EXITS(VMLAT_VMX_FAST_) },
+	[VMLAT_ISA_SVM - 1] = { VMLAT_SVM_EXITS_INTERCEPTS(VMLAT_SVM_REV_) },
+};
+
+_Static_assert(VMLAT_SVM_INTERCEPT_CODES == VMLAT_EXIT_FAST_NR,
+	       "SVM's intercepts are its fast codes");
+
 enum {
 	VMLAT_SVM_FIRST_OTHER = VMLAT_EXIT_SVM_FIRST +
 		(0 VMLAT_SVM_EXITS_INTERCEPTS(VMLAT_EXIT_COUNT_)),
+};
+
+const u8 vmlat_exit_slot_flag[VMLAT_EXIT_NR_SLOTS] = {
+	[VMLAT_EXIT_VMX_HLT] = VMLAT_EXITF_HLT,
+	[VMLAT_EXIT_SVM_HLT] = VMLAT_EXITF_HLT,
+	[VMLAT_EXIT_SVM_IDLE_HLT] = VMLAT_EXITF_HLT,
+	[VMLAT_EXIT_SVM_VMRUN] = VMLAT_EXITF_VMENTER,
+	[VMLAT_EXIT_VMX_VMLAUNCH] = VMLAT_EXITF_VMENTER,
+	[VMLAT_EXIT_VMX_VMRESUME] = VMLAT_EXITF_VMENTER,
+	[VMLAT_EXIT_SVM_VMMCALL] = VMLAT_EXITF_HYPERCALL,
+	[VMLAT_EXIT_VMX_VMCALL] = VMLAT_EXITF_HYPERCALL,
+	[VMLAT_EXIT_VMX_PAUSE_INSTRUCTION] = VMLAT_EXITF_PAUSE,
+	[VMLAT_EXIT_SVM_PAUSE] = VMLAT_EXITF_PAUSE,
+	[VMLAT_EXIT_VMX_PREEMPTION_TIMER] = VMLAT_EXITF_PTIMER,
 };
 
 _Static_assert(VMLAT_EXIT_NR_SLOTS < 255, "slot + 1 must fit in a u8");
@@ -102,17 +133,14 @@ static int svm_exit_slot(u64 raw_code)
 }
 
 /**
- * vmlat_exit_slot() - the slot of an exit reason
- * @isa:	VMLAT_ISA_VMX or VMLAT_ISA_SVM (kvm_exit's isa argument)
- * @raw_code:	VMX: the VM_EXIT_REASON field; SVM: the VMCB exit code
- *
- * See exit_codes.h for how raw codes are decoded.
+ * vmlat_exit_slot_slow() - vmlat_exit_slot() for every code
+ * @isa:	as for vmlat_exit_slot()
+ * @raw_code:	as for vmlat_exit_slot()
  *
  * Context: any.
- * Return: a slot in [0, VMLAT_EXIT_NR_SLOTS), or -1 for an unknown ISA
- * or a code that is not in the kernel's list of exit reason names.
+ * Return: as vmlat_exit_slot().
  */
-int vmlat_exit_slot(u32 isa, u64 raw_code)
+int vmlat_exit_slot_slow(u32 isa, u64 raw_code)
 {
 	switch (isa) {
 	case VMLAT_ISA_VMX:

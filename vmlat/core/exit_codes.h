@@ -342,7 +342,34 @@ enum vmlat_exit_slot_id {
 	VMLAT_EXIT_SVM_NR = VMLAT_EXIT_NR_SLOTS - VMLAT_EXIT_VMX_NR,
 };
 
-int vmlat_exit_slot(u32 isa, u64 raw_code);
+/*
+ * Raw codes below VMLAT_EXIT_FAST_NR, per ISA (VMLAT_ISA_* - 1): slot + 1,
+ * or 0 where vmlat_exit_slot_slow() returns -1. They are SVM's intercepts
+ * and VMX's basic reasons with no flag bit: nearly every exit.
+ */
+#define VMLAT_EXIT_FAST_NR	0x100
+extern const u8 vmlat_exit_slot_fast[2][VMLAT_EXIT_FAST_NR];
+
+int vmlat_exit_slot_slow(u32 isa, u64 raw_code);
+
+/**
+ * vmlat_exit_slot() - the slot of an exit reason
+ * @isa:	VMLAT_ISA_VMX or VMLAT_ISA_SVM (kvm_exit's isa argument)
+ * @raw_code:	VMX: the VM_EXIT_REASON field; SVM: the VMCB exit code
+ *
+ * See above for how raw codes are decoded. Inline: the kvm_exit probe
+ * asks at every exit; a table lookup for nearly all of them.
+ *
+ * Context: any.
+ * Return: a slot in [0, VMLAT_EXIT_NR_SLOTS), or -1 for an unknown ISA
+ * or a code that is not in the kernel's list of exit reason names.
+ */
+static inline int vmlat_exit_slot(u32 isa, u64 raw_code)
+{
+	if (likely(raw_code < VMLAT_EXIT_FAST_NR && isa - 1 < 2))
+		return (int)vmlat_exit_slot_fast[isa - 1][raw_code] - 1;
+	return vmlat_exit_slot_slow(isa, raw_code);
+}
 const char *vmlat_exit_slot_name(int slot);
 const char *vmlat_exit_slot_ftrace_name(int slot);
 u32 vmlat_exit_slot_isa(int slot);
@@ -351,39 +378,56 @@ bool vmlat_exit_is_hlt(u32 isa, u64 raw_code);
 const char *vmlat_exit_isa_name(u32 isa);
 
 /*
- * Whether a slot (from vmlat_exit_slot()) is the guest executing HLT:
- * SVM_EXIT_IDLE_HLT is the HLT intercept of CPUs with the idle-HLT
- * feature (taken only when no interrupt is pending; KVM handles it as
- * HLT).
+ * What the kvm_exit probe asks of every exit's slot, a bit each in one
+ * byte per slot (vmlat_exit_slot_flags()): one load, where each question
+ * was a compare or three.
+ *   HLT:	the guest executing HLT. SVM_EXIT_IDLE_HLT is the HLT
+ *		intercept of CPUs with the idle-HLT feature (taken only when
+ *		no interrupt is pending; KVM handles it as HLT).
+ *   VMENTER:	the guest entering its own guest (nested): VMRUN,
+ *		VMLAUNCH, VMRESUME.
+ *   HYPERCALL:	the guest's hypercall instruction (VMCALL, VMMCALL).
+ *   PAUSE:	the guest spinning: a PAUSE exit, which KVM asks for as
+ *		pause-loop exiting (VMX) or through the pause filter (SVM).
+ *   PTIMER:	VMX's preemption timer, KVM's TSC-deadline timer where it
+ *		uses it (delivery.c).
+ * The rare ones (VMLAT_EXITF_RARE) take the probe off its fast path.
  */
+#define VMLAT_EXITF_HLT		0x01
+#define VMLAT_EXITF_VMENTER	0x02
+#define VMLAT_EXITF_HYPERCALL	0x04
+#define VMLAT_EXITF_PAUSE	0x08
+#define VMLAT_EXITF_PTIMER	0x10
+#define VMLAT_EXITF_RARE	(VMLAT_EXITF_VMENTER | VMLAT_EXITF_PAUSE | \
+				 VMLAT_EXITF_PTIMER)
+
+extern const u8 vmlat_exit_slot_flag[VMLAT_EXIT_NR_SLOTS];
+
+/* The VMLAT_EXITF_* of a slot from vmlat_exit_slot(); 0 for none (< 0). */
+static inline unsigned int vmlat_exit_slot_flags(int slot)
+{
+	return (unsigned int)slot < VMLAT_EXIT_NR_SLOTS ?
+	       vmlat_exit_slot_flag[slot] : 0;
+}
+
 static inline bool vmlat_exit_slot_is_hlt(int slot)
 {
-	return slot == VMLAT_EXIT_VMX_HLT || slot == VMLAT_EXIT_SVM_HLT ||
-	       slot == VMLAT_EXIT_SVM_IDLE_HLT;
+	return vmlat_exit_slot_flags(slot) & VMLAT_EXITF_HLT;
 }
 
-/* Whether a slot is the guest entering its own guest (nested). */
 static inline bool vmlat_exit_slot_is_vmenter(int slot)
 {
-	return slot == VMLAT_EXIT_SVM_VMRUN ||
-	       slot == VMLAT_EXIT_VMX_VMLAUNCH ||
-	       slot == VMLAT_EXIT_VMX_VMRESUME;
+	return vmlat_exit_slot_flags(slot) & VMLAT_EXITF_VMENTER;
 }
 
-/* Whether a slot is the guest's hypercall instruction (VMCALL, VMMCALL). */
 static inline bool vmlat_exit_slot_is_hypercall(int slot)
 {
-	return slot == VMLAT_EXIT_SVM_VMMCALL || slot == VMLAT_EXIT_VMX_VMCALL;
+	return vmlat_exit_slot_flags(slot) & VMLAT_EXITF_HYPERCALL;
 }
 
-/*
- * Whether a slot is the guest spinning: a PAUSE exit, which KVM asks for
- * as pause-loop exiting (VMX) or through the pause filter (SVM).
- */
 static inline bool vmlat_exit_slot_is_pause(int slot)
 {
-	return slot == VMLAT_EXIT_VMX_PAUSE_INSTRUCTION ||
-	       slot == VMLAT_EXIT_SVM_PAUSE;
+	return vmlat_exit_slot_flags(slot) & VMLAT_EXITF_PAUSE;
 }
 
 #endif /* _VMLAT_EXIT_CODES_H */

@@ -332,6 +332,79 @@ static void vmlat_exit_slot_is_pause_only_for_pause(struct kunit *test)
 			   vmlat_exit_slot_is_pause(vmlat_exit_slot(ISA_VMX, 68)));
 }
 
+/*
+ * The questions of the kvm_exit probe, by name: HLT (checked above),
+ * entering a nested guest, the hypercall instruction, VMX's preemption
+ * timer; the rare ones take it off its fast path.
+ */
+static void vmlat_exit_slot_flags_by_name(struct kunit *test)
+{
+	int slot, n[3] = {};
+
+	for (slot = 0; slot < VMLAT_EXIT_NR_SLOTS; slot++) {
+		const char *name = vmlat_exit_slot_name(slot);
+		unsigned int f = vmlat_exit_slot_flags(slot);
+		bool vmx = vmlat_exit_slot_isa(slot) == ISA_VMX;
+		bool vmenter = !strcmp(name, "VMRUN") ||
+			       !strcmp(name, "VMLAUNCH") ||
+			       !strcmp(name, "VMRESUME");
+		bool call = !strcmp(name, "VMMCALL") || !strcmp(name, "VMCALL");
+		bool ptimer = vmx && !strcmp(name, "PREEMPTION_TIMER");
+
+		KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_is_vmenter(slot),
+				    vmenter, "slot %d (%s)", slot, name);
+		KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_is_hypercall(slot),
+				    call, "slot %d (%s)", slot, name);
+		KUNIT_EXPECT_EQ_MSG(test, !!(f & VMLAT_EXITF_PTIMER), ptimer,
+				    "slot %d (%s)", slot, name);
+		KUNIT_EXPECT_EQ_MSG(test, !!(f & VMLAT_EXITF_RARE),
+				    vmenter || ptimer ||
+				    vmlat_exit_slot_is_pause(slot),
+				    "slot %d (%s)", slot, name);
+		n[0] += vmenter;
+		n[1] += call;
+		n[2] += ptimer;
+	}
+	KUNIT_EXPECT_EQ(test, n[0], 3);
+	KUNIT_EXPECT_EQ(test, n[1], 2);
+	KUNIT_EXPECT_EQ(test, n[2], 1);
+	KUNIT_EXPECT_EQ(test, vmlat_exit_slot_flags(VMLAT_SLOT_UNDECODED), 0U);
+	KUNIT_EXPECT_EQ(test, vmlat_exit_slot_flags(VMLAT_EXIT_NR_SLOTS), 0U);
+}
+
+/*
+ * vmlat_exit_slot()'s inline tables against the full decoding
+ * (vmlat_exit_slot_slow(), which the tests above check by name and code):
+ * every code below and around them, with the flag, qualifier and reserved
+ * bits, for both ISAs and two that are neither.
+ */
+static void vmlat_exit_slot_fast_is_slow(struct kunit *test)
+{
+	static const u64 high[] = { 0, 0x100, 0x8000000, 0x10000000,
+				    0x20000000, 0x40000000, VMX_FAILED,
+				    0x10000, 0x100000000ULL };
+	static const u32 isas[] = { ISA_VMX, ISA_SVM, 0, 3 };
+	unsigned int i, h, low;
+
+	for (i = 0; i < ARRAY_SIZE(isas); i++)
+		for (h = 0; h < ARRAY_SIZE(high); h++)
+			for (low = 0; low < 2 * VMLAT_EXIT_FAST_NR; low++) {
+				u64 raw = high[h] | low;
+
+				KUNIT_EXPECT_EQ_MSG(test,
+					vmlat_exit_slot(isas[i], raw),
+					vmlat_exit_slot_slow(isas[i], raw),
+					"isa %u code %#llx", isas[i],
+					(unsigned long long)raw);
+			}
+	for (i = 0; i < ARRAY_SIZE(isas); i++) {
+		KUNIT_EXPECT_EQ(test, vmlat_exit_slot(isas[i], U64_MAX),
+				vmlat_exit_slot_slow(isas[i], U64_MAX));
+		KUNIT_EXPECT_EQ(test, vmlat_exit_slot(isas[i], 0xffffffff),
+				vmlat_exit_slot_slow(isas[i], 0xffffffff));
+	}
+}
+
 /* ---- the tables against the uapi macros -------------------------------- */
 
 /*
@@ -665,6 +738,8 @@ static struct kunit_case vmlat_exits_cases[] = {
 	KUNIT_CASE(vmlat_exit_slot_accessors_reject_bad_slots),
 	KUNIT_CASE(vmlat_exit_is_hlt_only_for_hlt),
 	KUNIT_CASE(vmlat_exit_slot_is_pause_only_for_pause),
+	KUNIT_CASE(vmlat_exit_slot_flags_by_name),
+	KUNIT_CASE(vmlat_exit_slot_fast_is_slow),
 	KUNIT_CASE(vmlat_exit_slot_names_are_uapi_macro_names),
 	KUNIT_CASE(vmlat_exits_match_uapi_lists),
 	KUNIT_CASE(vmlat_exit_slot_counts_vmx_replay),

@@ -84,6 +84,9 @@ typedef int64_t s64;
 #ifndef READ_ONCE
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
 
 static inline unsigned int vmlat_fls64(u64 x)
 {
