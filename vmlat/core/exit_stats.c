@@ -46,9 +46,11 @@ void vmlat_exit_stats_reset(struct vmlat_exit_stats *s)
 	struct vmlat_ahist *h;
 	unsigned int i, f;
 
-	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++)
+	for (i = 0; i < VMLAT_EXIT_NR_SLOTS; i++) {
 		for (f = 0; f < VMLAT_EXIT_NR_FIELDS; f++)
 			vmlat_atomic64_set(cell_field(&s->cell[i], f), 0);
+		WRITE_ONCE(s->hist_of[i], 0);
+	}
 	vmlat_atomic64_set(&s->undecoded, 0);
 	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
 		vmlat_atomic64_set(&s->hist_slot[i], VMLAT_SLOT_UNDECODED);
@@ -75,6 +77,40 @@ void vmlat_exit_stats_release(struct vmlat_exit_stats *s,
 			src->put(s->hist[i]);
 		s->hist[i] = NULL;
 	}
+}
+
+/**
+ * vmlat_exit_stats_hist_find() - vmlat_exit_stats_done() for a reason
+ * whose histogram it does not know yet
+ * @s:		the VM's statistics
+ * @slot:	the exit's reason slot, >= 0
+ * @ns:		its handling time
+ * @src:	as for vmlat_exit_stats_done()
+ *
+ * The first VMLAT_EXIT_REASON_HISTS reasons seen take a histogram each,
+ * lock-free; the one found is remembered in @s->hist_of.
+ *
+ * Context: any context.
+ * Return: as vmlat_exit_stats_done().
+ */
+bool vmlat_exit_stats_hist_find(struct vmlat_exit_stats *s, int slot, u64 ns,
+				const struct vmlat_ahist_src *src)
+{
+	unsigned int i;
+	s64 cur;
+
+	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
+		cur = vmlat_atomic64_read(&s->hist_slot[i]);
+		if (cur == VMLAT_SLOT_UNDECODED &&
+		    vmlat_atomic64_try_cmpxchg(&s->hist_slot[i], &cur, slot))
+			cur = slot;
+		if (cur == slot) {
+			WRITE_ONCE(s->hist_of[slot], i + 1);
+			vmlat_ahist_add_lazy(&s->hist[i], src, ns);
+			return true;
+		}
+	}
+	return false;
 }
 
 /**

@@ -57,12 +57,16 @@ struct vmlat_exit_row {
  * @hist:	handling times of the first reasons seen, each made on its
  *		first sample (ahist.h); those of the other reasons are the
  *		caller's (vmlat_exit_stats_done())
+ * @hist_of:	per reason slot, 1 + the index in @hist_slot it was last
+ *		found at, or 0: a hint, checked against @hist_slot (a reset
+ *		frees the histograms for the next reasons seen)
  */
 struct vmlat_exit_stats {
 	struct vmlat_exit_cell cell[VMLAT_EXIT_NR_SLOTS];
 	vmlat_atomic64_t undecoded;
 	vmlat_atomic64_t hist_slot[VMLAT_EXIT_REASON_HISTS];
 	struct vmlat_ahist *hist[VMLAT_EXIT_REASON_HISTS];
+	u8 hist_of[VMLAT_EXIT_NR_SLOTS];
 };
 
 void vmlat_exit_stats_init(struct vmlat_exit_stats *s);
@@ -70,6 +74,8 @@ void vmlat_exit_stats_reset(struct vmlat_exit_stats *s);
 void vmlat_exit_stats_release(struct vmlat_exit_stats *s,
 			      const struct vmlat_ahist_src *src);
 void vmlat_exit_stats_uncount(struct vmlat_exit_stats *s, int slot);
+bool vmlat_exit_stats_hist_find(struct vmlat_exit_stats *s, int slot, u64 ns,
+				const struct vmlat_ahist_src *src);
 void vmlat_exit_stats_read(const struct vmlat_exit_stats *s, int slot,
 			   struct vmlat_exit_row *row);
 u64 vmlat_exit_stats_undecoded(const struct vmlat_exit_stats *s);
@@ -122,22 +128,16 @@ static inline bool vmlat_exit_stats_done(struct vmlat_exit_stats *s,
 					 const struct vmlat_ahist_src *src)
 {
 	unsigned int i;
-	s64 cur;
 
 	if (slot < 0)
 		return false;
 	vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
-	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
-		cur = vmlat_atomic64_read(&s->hist_slot[i]);
-		if (cur == VMLAT_SLOT_UNDECODED &&
-		    vmlat_atomic64_try_cmpxchg(&s->hist_slot[i], &cur, slot))
-			cur = slot;
-		if (cur == slot) {
-			vmlat_ahist_add_lazy(&s->hist[i], src, ns);
-			return true;
-		}
+	i = READ_ONCE(s->hist_of[slot]);
+	if (likely(i && vmlat_atomic64_read(&s->hist_slot[i - 1]) == slot)) {
+		vmlat_ahist_add_lazy(&s->hist[i - 1], src, ns);
+		return true;
 	}
-	return false;
+	return vmlat_exit_stats_hist_find(s, slot, ns, src);
 }
 
 #endif /* _VMLAT_EXIT_STATS_H */

@@ -261,6 +261,40 @@ static void vmlat_exit_stats_no_histogram(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->taken, 1U);
 }
 
+/*
+ * A reset frees the histograms for the next reasons seen, in the order
+ * they come: each reason's samples go to the one it holds now, not to
+ * the one it held before.
+ */
+static void vmlat_exit_stats_reset_reorders(struct kunit *test)
+{
+	struct exit_ctx *c = test->priv;
+	int a = slot_of(1), b = slot_of(2);
+
+	vmlat_exit_stats_done(&c->s, a, 100, &test_src);
+	vmlat_exit_stats_done(&c->s, b, 200, &test_src);
+	vmlat_exit_stats_done(&c->s, a, 300, &test_src);
+	KUNIT_EXPECT_EQ(test, vmlat_exit_stats_hist_slot(&c->s, 0), a);
+	KUNIT_EXPECT_EQ(test, vmlat_exit_stats_hist_slot(&c->s, 1), b);
+	KUNIT_ASSERT_TRUE(test, vmlat_exit_stats_hist(&c->s, a, &c->h));
+	KUNIT_EXPECT_EQ(test, c->h.count, 2ULL);
+
+	vmlat_exit_stats_reset(&c->s);
+	KUNIT_EXPECT_TRUE(test, vmlat_exit_stats_done(&c->s, b, 5, &test_src));
+	KUNIT_EXPECT_TRUE(test, vmlat_exit_stats_done(&c->s, a, 9, &test_src));
+	KUNIT_EXPECT_TRUE(test, vmlat_exit_stats_done(&c->s, a, 11, &test_src));
+	KUNIT_EXPECT_EQ(test, vmlat_exit_stats_hist_slot(&c->s, 0), b);
+	KUNIT_EXPECT_EQ(test, vmlat_exit_stats_hist_slot(&c->s, 1), a);
+	KUNIT_ASSERT_TRUE(test, vmlat_exit_stats_hist(&c->s, b, &c->h));
+	KUNIT_EXPECT_EQ(test, c->h.count, 1ULL);
+	KUNIT_EXPECT_EQ(test, c->h.max_ns, 5ULL);
+	KUNIT_ASSERT_TRUE(test, vmlat_exit_stats_hist(&c->s, a, &c->h));
+	KUNIT_EXPECT_EQ(test, c->h.count, 2ULL);
+	KUNIT_EXPECT_EQ(test, c->h.min_ns, 9ULL);
+	KUNIT_EXPECT_EQ(test, c->h.max_ns, 11ULL);
+	KUNIT_EXPECT_EQ(test, c->taken, 2U);
+}
+
 /* A count taken back: once per count, never below zero. */
 static void vmlat_exit_stats_uncount_stops_at_zero(struct kunit *test)
 {
@@ -287,6 +321,7 @@ static struct kunit_case vmlat_exit_stats_cases[] = {
 	KUNIT_CASE(vmlat_exit_stats_follow_the_exits),
 	KUNIT_CASE(vmlat_exit_stats_uncount_stops_at_zero),
 	KUNIT_CASE(vmlat_exit_stats_no_histogram),
+	KUNIT_CASE(vmlat_exit_stats_reset_reorders),
 	{}
 };
 
