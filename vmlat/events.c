@@ -141,8 +141,13 @@ static __always_inline void vmlat_vcpu_done(struct vmlat_vcpu *vc,
 		}
 		kind = VMLAT_HIST_EXIT;
 		vmlat_vm_exit_done(vm, slot, done->ns);
-		trace_vmlat_exit(vm->pid, vc->idx, done->ns, vc->exit_isa,
-				 vc->exit_reason);
+		/*
+		 * Tested first: else the compiler loads the event's fields
+		 * at every exit, before the tracepoint's own static branch.
+		 */
+		if (trace_vmlat_exit_enabled())
+			trace_vmlat_exit(vm->pid, vc->idx, done->ns,
+					 vc->exit_isa, vc->exit_reason);
 		break;
 	default:
 		return;
