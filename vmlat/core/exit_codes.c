@@ -57,14 +57,10 @@ static const u8 vmx_slot_by_basic[] = {
 	VMLAT_VMX_EXITS(VMLAT_VMX_REV_)
 };
 
-static const u8 svm_slot_by_intercept[VMLAT_SVM_INTERCEPT_CODES] = {
-	VMLAT_SVM_EXITS_INTERCEPTS(VMLAT_SVM_REV_)
-};
-
 /*
  * vmlat_exit_slot()'s tables: a VMX code with bit 31 set is not below
  * VMLAT_EXIT_FAST_NR, so the VM-entry failure reasons (listed with it)
- * have no entry in VMX's.
+ * have no entry in VMX's. SVM's is its reverse index of intercepts.
  */
 #define VMLAT_VMX_FAST_(name, code, ...)				\
 	[(code) & VMLAT_VMX_BASIC_MASK] =				\
@@ -121,8 +117,8 @@ static int svm_exit_slot(u64 raw_code)
 {
 	int slot;
 
-	if (raw_code < VMLAT_SVM_INTERCEPT_CODES)
-		return (int)svm_slot_by_intercept[raw_code] - 1;
+	if (raw_code < VMLAT_SVM_INTERCEPT_CODES)	/* its fast table */
+		return vmlat_exit_slot(VMLAT_ISA_SVM, raw_code);
 	if (raw_code == U64_MAX)	/* SVM_EXIT_ERR as a 64-bit value */
 		raw_code = VMLAT_SVM_EXIT_ERR;
 	for (slot = VMLAT_SVM_FIRST_OTHER; slot < VMLAT_EXIT_NR_SLOTS; slot++) {

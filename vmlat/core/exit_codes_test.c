@@ -376,7 +376,9 @@ static void vmlat_exit_slot_flags_by_name(struct kunit *test)
  * vmlat_exit_slot()'s inline tables against the full decoding
  * (vmlat_exit_slot_slow(), which the tests above check by name and code):
  * every code below and around them, with the flag, qualifier and reserved
- * bits, for both ISAs and two that are neither.
+ * bits, for both ISAs and two that are neither. VMX's table is its own;
+ * SVM's intercepts are one table for both, so for SVM this checks the
+ * bounds around it.
  */
 static void vmlat_exit_slot_fast_is_slow(struct kunit *test)
 {
