@@ -147,11 +147,6 @@ static __always_inline u64 vmlat_irq_tag(const struct vmlat_vcpu *sender)
 	       (u32)vmlat_marker_exits(sender);
 }
 
-static __always_inline bool vmlat_exit_is_hv_timer(int slot)
-{
-	return slot == VMLAT_EXIT_VMX_PREEMPTION_TIMER;
-}
-
 /*
  * @vc's timer on VMX's preemption timer expired, with the VM exit at
  * *@ns: KVM keeps that timer while the vCPU's thread runs in the host or
@@ -233,7 +228,7 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 		src = VMLAT_IRQ_IPI;
 	} else if (vmlat_irq_timer_take(&target->irq, &ns, &at, &wait)) {
 		src = VMLAT_IRQ_TIMER;
-	} else if (vmlat_exit_is_hv_timer(target->exit_slot) &&
+	} else if (vmlat_exit_slot_is_ptimer(target->exit_slot) &&
 		   target->exit_ns) {
 		/* The hypervisor timer expired with the guest's exit. */
 		src = VMLAT_IRQ_TIMER;

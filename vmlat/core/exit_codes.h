@@ -430,4 +430,9 @@ static inline bool vmlat_exit_slot_is_pause(int slot)
 	return vmlat_exit_slot_flags(slot) & VMLAT_EXITF_PAUSE;
 }
 
+static inline bool vmlat_exit_slot_is_ptimer(int slot)
+{
+	return vmlat_exit_slot_flags(slot) & VMLAT_EXITF_PTIMER;
+}
+
 #endif /* _VMLAT_EXIT_CODES_H */

@@ -355,8 +355,8 @@ static void vmlat_exit_slot_flags_by_name(struct kunit *test)
 				    vmenter, "slot %d (%s)", slot, name);
 		KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_is_hypercall(slot),
 				    call, "slot %d (%s)", slot, name);
-		KUNIT_EXPECT_EQ_MSG(test, !!(f & VMLAT_EXITF_PTIMER), ptimer,
-				    "slot %d (%s)", slot, name);
+		KUNIT_EXPECT_EQ_MSG(test, vmlat_exit_slot_is_ptimer(slot),
+				    ptimer, "slot %d (%s)", slot, name);
 		KUNIT_EXPECT_EQ_MSG(test, !!(f & VMLAT_EXITF_RARE),
 				    vmenter || ptimer ||
 				    vmlat_exit_slot_is_pause(slot),
