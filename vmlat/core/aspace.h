@@ -131,12 +131,15 @@ void vmlat_as_reasons_merge(struct vmlat_as_reasons *to,
  * @base:	the vCPU's times when @key began
  * @reasons:	its exits completed since it began, by reason
  * @user:	@key was seen at CPL 3 since it began
+ * @last:	the entry of @reasons the last exit found its reason in:
+ *		looked at first (a hint, checked against the entry's slot)
  */
 struct vmlat_as_cursor {
 	u64 key;
 	struct vmlat_as_times base;
 	struct vmlat_as_reasons reasons;
 	bool user;
+	u8 last;
 };
 
 /**
@@ -200,25 +203,31 @@ void vmlat_as_cursor_stretch(const struct vmlat_as_cursor *c,
  * @slot:	its exit slot; < 0 (undecoded, clock sync): not counted
  * @ns:		its handling time
  *
- * At every exit: the reason found in the list is the inline case.
+ * At every exit: the reason found in the list is the inline case, the
+ * last one's first (a guest's exits come in runs of one reason).
  */
 static inline void vmlat_as_cursor_exit(struct vmlat_as_cursor *c, int slot,
 					u64 ns)
 {
 	struct vmlat_as_reasons *r = &c->reasons;
-	int i;
+	unsigned int i = c->last;
 
 	if (slot < 0 || c->key == VMLAT_AS_NONE)
 		return;
-	for (i = 0; i < VMLAT_AS_REASONS; i++) {
-		if (r->slot[i] == slot + 1) {
-			r->ns[i] += ns;
-			r->weight[i] += ns;
-			r->count[i]++;
+	/* @last: only ever an index of the loop below, or 0 */
+	if (unlikely(r->slot[i] != slot + 1)) {
+		for (i = 0; i < VMLAT_AS_REASONS; i++)
+			if (r->slot[i] == slot + 1)
+				break;
+		if (i == VMLAT_AS_REASONS) {
+			vmlat_as_reasons_add(r, slot + 1, ns, 1);
 			return;
 		}
+		c->last = i;
 	}
-	vmlat_as_reasons_add(r, slot + 1, ns, 1);
+	r->ns[i] += ns;
+	r->weight[i] += ns;
+	r->count[i]++;
 }
 
 void vmlat_as_table_init(struct vmlat_as_table *t);

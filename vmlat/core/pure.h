@@ -87,6 +87,9 @@ typedef int64_t s64;
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
 #endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
 
 static inline unsigned int vmlat_fls64(u64 x)
 {
