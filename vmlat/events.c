@@ -495,18 +495,21 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 {
 	const struct vmlat_as_cursor *c = &vc->acct.as;
 	struct vmlat_as_names *names = &vc->vm->names;
+	int cpl = -EOPNOTSUPP;
 	u64 cr3, key;
 	bool user;
 
 	if (!static_branch_likely(&vmlat_gta_on))
 		return;
 	if (unlikely(vmlat_kvm_read_guest_cr3(vcpu, isa, &vc->vmcb_checked,
-					      &cr3)))
+					      &cr3, &cpl)))
 		return;
 	key = vmlat_as_key(cr3, !vmlat_as_names_whole(names));
 	if (likely(key == c->key && c->user))
 		return;
-	user = vmlat_kvm_read_cpl(vcpu, isa, &vc->vmcb_checked) == 3;
+	if (cpl < 0)	/* not read with the CR3: VMX's VMREAD, only now */
+		cpl = vmlat_kvm_read_cpl(vcpu, isa, &vc->vmcb_checked);
+	user = cpl == 3;
 	/* Bit 12 clear: the key is the same folded or whole. */
 	if (unlikely(vmlat_as_shows_whole(cr3, user)))
 		vmlat_as_names_set_whole(names);

@@ -514,6 +514,8 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
  * @checked:	the caller's memory of the last VMCB pointer found plausible
  *		(as for vmlat_read_exit_code())
  * @cr3:	set to the guest's CR3 on success
+ * @cpl:	set to its CPL too where the same read gives it (SVM's VMCB,
+ *		as vmlat_kvm_read_cpl() reads it), else left as it was
  *
  * Where the guest's page-table root is, with public headers:
  *  - with two-dimensional paging (NPT/EPT: the vCPU's MMU role is
@@ -538,7 +540,7 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
 static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 						    u32 isa,
 						    const void **checked,
-						    u64 *cr3)
+						    u64 *cr3, int *cpl)
 {
 	const struct vmcb *vmcb;
 	unsigned long v;
@@ -556,6 +558,8 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 		if (!vmcb)
 			return -EOPNOTSUPP;
 		*cr3 = READ_ONCE(vmcb->save.cr3);
+		if (likely(vmlat_layout_ok(VMLAT_LAYOUT_SVM_CPL)))
+			*cpl = READ_ONCE(vmcb->save.cpl) & 3;
 		return 0;
 	case VMLAT_ISA_VMX:
 		if (READ_ONCE(vcpu->cpu) != smp_processor_id() ||
