@@ -11,7 +11,11 @@
  * "<vaddr hex> <instructions> <executions>". With arg mark=PATH it counts
  * only what runs after PATH appears (the test host's job creates it on
  * the shared directory once vmlat is loaded, so that loading it does not
- * count): a thread looks for it every 10 ms.
+ * count): a thread looks for it every 10 ms. With arg from=ADDR (hex) it
+ * counts from ADDR up instead of the module area's start: from the kernel
+ * image's (ffffffff80000000), the kernel's own instructions too, which
+ * a build whose probes return at once (the floor) tells from vmlat's
+ * share by difference.
  *
  * Plugin API version 1 (QEMU 7.2, Debian 12's), declared here rather
  * than from qemu-plugin.h, which Debian does not ship: an inline counter
@@ -58,6 +62,7 @@ struct block {
 };
 
 static struct block *blocks;
+static uint64_t from = MODULES_START;	/* the lowest address counted */
 static char out_path[4096] = "tbcount.txt";
 static char mark_path[4096];
 
@@ -98,7 +103,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
 	struct block *b;
 
-	if (vaddr < MODULES_START)
+	if (vaddr < from)
 		return;
 	b = block_of(vaddr, qemu_plugin_tb_n_insns(tb));
 	if (b)
@@ -134,6 +139,8 @@ EXPORTED int qemu_plugin_install(qemu_plugin_id_t id,
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4)) {
 			snprintf(out_path, sizeof(out_path), "%s", argv[i] + 4);
+		} else if (!strncmp(argv[i], "from=", 5)) {
+			from = strtoull(argv[i] + 5, NULL, 16);
 		} else if (!strncmp(argv[i], "mark=", 5)) {
 			snprintf(mark_path, sizeof(mark_path), "%s",
 				 argv[i] + 5);
