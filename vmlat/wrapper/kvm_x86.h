@@ -461,6 +461,12 @@ static __always_inline bool vmlat_vmread(unsigned long field,
 	return !failed;
 }
 
+/* SVM's CPL at the exit, from the current VMCB (svm_get_cpl()'s field). */
+static __always_inline int vmlat_svm_cpl(const struct vmcb *vmcb)
+{
+	return READ_ONCE(vmcb->save.cpl) & 3;
+}
+
 /**
  * vmlat_kvm_read_cpl() - the privilege level the guest ran at when it exited
  * @vcpu:	a vCPU loaded by the current thread (vmlat_kvm_vcpu_loaded())
@@ -496,7 +502,7 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
 		vmcb = vmlat_svm_vmcb(vcpu, checked, VMLAT_LAYOUT_SVM_CPL);
 		if (!vmcb)
 			return -EOPNOTSUPP;
-		return READ_ONCE(vmcb->save.cpl) & 3;
+		return vmlat_svm_cpl(vmcb);
 	case VMLAT_ISA_VMX:
 		if (READ_ONCE(vcpu->cpu) != smp_processor_id() ||
 		    !vmlat_vmread(GUEST_SS_AR_BYTES, &ar))
@@ -559,7 +565,7 @@ static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 			return -EOPNOTSUPP;
 		*cr3 = READ_ONCE(vmcb->save.cr3);
 		if (likely(vmlat_layout_ok(VMLAT_LAYOUT_SVM_CPL)))
-			*cpl = READ_ONCE(vmcb->save.cpl) & 3;
+			*cpl = vmlat_svm_cpl(vmcb);
 		return 0;
 	case VMLAT_ISA_VMX:
 		if (READ_ONCE(vcpu->cpu) != smp_processor_id() ||
