@@ -81,21 +81,48 @@ u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns)
 	return ns;
 }
 
+/*
+ * The pairs of readings vmlat_clock_mono() takes at most, and the span
+ * (ns of vmlat's clock) a pair must fit in for it to stop there.
+ */
+#define VMLAT_MONO_PAIRS	4
+#define VMLAT_MONO_PAIR_NS	2000
+
 /**
  * vmlat_clock_mono() - an instant of vmlat's clock on CLOCK_MONOTONIC
  * @ns:	the instant, vmlat_now_ns()
  *
- * Exact on the mono clock, and within the clocks' drift over the
- * instant's age (parts per million of it) on the TSC one.
+ * Exact on the mono clock. On the TSC one, the offset between the clocks
+ * is read now: the mono clock between two readings of vmlat's, taken as
+ * their midpoint. An emulator (or an NMI, or a hypervisor below) can stop
+ * the CPU between two reads for as long as it likes (0.7 ms has been
+ * seen under TCG), which would move the instant that much; so the pair
+ * whose readings lie closest together is kept, of a few. Reports, its
+ * only callers, are rare.
  *
  * Context: any.
- * Return: CLOCK_MONOTONIC at @ns, as ktime_get_mono_fast_ns() reads it.
+ * Return: CLOCK_MONOTONIC at @ns, as ktime_get_mono_fast_ns() reads it,
+ * within half the kept pair's span and the clocks' drift over the
+ * instant's age (parts per million of it).
  */
 u64 vmlat_clock_mono(u64 ns)
 {
+	u64 a, b, mono, span, best = U64_MAX, off = 0;
+	int i;
+
 	if (!static_branch_likely(&vmlat_clock_tsc))
 		return ns;
-	return ktime_get_mono_fast_ns() - (vmlat_now_ns() - ns);
+	for (i = 0; i < VMLAT_MONO_PAIRS && best > VMLAT_MONO_PAIR_NS; i++) {
+		a = vmlat_now_ns();
+		mono = ktime_get_mono_fast_ns();
+		b = vmlat_now_ns();
+		span = b - a;
+		if (span < best) {
+			best = span;
+			off = mono - (a + span / 2);
+		}
+	}
+	return ns + off;
 }
 
 /*
