@@ -57,19 +57,24 @@ bool vmlat_tsc_usable(void)
  *
  * Context: any, preemption off (the TSC read is this CPU's).
  * Return: the instant, or 0 if the TSC's rate is not known, the TSC is not
- * trusted, or the instant falls outside [@since_ns, @now_ns].
+ * trusted (where vmlat's clock is not the TSC), or the instant falls
+ * outside [@since_ns, @now_ns].
  */
 u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns)
 {
 	u64 ns, mono, d;
 
-	if (!vmlat_tsc_usable())
-		return 0;
+	/*
+	 * vmlat's clock is the TSC itself: the reading is an instant of it,
+	 * even where the kernel stopped trusting the TSC since.
+	 */
 	if (static_branch_likely(&vmlat_clock_tsc)) {
 		if ((s64)(tsc - vmlat_clock.tsc0) < 0)	/* before load */
 			return 0;
 		ns = vmlat_clock_at_tsc(tsc);
 	} else {
+		if (!vmlat_tsc_usable())
+			return 0;
 		mono = ktime_get_mono_fast_ns();
 		d = rdtsc_ordered() - tsc;
 		if (d > vmlat_tsc_max)	/* negative too: after now */

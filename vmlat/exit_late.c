@@ -7,6 +7,7 @@
 
 #include <linux/atomic.h>
 #include <linux/kvm_host.h>
+#include <linux/percpu.h>
 #include <linux/workqueue.h>
 
 #include "clock.h"
@@ -23,7 +24,11 @@ DEFINE_STATIC_KEY_TRUE(vmlat_exit_trace_unknown);
 DEFINE_STATIC_KEY_FALSE(vmlat_exit_trace_late);
 
 static atomic_t vmlat_exit_trace = ATOMIC_INIT(VMLAT_EXIT_TRACE_UNKNOWN);
-static atomic64_t vmlat_exit_unread = ATOMIC64_INIT(0);
+/*
+ * Per CPU: where the TSC is not usable (or KVM scales it), every late
+ * exit counts here, on every CPU at once.
+ */
+static DEFINE_PER_CPU(u64, vmlat_exit_unread);
 
 /* Static keys change under a mutex: not from the probe. */
 static void vmlat_exit_trace_work_fn(struct work_struct *work)
@@ -84,7 +89,7 @@ u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
 	if (!vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
 		exit_ns = vmlat_tsc_time_ns(exit_tsc, since_ns, now_ns);
 	if (!exit_ns)
-		atomic64_inc(&vmlat_exit_unread);
+		this_cpu_inc(vmlat_exit_unread);
 	return exit_ns;
 }
 
@@ -106,7 +111,12 @@ enum vmlat_exit_trace vmlat_exit_trace_mode(void)
  */
 u64 vmlat_exit_time_unread(void)
 {
-	return atomic64_read(&vmlat_exit_unread);
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(vmlat_exit_unread, cpu);
+	return n;
 }
 
 /* Context: process context, once no probe can run. */
