@@ -355,6 +355,24 @@ static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
 }
 
 /*
+ * vmlat_late_exit_event()'s accounting off its fast path: a switch-out
+ * ended the guest time first (or, @exit_ns 0, the exit's time is
+ * unknown). Return: when the exit began, or 0 if unknown.
+ */
+static noinline u64 vmlat_late_exit_acct(struct vmlat_vcpu_acct *a,
+					 bool hlt, u64 exit_ns, u64 now)
+{
+	struct vmlat_done done;
+
+	if (exit_ns)
+		vmlat_acct_left_guest(a, exit_ns, false);
+	if (a->exit_pending)
+		exit_ns = a->left_ns;
+	vmlat_acct_event(a, VMLAT_EV_EXIT, hlt, now, &done);
+	return exit_ns;
+}
+
+/*
  * The kvm_exit of @vc where exits are traced late (exit_late.h): the
  * guest time ends at the exit, read from the TSC, unless a switch-out
  * already ended it. Lock-free as vmlat_owner_event(), whose reasons hold:
@@ -371,7 +389,6 @@ static noinline u64 vmlat_late_exit_event(struct vmlat_vcpu *vc,
 {
 	struct vmlat_nested_done *nd = &vc->nested_done;
 	u8 state = READ_ONCE(vc->acct.state);
-	struct vmlat_done done;
 	u64 exit_ns = 0;
 	bool count_nd;
 
@@ -383,11 +400,11 @@ static noinline u64 vmlat_late_exit_event(struct vmlat_vcpu *vc,
 		exit_ns = vmlat_exit_time_ns(vcpu, vc->acct.since_ns, now);
 	raw_write_seqcount_begin(&vc->seq);
 	vmlat_vcpu_catch_up(vc);
-	if (exit_ns)
-		vmlat_acct_left_guest(&vc->acct, exit_ns, false);
-	if (vc->acct.exit_pending)
+	if (likely(exit_ns) &&
+	    vmlat_acct_owner_late_exit(&vc->acct, hlt, exit_ns, now))
 		exit_ns = vc->acct.left_ns;
-	vmlat_acct_event(&vc->acct, VMLAT_EV_EXIT, hlt, now, &done);
+	else
+		exit_ns = vmlat_late_exit_acct(&vc->acct, hlt, exit_ns, now);
 	count_nd = vmlat_nested_event(&vc->acct, VMLAT_EV_EXIT, hlt, nin,
 				      nslot, now, nd);
 	raw_write_seqcount_end(&vc->seq);

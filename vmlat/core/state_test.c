@@ -376,6 +376,76 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 }
 
 /*
+ * The fast path of a late kvm_exit accounts it exactly as the guest's
+ * leaving at the exit's time and then the kvm_exit do, and refuses
+ * (changing nothing) where the vCPU is not in guest: random events, and
+ * exits whose time is anywhere from before the last event to now.
+ */
+static void vmlat_acct_owner_late_exit_matches_event(struct kunit *test)
+{
+	struct vmlat_vcpu_acct *a = kunit_kzalloc(test, 3 * sizeof(*a),
+						  GFP_KERNEL);
+	struct vmlat_vcpu_acct *b, *before;
+	unsigned int fast = 0, refused = 0;
+	struct vmlat_done done;
+	u64 t = 1000, exit_ns;
+	u32 seed = 11;
+	bool hlt;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	b = a + 1;
+	before = a + 2;
+	vmlat_acct_init(a, VMLAT_EV_ENTRY, t);
+	for (i = 0; i < 30000; i++) {
+		seed = seed * 1103515245 + 12345;
+		t += (seed >> 8) % 500;
+		hlt = (seed >> 12) & 1;
+		if ((seed >> 16) % 3) {
+			/* Anything else, mostly entries back to guest. */
+			vmlat_acct_event(a, (seed >> 16) % 2 ? VMLAT_EV_ENTRY :
+					 (seed >> 18) % VMLAT_NR_EVENTS, hlt,
+					 t, &done);
+			continue;
+		}
+		/* Up to 100 ns before the last event (clamped there). */
+		exit_ns = a->since_ns + (seed >> 4) % (t - a->since_ns + 100);
+		exit_ns = exit_ns > 100 ? exit_ns - 100 : 0;
+		if (exit_ns > t)
+			exit_ns = t;
+		memcpy(b, a, sizeof(*a));
+		memcpy(before, a, sizeof(*a));
+		if (vmlat_acct_owner_late_exit(b, hlt, exit_ns, t)) {
+			fast++;
+			KUNIT_ASSERT_TRUE_MSG(test,
+					      vmlat_acct_left_guest(a, exit_ns,
+								    false),
+					      "step %d: fast from state %u", i,
+					      before->state);
+			vmlat_acct_event(a, VMLAT_EV_EXIT, hlt, t, &done);
+			KUNIT_ASSERT_EQ_MSG(test, done.kind, VMLAT_DONE_NONE,
+					    "step %d", i);
+			KUNIT_ASSERT_EQ_MSG(test, memcmp(a, b, sizeof(*a)), 0,
+					    "step %d: exit at %llu, now %llu",
+					    i, (unsigned long long)exit_ns,
+					    (unsigned long long)t);
+		} else {
+			refused++;
+			KUNIT_ASSERT_EQ_MSG(test,
+					    memcmp(b, before, sizeof(*b)), 0,
+					    "step %d refused, wrote", i);
+			KUNIT_ASSERT_FALSE_MSG(test,
+					       vmlat_acct_left_guest(b, exit_ns,
+								     false),
+					       "step %d: refused in guest", i);
+			vmlat_acct_event(a, VMLAT_EV_EXIT, hlt, t, &done);
+		}
+	}
+	KUNIT_EXPECT_GT(test, fast, 1000U);
+	KUNIT_EXPECT_GT(test, refused, 1000U);
+}
+
+/*
  * An event that changes nothing writes nothing (a wake-up of a running
  * vCPU comes from another CPU while its thread writes lock-free).
  */
@@ -519,6 +589,7 @@ static struct kunit_case vmlat_state_cases[] = {
 	KUNIT_CASE(vmlat_acct_remembers_wakeup),
 	KUNIT_CASE(vmlat_acct_end_stops_the_clock),
 	KUNIT_CASE(vmlat_acct_owner_matches_event),
+	KUNIT_CASE(vmlat_acct_owner_late_exit_matches_event),
 	KUNIT_CASE(vmlat_acct_noop_writes_nothing),
 	KUNIT_CASE(vmlat_acct_reset_counts_from_then),
 	KUNIT_CASE(vmlat_acct_left_guest_only_from_guest),
