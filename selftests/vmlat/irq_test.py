@@ -336,14 +336,16 @@ def events(trace):
         yield pid, cpu, t, ev, body, lo, in_irq
 
 
-def switch_of(body, cpu, t, switches):
+def switch_of(body, cpu, t, switches, lo=None):
     """A sched_switch's (prev pid, prev state, next pid), None if its body
-    says none; noted in @switches (CPU: [(time, next pid)]) for
+    says none; noted in @switches (CPU: [(time, next pid, lo)]: @lo, what
+    bounds vmlat's clock read there from below, events()) for
     holders()."""
     m = SWITCH.search(body)
     if not m:
         return None
-    switches.setdefault(cpu, []).append((t, int(m.group(3))))
+    switches.setdefault(cpu, []).append(
+        (t, int(m.group(3)), t if lo is None else lo))
     return int(m.group(1)), m.group(2), int(m.group(3))
 
 
@@ -445,7 +447,7 @@ def oracle(trace, tids, target, sender, vector, khz=None):
     recent = []             # the last events of the target, for a human
     for pid, cpu, t, ev, body, lo, in_irq in events(trace):
         if ev == "sched_switch":
-            sw = switch_of(body, cpu, t, switches)
+            sw = switch_of(body, cpu, t, switches, lo)
             if not sw:
                 continue
             prev, state, nxt = sw
@@ -672,24 +674,36 @@ def excerpt(lines, lo, hi, pids, most=40):
 
 
 def holders(switches, wait):
-    """Who ran the longest slice on a CPU during @wait, (begin, end, CPU),
-    from its switches: that task, and those that ran at least half as
-    long (slices that close: which of them vmlat names is a matter of its
-    clock reads)."""
+    """Who ran the longest slice on a CPU during @wait, (begin, end, CPU[,
+    begin's lo, end's lo]), from its switches: that task, and those that
+    ran at least half as long (slices that close: which of them vmlat
+    names is a matter of its clock reads); and any that vmlat's clock
+    reads can make the longest, each read anywhere between its lo and the
+    record's event (events(): under TCG, a CPU's thread can stop between
+    vmlat's probe and ftrace's for as long as its host likes)."""
     if not wait:
         return []
-    w0, w1, cpu = wait
+    w0, w1, cpu = wait[:3]
+    w0lo, w1lo = wait[3:5] if len(wait) >= 5 else (w0, w1)
     sw = switches.get(cpu, [])
-    longest = {}
-    for i, (t, pid) in enumerate(sw):
-        end = sw[i + 1][0] if i + 1 < len(sw) else w1
+    longest, most, least = {}, {}, {}
+    for i, (t, pid, lo) in enumerate(sw):
+        end, endlo = sw[i + 1][::2] if i + 1 < len(sw) else (w1, w1)
         ran = min(end, w1) - max(t, w0)
         if ran > 0:
             longest[pid] = max(longest.get(pid, 0), ran)
+        # the longest and the shortest vmlat can have seen it run
+        hi = min(end, w1) - max(lo, w0lo)
+        if hi > 0:
+            most[pid] = max(most.get(pid, 0), hi)
+            least[pid] = max(least.get(pid, 0),
+                             min(endlo, w1lo) - max(t, w0))
     if not longest:
         return []
     top = max(longest.values())
-    return sorted(pid for pid, ran in longest.items() if 2 * ran >= top)
+    floor = max(least.values() or [0])
+    return sorted(pid for pid in most
+                  if 2 * longest.get(pid, 0) >= top or most[pid] >= floor)
 
 
 def vm_of(js, pid):
@@ -1494,7 +1508,7 @@ def lhp_oracle(trace, holder, spinner):
     switches = {}
     for pid, cpu, t, ev, body, lo, in_irq in events(trace):
         if ev == "sched_switch":
-            sw = switch_of(body, cpu, t, switches)
+            sw = switch_of(body, cpu, t, switches, lo)
             if not sw:
                 continue
             prev, state, nxt = sw
@@ -1618,7 +1632,7 @@ def lock_case(name, mode):
             named.append(by)
             if iv is None or not fits(d, iv) or \
                     not iv[3] <= n <= iv[3] + iv[6] or \
-                    by not in holders(switches, iv[:3]):
+                    by not in holders(switches, iv[:3] + iv[4:6]):
                 bad.append(((d, n, by), iv))
     tap(len(evs) == h["count"] and not bad, name + ".trace_events",
         "%d vmlat_lock_holder events, vmlat counted %d preemptions; first "
@@ -1632,7 +1646,7 @@ def lock_case(name, mode):
     names = set()
     for iv in ivs:
         if fits(h["max_ns"], iv):
-            names.update(holders(switches, iv[:3]))
+            names.update(holders(switches, iv[:3] + iv[4:6]))
     by = h["max_by"] or {}
     tap(by.get("pid") in names and g["hog_pid"] in named,
         name + ".hog_named",
