@@ -10,6 +10,7 @@
  */
 #include <kunit/test.h>
 
+#include "kunit_lcg.h"
 #include "state.h"
 
 /*
@@ -317,6 +318,26 @@ static void vmlat_acct_event_random_walk_keeps_partition(struct kunit *test)
 }
 
 /*
+ * Three vCPUs' accounting for the fast paths' comparisons (too large for
+ * a KASAN kernel's stack): the first started in kernel at @t, the other
+ * two its copies to compare (@b) and to check a refusal against
+ * (@before).
+ */
+static struct vmlat_vcpu_acct *three_accts(struct kunit *test, u64 t,
+					   struct vmlat_vcpu_acct **b,
+					   struct vmlat_vcpu_acct **before)
+{
+	struct vmlat_vcpu_acct *a = kunit_kzalloc(test, 3 * sizeof(*a),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	*b = a + 1;
+	*before = a + 2;
+	vmlat_acct_init(a, VMLAT_EV_ENTRY, t);
+	return a;
+}
+
+/*
  * The fast path of the thread's own KVM events accounts them exactly as
  * the table does, done intervals included, and refuses (changing
  * nothing) what it does not handle. Mostly exit round trips, with
@@ -327,10 +348,7 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 	static const enum vmlat_event trip[] = {
 		VMLAT_EV_EXIT, VMLAT_EV_USER_EXIT, VMLAT_EV_ENTRY,
 	};
-	/* Three vCPUs' accounting: too large for a KASAN kernel's stack. */
-	struct vmlat_vcpu_acct *a = kunit_kzalloc(test, 3 * sizeof(*a),
-						  GFP_KERNEL);
-	struct vmlat_vcpu_acct *b, *before;
+	struct vmlat_vcpu_acct *a, *b, *before;
 	struct vmlat_done da, db;
 	unsigned int fast = 0, refused = 0;
 	enum vmlat_event ev;
@@ -339,10 +357,7 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
 	bool hlt;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	b = a + 1;
-	before = a + 2;
-	vmlat_acct_init(a, VMLAT_EV_ENTRY, t);
+	a = three_accts(test, t, &b, &before);
 	for (i = 0; i < 30000; i++) {
 		seed = seed * 1103515245 + 12345;
 		t += (seed >> 8) % 500;
@@ -383,36 +398,26 @@ static void vmlat_acct_owner_matches_event(struct kunit *test)
  */
 static void vmlat_acct_owner_late_exit_matches_event(struct kunit *test)
 {
-	struct vmlat_vcpu_acct *a = kunit_kzalloc(test, 3 * sizeof(*a),
-						  GFP_KERNEL);
-	struct vmlat_vcpu_acct *b, *before;
-	unsigned int fast = 0, refused = 0;
+	unsigned int fast = 0, refused = 0, step;
+	struct vmlat_vcpu_acct *a, *b, *before;
+	u64 rng = 11, t = 1000, exit_ns;
 	struct vmlat_done done;
-	u64 t = 1000, exit_ns;
-	u32 seed = 11;
 	bool hlt;
-	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	b = a + 1;
-	before = a + 2;
-	vmlat_acct_init(a, VMLAT_EV_ENTRY, t);
-	for (i = 0; i < 30000; i++) {
-		seed = seed * 1103515245 + 12345;
-		t += (seed >> 8) % 500;
-		hlt = (seed >> 12) & 1;
-		if ((seed >> 16) % 3) {
+	a = three_accts(test, t, &b, &before);
+	for (step = 0; step < 30000; step++) {
+		t += lcg_below(&rng, 500);
+		hlt = lcg_below(&rng, 2);
+		if (lcg_below(&rng, 3)) {
 			/* Anything else, mostly entries back to guest. */
-			vmlat_acct_event(a, (seed >> 16) % 2 ? VMLAT_EV_ENTRY :
-					 (seed >> 18) % VMLAT_NR_EVENTS, hlt,
+			vmlat_acct_event(a, lcg_below(&rng, 2) ? VMLAT_EV_ENTRY :
+					 lcg_below(&rng, VMLAT_NR_EVENTS), hlt,
 					 t, &done);
 			continue;
 		}
-		/* Up to 100 ns before the last event (clamped there). */
-		exit_ns = a->since_ns + (seed >> 4) % (t - a->since_ns + 100);
-		exit_ns = exit_ns > 100 ? exit_ns - 100 : 0;
-		if (exit_ns > t)
-			exit_ns = t;
+		/* From 100 ns before the last event (clamped there) to now. */
+		exit_ns = a->since_ns - 100 +
+			  lcg_below(&rng, t - a->since_ns + 101);
 		memcpy(b, a, sizeof(*a));
 		memcpy(before, a, sizeof(*a));
 		if (vmlat_acct_owner_late_exit(b, hlt, exit_ns, t)) {
@@ -420,24 +425,24 @@ static void vmlat_acct_owner_late_exit_matches_event(struct kunit *test)
 			KUNIT_ASSERT_TRUE_MSG(test,
 					      vmlat_acct_left_guest(a, exit_ns,
 								    false),
-					      "step %d: fast from state %u", i,
+					      "step %u: fast from state %u", step,
 					      before->state);
 			vmlat_acct_event(a, VMLAT_EV_EXIT, hlt, t, &done);
 			KUNIT_ASSERT_EQ_MSG(test, done.kind, VMLAT_DONE_NONE,
-					    "step %d", i);
+					    "step %u", step);
 			KUNIT_ASSERT_EQ_MSG(test, memcmp(a, b, sizeof(*a)), 0,
-					    "step %d: exit at %llu, now %llu",
-					    i, (unsigned long long)exit_ns,
+					    "step %u: exit at %llu, now %llu",
+					    step, (unsigned long long)exit_ns,
 					    (unsigned long long)t);
 		} else {
 			refused++;
 			KUNIT_ASSERT_EQ_MSG(test,
 					    memcmp(b, before, sizeof(*b)), 0,
-					    "step %d refused, wrote", i);
+					    "step %u refused, wrote", step);
 			KUNIT_ASSERT_FALSE_MSG(test,
 					       vmlat_acct_left_guest(b, exit_ns,
 								     false),
-					       "step %d: refused in guest", i);
+					       "step %u: refused in guest", step);
 			vmlat_acct_event(a, VMLAT_EV_EXIT, hlt, t, &done);
 		}
 	}
