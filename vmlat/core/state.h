@@ -230,42 +230,33 @@ static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
  * @now_ns:	time of the kvm_exit
  *
  * Where kvm_exit is traced after the host took the exit's interrupts
- * (6.1 SVM), at every exit: the guest time ends at @exit_ns and the
- * handling starts there, accounted exactly as vmlat_acct_left_guest()
- * (@exit_ns, not switched) and then vmlat_acct_event() of the kvm_exit
- * account them (a KUnit test compares the two), without two calls and
- * the table walk.
+ * (6.1 SVM), at every exit: the exit itself, at @exit_ns, as
+ * vmlat_acct_owner() takes a prompt one, then the handling from there to
+ * the kvm_exit. Accounted exactly as vmlat_acct_left_guest() (@exit_ns,
+ * not switched) and then vmlat_acct_event() of the kvm_exit account them
+ * (a KUnit test compares the two), without two calls and the table walk.
  *
  * Return: true if it accounted the exit; false, having changed nothing,
- * if the vCPU was not in guest (or its thread ended): then those two are
- * the ones to call.
+ * if vmlat_acct_owner() refuses the exit (the vCPU was not in guest, or
+ * its thread ended): then those two are the ones to call.
  */
 static inline bool vmlat_acct_owner_late_exit(struct vmlat_vcpu_acct *a,
 					      bool hlt, u64 exit_ns,
 					      u64 now_ns)
 {
+	struct vmlat_done done;
 	u64 d;
 
-	if (a->state != VMLAT_GUEST || a->ended || a->exit_pending)
+	if (!vmlat_acct_owner(a, VMLAT_EV_EXIT, hlt, exit_ns, &done))
 		return false;
-	d = vmlat_span(a->since_ns, exit_ns);
-	a->time_ns[VMLAT_GUEST] += d;
-	a->since_ns += d;
 	a->left_ns = a->since_ns;
-	a->enters[VMLAT_KERNEL]++;
-	a->state = VMLAT_KERNEL;
-	a->entered_ns = a->since_ns;
 	/* The kvm_exit: the handling so far, from the exit on. */
 	d = vmlat_span(a->since_ns, now_ns);
 	a->time_ns[VMLAT_KERNEL] += d;
 	a->since_ns += d;
 	a->exit_host_ns = d;
-	a->exits++;
 	a->late_exits++;
 	a->late_ns += d;
-	a->halted = hlt;
-	a->in_user = false;
-	vmlat_halt_arm(&a->halt);
 	return true;
 }
 
