@@ -1396,7 +1396,8 @@ def t_timer_reset():
     # After: vmlat's read at its end (in [end - eb, end], events()) came
     # after the reset; at it: the read may have come on either side
     after = [d for d in ds if d["end"] - d["eb"] > mark["after"]]
-    near = [d for d in ds if d not in after and d["end"] >= mark["before"]]
+    near = [d for d in ds if d["end"] - d["eb"] <= mark["after"] and
+            d["end"] >= mark["before"]]
     most = after + near
     cells = [c for c in vm.get("irq", []) if c["source"] == "timer"]
     got = {k: sum(c[k] for c in cells) for k in ("count", "sum_ns",
