@@ -64,9 +64,10 @@ run_qemu() {
 	# int3 is no longer in memory, on stock 6.12 without vmlat too.
 	# Round-robin TCG sees every write before the next instruction.
 	# VMLAT_QEMU_EXTRA: more QEMU options, for tools/bench's -icount.
+	# VMLAT_QEMU: another qemu-system-x86_64 (tools/testhost/qemu.sh's).
 	local -a extra
 	read -ra extra <<<"${VMLAT_QEMU_EXTRA:-}"
-	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+	timeout -k 10 "$timeout_s" "${VMLAT_QEMU:-qemu-system-x86_64}" \
 		-accel tcg,thread=single -cpu EPYC,+svm -m 2048 -smp 2 \
 		"${extra[@]}" \
 		-nographic -no-reboot -nic none \
