@@ -49,18 +49,26 @@ and without a CPU hog on the target vCPU's CPU:
               LAPIC) runs Debian's cyclictest, its timer every CYC_US,
               next to a host hog named "backup" on the guest's one CPU.
               Only where a Linux guest runs with the in-kernel LAPIC: the
-              Intel (bochs) test host with VMLAT_BOCHS_LINUX_GUEST=1
-              (QEMU's TCG emulation of SVM hangs such guests, see
-              sync_test.py's boot_guest(); the case says so and skips).
+              AMD test hosts K-lapic (make check-full), under Debian's
+              QEMU rebuilt with tools/testhost/qemu.sh's fix (its own
+              TCG emulation of SVM hangs such guests, see sync_test.py's
+              boot_guest()), and the Intel (bochs) test host with
+              VMLAT_BOCHS_LINUX_GUEST=1; elsewhere the case says so and
+              skips.
 
 cyclictest, against the guest's own measure of its wake-ups: cyclictest's
 maximum (the guest's own clock, from each expiry to its thread's run) is
-a LAPIC timer interrupt's delivery plus the guest's own part, so
+a LAPIC timer interrupt's delivery plus the guest's own part. vmlat's
+figures are those of a window inside cyclictest's loops (reset
+CYC_SETTLE_S after the guest says it starts them, read CYC_WINDOW_S
+later, the guest not done by then), so
   - vmlat's maximum timer delivery for the VM is at most cyclictest's
     plus one period: a delivery D late delays cyclictest's next expiry,
     at most a period later, by at least D - CYC_US (the guest's other
     timers, its tick, share that LAPIC timer), plus SLACK;
-  - and it is most of it, at least half: the host's part of the guest's
+  - and vmlat's longest of the whole run (its vmlat_irq events, from
+    before cyclictest starts to after it ends) is most of it, at least
+    half: the host's part of the guest's
     worst wake-up, next to a hog (where KVM emulates the guest's timer
     with the VMX preemption timer, the Intel test host, a deadline that
     passes while the vCPU is preempted expires only at the VM exit after
@@ -233,10 +241,16 @@ LOCK_N = 40
 HOLD_US = 5000
 # cyclictest: its period, its loops, the reports' threshold
 CYC_US = 5000
-CYC_LOOPS = 400
+CYC_LOOPS = 1200
 CYC_THRESHOLD_US = 1000
-# The real-time guest: cyclictest at SCHED_FIFO 90, memory locked, the
-# summary line; the host says when (its hog running by then)
+# vmlat's window inside cyclictest's loops (6 s of them): reset this long
+# after the guest said it starts cyclictest (its start took up to 1.3 s
+# in a loaded QEMU test host), read this long after
+CYC_SETTLE_S = 2.0
+CYC_WINDOW_S = 3.5
+# The real-time guest: cyclictest at SCHED_FIFO 90, memory locked, between
+# two markers, its output (the summary line) printed only after the second:
+# the host says when to start (its hog running by then), and when to print
 CYC_INIT = """#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /dev /sys /tmp
 /bin/busybox mount -t proc proc /proc
@@ -249,13 +263,17 @@ echo "=== clocksource $(/bin/busybox cat \
 	/sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "=== ready"
 read -r go </dev/ttyS0
-/usr/bin/cyclictest -m -p 90 -i %d -l %d -q 2>&1 |
-	while read -r l; do echo "=== cyc $l"; done
+echo "=== start"
+/usr/bin/cyclictest -m -p 90 -i %d -l %d -q >/tmp/cyc.txt 2>&1
 echo "=== done"
+read -r more </dev/ttyS0
+while read -r l; do echo "=== cyc $l"; done </tmp/cyc.txt
+echo "=== printed"
 read -r bye </dev/ttyS0
 echo "=== end"
 /bin/busybox poweroff -f
 """ % (CYC_US, CYC_LOOPS)
+CYC_INST = TRACING + "/instances/vmlat_cyclictest"
 # cyclictest's summary: "T: 0 ( 215) P:90 I:5000 C:    400 Min: ... Max: ..."
 CYC_SUMMARY = re.compile(r"T:\s*0\b.*\bC:\s*(\d+)\b.*\bMax:\s*(\d+)")
 # The hog: a task named so, as an operator would see a backup job
@@ -1673,7 +1691,8 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
     """Boot the cyclictest guest on CPU @cpu, then run cyclictest next to
     the hog there, vmlat reset and its reports past CYC_THRESHOLD_US;
     return (the guest's console, vmlat's VM, its reports, the vmlat
-    command's report, the hog's pid)."""
+    command's report, the hog's pid, vmlat's longest timer delivery of
+    the whole run, from its vmlat_irq events)."""
     pin = lambda: os.sched_setaffinity(0, {cpu})    # noqa: E731
     g = ConsoleGuest(linux_guest_argv(qemu, kernel, cpio, irqchip="on") +
                      ["-name", "vm-rt"], preexec_fn=pin)
@@ -1683,21 +1702,47 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
         if g.expect("ready", 1200) is None:
             raise RuntimeError("the guest did not boot: %s" %
                                "\n".join(g.out[-20:])[-600:])
-        # The hog first, vmlat's figures reset as cyclictest starts
+        # The hog first, the whole run. vmlat's figures are those of a
+        # window inside cyclictest's loops, reset once cyclictest runs
+        # and read before it ends: the guest's deliveries outside its
+        # loops are ones it does not time (next to the hog, a guest's
+        # shell printing "=== done" took a timer interrupt 20 ms late
+        # where cyclictest's worst was 12 ms). Its loops, though, time
+        # the whole run: a delivery outside the window may be its worst.
+        # vmlat's own events of the whole run (a superset of cyclictest's
+        # loops) besides, for the longest delivery of all.
         hog = start_hog(cpu, hog_exe)
-        wr(VMLAT + "/reset", "1")
         wr(VMLAT + "/snapshot", "event")
         wr(VMLAT + "/threshold_irq_us", str(CYC_THRESHOLD_US))
-        g.say("go")
-        if g.expect("done", 1200) is None:
-            raise RuntimeError("cyclictest did not end: %s" %
-                               "\n".join(g.out[-20:])[-600:])
+        with tracing_instance(CYC_INST, ["vmlat/vmlat_irq"], 1024):
+            g.say("go")
+            if g.expect("start", 1200) is None:
+                raise RuntimeError("cyclictest did not start: %s" %
+                                   "\n".join(g.out[-20:])[-600:])
+            if g.expect("done", CYC_SETTLE_S) is not None:
+                raise RuntimeError("cyclictest ended before vmlat's window")
+            wr(VMLAT + "/reset", "1")
+            if g.expect("done", CYC_WINDOW_S) is not None:
+                raise RuntimeError("cyclictest ended inside vmlat's window")
+            # The VM still runs: the vmlat command finds its name
+            vm = vm_of(rd_json(), g.q.pid)
+            reports = rd(VMLAT + "/reports")
+            irq = rd(VMLAT + "/irq")
+            if g.expect("done", 1200) is None:
+                raise RuntimeError("cyclictest did not end: %s" %
+                                   "\n".join(g.out[-20:])[-600:])
+            check_no_lost_events(CYC_INST)
+            trace = rd(CYC_INST + "/trace")
+        whole_ns = max([int(m.group(1)) for m in re.finditer(
+            r"vmlat_irq: vm_pid=%d .*duration_ns=(\d+) src=timer " %
+            g.q.pid, trace)] + [0])
         hog.kill()
         hog.wait()
-        # The VM still runs: the vmlat command finds its name
-        vm = vm_of(rd_json(), g.q.pid)
-        reports = rd(VMLAT + "/reports")
-        irq = rd(VMLAT + "/irq")
+        g.say("more")
+        if g.expect("printed", 1200) is None:
+            raise RuntimeError("the guest did not print cyclictest's "
+                               "output: %s" %
+                               "\n".join(g.out[-20:])[-600:])
         cmd = os.environ.get("VMLAT_CMD", "")
         report = subprocess.run(
             [cmd, "report"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -1714,15 +1759,16 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
     out = "\n".join(g.out)
     keep("irq_cyclictest.txt", "\n".join((out, irq, reports, report)))
     keep("irq_cyclictest.json", json.dumps(vm, indent=1))
-    return out, vm, reports, report, hog.pid
+    return out, vm, reports, report, hog.pid, whole_ns
 
 
 def t_cyclictest():
-    if os.environ.get("VMLAT_TESTHOST") == "qemu":
+    if (os.environ.get("VMLAT_TESTHOST") == "qemu" and
+            not os.environ.get("VMLAT_LAPIC_GUESTS")):
         raise SkipTest("a Linux guest with KVM's in-kernel LAPIC hangs in "
-                       "QEMU's TCG emulation of SVM (sync_test.py, "
-                       "boot_guest()): it runs in the Intel test host, "
-                       "VMLAT_BOCHS_LINUX_GUEST=1 selftests/run vmx-6.12-rt")
+                       "Debian's QEMU's TCG emulation of SVM (sync_test.py, "
+                       "boot_guest()): it runs in the test hosts of QEMU "
+                       "with the fix, selftests/run 6.12-lapic")
     kernel = os.environ.get("VMLAT_GUEST_KERNEL", "")
     qemu = shutil.which("qemu-system-x86_64")
     if not (os.path.isfile(kernel) and qemu):
@@ -1734,7 +1780,7 @@ def t_cyclictest():
         # The hog: Python by the name HOG_NAME, its comm from its start
         hog_exe = os.path.join(tmp, HOG_NAME)
         os.symlink(sys.executable, hog_exe)
-        out, vm, reports, report, hog = cyc_run(qemu, kernel, cpio,
+        out, vm, reports, report, hog, whole_ns = cyc_run(qemu, kernel, cpio,
                                                 os.cpu_count() - 1, hog_exe)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1754,10 +1800,13 @@ def t_cyclictest():
     over = [r for r in vm["irq"] if r.get("wait_ns", 0) > r["sum_ns"]]
     tap(not over, "cyclictest.wait_within",
         "rows waiting longer than their deliveries took: %s" % over[:2])
-    tap(host_ns * 2 >= cyc_ns, "cyclictest.host_most",
-        "vmlat's longest timer delivery %d ns (%s); cyclictest's maximum "
-        "%d ns" % (host_ns, ", ".join("%s %d max %d" % (
-            r["at"], r["count"], r["max_ns"]) for r in timer), cyc_ns))
+    # Against vmlat's longest of the whole run (its vmlat_irq events): a
+    # window's may miss cyclictest's worst
+    tap(whole_ns * 2 >= cyc_ns, "cyclictest.host_most",
+        "vmlat's longest timer delivery %d ns in the run, %d ns in its "
+        "window (%s); cyclictest's maximum %d ns" % (
+            whole_ns, host_ns, ", ".join("%s %d max %d" % (
+                r["at"], r["count"], r["max_ns"]) for r in timer), cyc_ns))
     # The diagnosis's first taker of the VM's time
     named = re.search(r"taken by: host task %s\[%d\]" % (HOG_NAME, hog),
                       report)
