@@ -33,7 +33,8 @@
 # the glib, pixman, libcap-ng and libattr headers) are installed by apt.
 # The result lives in ${VMLAT_CACHE:-/var/cache/vmlat}/qemu/<version>-<key>/bin,
 # <key> covering the patch, this script and the compiler; a complete one
-# is reused as is. About 10 minutes of 2 CPUs.
+# is reused as is. A build takes 6 minutes of a quiet 2-CPU machine (10
+# beside a test host).
 
 set -euo pipefail
 # set -e also inside $(...): a failing step there must not go unnoticed.
