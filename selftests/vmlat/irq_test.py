@@ -1697,11 +1697,15 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
     g = ConsoleGuest(linux_guest_argv(qemu, kernel, cpio, irqchip="on") +
                      ["-name", "vm-rt"], preexec_fn=pin)
     hog = None
+
+    def need(tag, what):
+        """The guest's "=== tag", or RuntimeError(@what) with its console's
+        end (bochs: the guest boots in minutes)."""
+        if g.expect(tag, 1200) is None:
+            raise RuntimeError("%s: %s" % (what,
+                                           "\n".join(g.out[-20:])[-600:]))
     try:
-        # bochs: the guest boots in minutes
-        if g.expect("ready", 1200) is None:
-            raise RuntimeError("the guest did not boot: %s" %
-                               "\n".join(g.out[-20:])[-600:])
+        need("ready", "the guest did not boot")
         # The hog first, the whole run. vmlat's figures are those of a
         # window inside cyclictest's loops, reset once cyclictest runs
         # and read before it ends: the guest's deliveries outside its
@@ -1716,9 +1720,7 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
         wr(VMLAT + "/threshold_irq_us", str(CYC_THRESHOLD_US))
         with tracing_instance(CYC_INST, ["vmlat/vmlat_irq"], 1024):
             g.say("go")
-            if g.expect("start", 1200) is None:
-                raise RuntimeError("cyclictest did not start: %s" %
-                                   "\n".join(g.out[-20:])[-600:])
+            need("start", "cyclictest did not start")
             if g.expect("done", CYC_SETTLE_S) is not None:
                 raise RuntimeError("cyclictest ended before vmlat's window")
             wr(VMLAT + "/reset", "1")
@@ -1728,9 +1730,7 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
             vm = vm_of(rd_json(), g.q.pid)
             reports = rd(VMLAT + "/reports")
             irq = rd(VMLAT + "/irq")
-            if g.expect("done", 1200) is None:
-                raise RuntimeError("cyclictest did not end: %s" %
-                                   "\n".join(g.out[-20:])[-600:])
+            need("done", "cyclictest did not end")
             check_no_lost_events(CYC_INST)
             trace = rd(CYC_INST + "/trace")
         whole_ns = max([int(m.group(1)) for m in re.finditer(
@@ -1739,10 +1739,7 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
         hog.kill()
         hog.wait()
         g.say("more")
-        if g.expect("printed", 1200) is None:
-            raise RuntimeError("the guest did not print cyclictest's "
-                               "output: %s" %
-                               "\n".join(g.out[-20:])[-600:])
+        need("printed", "the guest did not print cyclictest's output")
         cmd = os.environ.get("VMLAT_CMD", "")
         report = subprocess.run(
             [cmd, "report"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
