@@ -74,8 +74,10 @@ later, the guest not done by then), so
     passes while the vCPU is preempted expires only at the VM exit after
     the vCPU runs again: vmlat times it from the deadline);
   - the diagnosis of the vmlat command names the hog as the task that
-    took the VM's CPU the most, and the reports past threshold_irq_us
-    (CYC_THRESHOLD_US) name it most often as who held the CPU.
+    took the VM's CPU the most, and the window's reports past
+    threshold_irq_us (CYC_THRESHOLD_US) name it most often as who held
+    the CPU (skipped where no timer delivery of the window reached the
+    threshold, as next to the hog in the Intel test host of 6.1).
 
 Lock-holder, against the record's own kvm_exit (reason PAUSE),
 kvm_hv_hypercall (code 0x8) and sched_switch events: vCPU 0's preemptions
@@ -1723,19 +1725,31 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
             need("start", "cyclictest did not start")
             if g.expect("done", CYC_SETTLE_S) is not None:
                 raise RuntimeError("cyclictest ended before vmlat's window")
+            window = [time.monotonic_ns()]
             wr(VMLAT + "/reset", "1")
             if g.expect("done", CYC_WINDOW_S) is not None:
                 raise RuntimeError("cyclictest ended inside vmlat's window")
-            # The VM still runs: the vmlat command finds its name
-            vm = vm_of(rd_json(), g.q.pid)
+            # On one CPU (the Intel test host) this Python's reads of
+            # vmlat hold it for milliseconds and may delay a timer of the
+            # guest past the threshold, a report of this Python (twice on
+            # 6.1): the window ends before them (CLOCK_MONOTONIC, the
+            # reports' clock and the record's).
+            window.append(time.monotonic_ns())
             reports = rd(VMLAT + "/reports")
             irq = rd(VMLAT + "/irq")
+            # The VM still runs: the vmlat command finds its name
+            vm = vm_of(rd_json(), g.q.pid)
             need("done", "cyclictest did not end")
             check_no_lost_events(CYC_INST)
             trace = rd(CYC_INST + "/trace")
         whole_ns = max([int(m.group(1)) for m in re.finditer(
             r"vmlat_irq: vm_pid=%d .*duration_ns=(\d+) src=timer " %
             g.q.pid, trace)] + [0])
+        # The window's timer deliveries: past the threshold, a report
+        inside = [int(m.group(2)) for m in re.finditer(
+            r"\s(\d+\.\d+): vmlat_irq: vm_pid=%d .*duration_ns=(\d+) "
+            r"src=timer " % g.q.pid, trace)
+                  if window[0] <= ts_ns(m.group(1)) <= window[1]]
         hog.kill()
         hog.wait()
         g.say("more")
@@ -1756,7 +1770,7 @@ def cyc_run(qemu, kernel, cpio, cpu, hog_exe):
     out = "\n".join(g.out)
     keep("irq_cyclictest.txt", "\n".join((out, irq, reports, report)))
     keep("irq_cyclictest.json", json.dumps(vm, indent=1))
-    return out, vm, reports, report, hog.pid, whole_ns
+    return out, vm, reports, report, hog.pid, whole_ns, window, inside
 
 
 def t_cyclictest():
@@ -1777,8 +1791,8 @@ def t_cyclictest():
         # The hog: Python by the name HOG_NAME, its comm from its start
         hog_exe = os.path.join(tmp, HOG_NAME)
         os.symlink(sys.executable, hog_exe)
-        out, vm, reports, report, hog, whole_ns = cyc_run(qemu, kernel, cpio,
-                                                os.cpu_count() - 1, hog_exe)
+        out, vm, reports, report, hog, whole_ns, window, inside = cyc_run(
+            qemu, kernel, cpio, os.cpu_count() - 1, hog_exe)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     m = CYC_SUMMARY.search(out)
@@ -1810,20 +1824,31 @@ def t_cyclictest():
     tap(bool(named), "cyclictest.hog_in_report",
         "the vmlat command's diagnosis: %s" % (
             re.findall(r".*taken by:.*", report)[:1] or report[-300:]))
-    # Who held the CPU in the reports past the threshold: the hog most
-    # often (the test's own Python shares the CPU in the Intel test host,
-    # and may hold it in any one wait, the longest too)
+    # Who held the CPU in the window's reports past the threshold: the
+    # hog most often (the test's own Python shares the CPU in the Intel
+    # test host, and may hold it in any one wait, the longest too). Next
+    # to the hog there, the guest's timers may all come within it.
     rows = [f for f in report_rows(reports)
-            if f[1] == "irq" and int(f[2]) == vm["pid"]]
+            if f[1] == "irq" and int(f[2]) == vm["pid"] and
+            window[0] <= int(f[8]) <= window[1]]
+    late = [ns for ns in inside if ns >= CYC_THRESHOLD_US * 1000]
+    if not rows and not late:
+        tap(True, "cyclictest.hog_held_most", "SKIP no timer delivery "
+            "of the window reached %d us: none to name a holder for (%d "
+            "vmlat_irq events, the longest %d ns)" % (
+                CYC_THRESHOLD_US, len(inside), max(inside + [0])))
+        return
     held = {}
     for f in rows:
         if f[10] != "none":
             held[(f[10], int(f[11]), f[12])] = \
                 held.get((f[10], int(f[11]), f[12]), 0) + 1
     top = max(held, key=held.get) if held else None
-    tap(bool(top) and top[:2] == ("host", hog), "cyclictest.hog_held_most",
-        "of %d reports past %d us, who held the CPU: %s; the hog %d" % (
-            len(rows), CYC_THRESHOLD_US,
+    tap(bool(top) and top[:2] == ("host", hog),
+        "cyclictest.hog_held_most",
+        "of %d reports past %d us (%d vmlat_irq events), who held the "
+        "CPU: %s; the hog %d" % (
+            len(rows), CYC_THRESHOLD_US, len(late),
             sorted(held.items(), key=lambda x: -x[1])[:3], hog))
 
 
