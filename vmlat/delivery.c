@@ -341,6 +341,13 @@ static void vmlat_irq_count(struct vmlat_vcpu *vc, struct vmlat_vm_irq *q,
  * again or is back in the guest, its accept may be unfinished. An accept
  * from another thread (a device's) has no such answer.
  *
+ * The sender is read first: once it has left that exit, it set the IRR
+ * before. Read the other way round, a reader stalled between the two
+ * loads found the IRR still clear and then the sender back in the guest,
+ * and gave up an interrupt KVM injected later (seen under TCG on 7.2: the
+ * sender preempted inside the tracepoint for 33 ms, the target's CPU
+ * stalled 18 ms between the loads).
+ *
  * Context: @arg's vmlat_delivery_entry(), its lock held.
  */
 static bool vmlat_irq_held(const void *arg, u8 vec, u64 tag)
@@ -348,14 +355,19 @@ static bool vmlat_irq_held(const void *arg, u8 vec, u64 tag)
 	const struct vmlat_vcpu *vc = arg;
 	struct vmlat_vcpu *sender;
 
-	if (vmlat_kvm_irr_test(vc->kvm_vcpu, vec))
-		return true;
-	if (!(tag >> 32))
-		return false;
-	sender = vmlat_irq_target(vc->vm, (tag >> 32) - 1);
-	return sender && sender != vc &&
-	       (u32)vmlat_marker_exits(sender) == (u32)tag &&
-	       READ_ONCE(sender->acct.state) != VMLAT_GUEST;
+	if (tag >> 32) {
+		sender = vmlat_irq_target(vc->vm, (tag >> 32) - 1);
+		if (sender && sender != vc &&
+		    (u32)vmlat_marker_exits(sender) == (u32)tag &&
+		    READ_ONCE(sender->acct.state) != VMLAT_GUEST)
+			return true;
+		/*
+		 * Pairs with the write barrier of the sender's seqcount, after
+		 * its IRR store, at the events that take it out of that exit.
+		 */
+		smp_rmb();
+	}
+	return vmlat_kvm_irr_test(vc->kvm_vcpu, vec);
 }
 
 /**
