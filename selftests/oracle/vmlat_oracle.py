@@ -330,6 +330,7 @@ class Vcpu:
         self.qcpu = None            # CPU queued on while preempted/wait
         self.charge_ns = None       # charged to preemptors up to here
         self.ivl_start = None
+        self.ivl_start_lo = None    # bracket_lo() of its start
         self.ivl_cpu = None
         self.ivl_by = {}            # preemptor pid -> ns in this interval
         self.pending_wake = None    # (ts, cpu) of a waking while running
@@ -379,6 +380,7 @@ class Oracle:
         self.cpu_curr = {}                  # cpu -> pid
         self.cpu_last_ns = {}               # cpu -> its last event
         self.cpu_before_ns = None           # the event's CPU's one before
+        self.cur_sched = False              # the event is sched_*
         self.comms = {}                     # pid -> latest comm seen
         self.events = {}
         self.lines = 0
@@ -423,8 +425,19 @@ class Oracle:
         if state in QUEUED:
             v.charge_ns = t
             v.ivl_start = t
+            v.ivl_start_lo = self.bracket_lo(t)
             v.ivl_cpu = v.qcpu
             v.ivl_by = {}
+
+    def bracket_lo(self, t):
+        """The least time vmlat's clock read for the event at t may
+        have: its probe runs before ftrace's, so on a sched_* event the
+        read lies after the CPU's event before (not vmlat's own: those
+        come after its read). An interval's end elsewhere (a window
+        marker) has no bracket: t."""
+        if self.cur_sched and self.cpu_before_ns is not None:
+            return self.cpu_before_ns
+        return t
 
     def charge(self, v, t):
         """Charges v's queued time up to t to the task on its queued CPU."""
@@ -466,6 +479,8 @@ class Oracle:
         if self.keep_intervals:
             v.intervals.append({
                 "kind": kind, "start_ns": v.ivl_start, "end_ns": t,
+                "start_lo_ns": v.ivl_start_lo,
+                "end_lo_ns": self.bracket_lo(t),
                 "cpu": v.ivl_cpu,
                 "by": [{"pid": k[0], "comm": self.key_comm(k), "ns": ns}
                        for k, ns in sorted(v.ivl_by.items(),
@@ -692,7 +707,7 @@ class Oracle:
             v.handled_exits = []
             v.preemptors, v.anomalies = {}, {}
             if v.state in QUEUED:
-                v.ivl_start = v.charge_ns = t
+                v.ivl_start = v.charge_ns = v.ivl_start_lo = t
                 v.ivl_by = {}
 
     def window_end(self, t):
@@ -778,6 +793,7 @@ class Oracle:
             own.seg_wait, own.seg_next_ns = False, t
         # vmlat's own events come after its probes read the clock.
         self.cpu_before_ns = self.cpu_last_ns.get(cpu)
+        self.cur_sched = event.startswith("sched_")
         if not event.startswith("vmlat_"):
             self.cpu_last_ns[cpu] = t
         if event == "sched_switch":
@@ -1224,6 +1240,11 @@ _EXPECT_A = {
     "upper": {"io": [20000], "hlt": [20000], "interrupt": [15000]},
     "preemptors": {"hog": 71000, "kworker/1:0": 15000, "swapper/0": 9000},
     "anomalies": {},
+    # each interval's ends, and the CPU's event before each (the waking
+    # at 250 is CPU 0's first: no bracket)
+    "brackets": [("wait", 100, 35, 110, 101),
+                 ("preempted", 125, 120, 200, 140),
+                 ("wait", 250, 250, 260, 252)],
 }
 
 # Switched out in guest (resumes in kernel), a waking that precedes the
@@ -1436,6 +1457,9 @@ def self_test():
             "preemptors": {p["comm"]: p["stolen_ns"]
                            for p in v["preemptors"]},
             "anomalies": v["anomalies"],
+            "brackets": [(x["kind"], *(x[k] // 1000 - 10**6 for k in (
+                "start_ns", "start_lo_ns", "end_ns", "end_lo_ns")))
+                for x in v["intervals"]],
         }
         bad = [k for k in exp if got[k] != exp[k]]
         bad += [k for k, ok in r["checks"].items() if not ok]

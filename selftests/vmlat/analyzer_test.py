@@ -73,9 +73,11 @@ EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "kvm/kvm_userspace_exit", "kvm/kvm_hypercall"]
 # Traced just before a switch (__schedule()'s update_curr()) and a timer's
 # wake-up on the same CPU: they bracket vmlat's clock reads at the ends of
-# an interval (interval_skews()) to microseconds on a quiet machine.
+# an interval (the oracle's start_lo_ns and end_lo_ns: brackets()) to
+# microseconds on a quiet machine.
 BRACKET_EVENTS = ["sched/sched_stat_runtime", "timer/hrtimer_expire_entry"]
 STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
+QUEUED = ["preempted", "wait"]     # the states of intervals, preemptors'
 RANK_TOL = 0.05     # percentiles: a 20th of the intervals either way
 PAUSE_NS = 10 * 10**6   # exit handling totals: one stall of a CPU
 IDLE_SLEEP_NS = 5 * 10**6   # scenario idle: the VMM's sleep after a HLT
@@ -200,50 +202,25 @@ def check_moved(tag, c, o, slack):
         "vmlat %d oracle %d slack %d" % (both, theirs, slack))
 
 
-def interval_skews(path, o, tid):
+def brackets(o, kinds):
     """How far vmlat's clock reads may lie before ftrace's stamps at the
-    ends of thread @tid's preempted and wait intervals (@o: the oracle's
-    record of it, with --intervals) in the trace at @path: vmlat's probe
-    on a tracepoint runs before ftrace's, so its read lies between the
-    event before on that CPU and the event. Under load an emulated CPU
-    stalls between the two for milliseconds. Returns {state: (down,
-    up)}: vmlat's total of that state may be down below the oracle's
-    (its reads at the ends late in the bracket) and up above it (at the
-    starts); an end with no event of @tid in the trace (the window's
-    edges) gives nothing."""
-    ends = set()
-    for i in o.get("intervals", []):
-        ends.update((i["start_ns"], i["end_ns"]))
-    name = "pid=%d " % tid     # prev_pid=, next_pid=, a wake-up's pid=
-    lo = {}                     # an end's time: the least event before
-    last = {}                   # CPU: its last event's time
-    with open(path) as f:
-        for line in f:
-            m = LINE_RE.match(line)
-            if not m:
-                continue
-            # vmlat's own events come after its read: no bound
-            if m.group("event").startswith("vmlat_"):
-                continue
-            cpu = int(m.group("cpu"))
-            t = ts_ns(m.group("sec") + "." + m.group("frac"))
-            if t in ends and m.group("event").startswith("sched_") and \
-                    name in m.group("body") + " ":
-                lo[t] = min(lo.get(t, t), last.get(cpu, t))
-            last[cpu] = t
-    out = {}
-    for i in o.get("intervals", []):
-        down, up = out.get(i["kind"], (0, 0))
-        s, e = i["start_ns"], i["end_ns"]
-        out[i["kind"]] = (down + e - lo.get(e, e), up + s - lo.get(s, s))
-    return out
+    ends of the preempted and wait intervals of @kinds of a vCPU (@o: the
+    oracle's record of it, with --intervals): vmlat's probe on a
+    tracepoint runs before ftrace's, so its read lies between the event
+    before on that CPU and the event (the oracle's start_lo_ns and
+    end_lo_ns). Under load an emulated CPU stalls between the two for
+    milliseconds. Returns (down, up): vmlat's total may be down below the
+    oracle's (its reads at the ends late in the bracket) and up above it
+    (at the starts); an end at the window's edges has no bracket."""
+    ivls = [i for i in o.get("intervals", []) if i["kind"] in kinds]
+    return (sum(i["end_ns"] - i["end_lo_ns"] for i in ivls),
+            sum(i["start_ns"] - i["start_lo_ns"] for i in ivls))
 
 
-def check_states(tag, vm_json, ora, tids, states, trace=None):
+def check_states(tag, vm_json, ora, tids, states):
     """vmlat's per-state times of each vCPU against the oracle's, and the
-    exact sum invariant. @trace: the record's path, where the oracle has
-    intervals: preempted and wait times within their ends' brackets
-    (interval_skews()) too."""
+    exact sum invariant; where the oracle lists intervals (--intervals),
+    preempted and wait times within their ends' brackets (brackets())."""
     for i, tid in enumerate(tids):
         if len(tids) > 1:
             tag = "%s.vcpu%d" % (tag.split(".")[0], i)
@@ -262,12 +239,12 @@ def check_states(tag, vm_json, ora, tids, states, trace=None):
             "vmlat %d oracle %d slack %d" % (c["observed_ns"],
                                              o["observed_ns"], slack))
         late = exits_traced_late()
-        skews = interval_skews(trace, o, tid) if trace else {}
+        kinds = set(i["kind"] for i in o.get("intervals", []))
         for s in states:
             slack = o["observed_ns"] // 100 + \
                 (o["entries"][s] + 1) * SLACK_NS
             mine, theirs = c[s + "_ns"], o["state_ns"][s]
-            down, up = skews.get(s, (0, 0))
+            down, up = brackets(o, [s])
             if late and s == "guest":
                 ok = mine <= theirs + slack
                 check_moved(tag, c, o, slack)
@@ -278,7 +255,7 @@ def check_states(tag, vm_json, ora, tids, states, trace=None):
             tap(ok, "%s.%s_time" % (tag, s),
                 "vmlat %d oracle %d slack %d%s%s" %
                 (mine, theirs, slack,
-                 ", brackets -%d +%d" % (down, up) if s in skews else "",
+                 ", brackets -%d +%d" % (down, up) if s in kinds else "",
                  " (kvm_exit traced late)" if late else ""))
 
 
@@ -522,8 +499,7 @@ def t_hog():
     vcpu = scen_lines(text, "vcpu")[0]
     hog = scen_lines(text, "hog")[0]
     pid, tid = int(vcpu["vm_pid"]), int(vcpu["vcpu_tid"])
-    check_states("hog", vm_json, ora, [tid], ["preempted", "guest"],
-                 tmp + "/trace.txt")
+    check_states("hog", vm_json, ora, [tid], ["preempted", "guest"])
     vm = vmlat_vm(vm_json, pid)
     o = oracle_vcpu(ora, tid)
     if vm is None or o is None or not vm["preemptors"]:
@@ -540,8 +516,7 @@ def t_hog():
     want = otop.get("stolen_ns", 0)
     slack = stolen_slack(o)
     # the hog's time lies inside the vCPU's intervals: their brackets
-    skews = interval_skews(tmp + "/trace.txt", o, tid).values()
-    down, up = sum(d for d, _ in skews), sum(u for _, u in skews)
+    down, up = brackets(o, QUEUED)
     tap(want - down - slack <= stolen <= want + up + slack,
         "hog.hog_stolen_time", "vmlat %d oracle %d slack %d, brackets "
         "-%d +%d" % (stolen, want, slack, down, up))
@@ -563,8 +538,7 @@ def t_two_vms():
         return
     tids = [int(v["vcpu_tid"]) for v in vcpus]
     pids = [int(v["vm_pid"]) for v in vcpus]
-    check_states("two-vms", vm_json, ora, tids, ["preempted"],
-                 tmp + "/trace.txt")
+    check_states("two-vms", vm_json, ora, tids, ["preempted"])
     for me, other in ((0, 1), (1, 0)):
         vm = vmlat_vm(vm_json, pids[me])
         tag = "two-vms.vm%d" % me
@@ -584,8 +558,7 @@ def t_two_vms():
             .get(str(pids[me]), 0)
         o = oracle_vcpu(ora, tids[me])
         slack = stolen_slack(o)
-        skews = interval_skews(tmp + "/trace.txt", o, tids[me]).values()
-        down, up = sum(d for d, _ in skews), sum(u for _, u in skews)
+        down, up = brackets(o, QUEUED)
         tap(mat > 0 and ora_mat - down - slack <= mat <= ora_mat + up + slack,
             tag + "_matrix_cell", "vmlat %d oracle %d slack %d, brackets "
             "-%d +%d" % (mat, ora_mat, slack, down, up))
@@ -596,8 +569,7 @@ def t_wait():
                                      intervals=True)
     vcpu = scen_lines(text, "vcpu")[0]
     pid, tid = int(vcpu["vm_pid"]), int(vcpu["vcpu_tid"])
-    check_states("wait", vm_json, ora, [tid], ["wait", "idle", "preempted"],
-                 tmp + "/trace.txt")
+    check_states("wait", vm_json, ora, [tid], ["wait", "idle", "preempted"])
     vm = vmlat_vm(vm_json, pid)
     o = oracle_vcpu(ora, tid)
     if vm is None or o is None:
