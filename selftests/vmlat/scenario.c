@@ -12,7 +12,9 @@
  *                                      re-enter) and a hog on CPU: every
  *                                      wake-up has to wait for the CPU
  *   scenario [-c CPU] idle SECONDS     a mostly halting guest (2 I/O exits,
- *                                      HLT, sleep 5 ms, re-enter), no hog
+ *                                      HLT, sleep 5 ms, re-enter), no hog;
+ *                                      on PREEMPT_RT the vCPU thread is
+ *                                      SCHED_FIFO (see scenario_idle())
  *   scenario [-c CPU] exits N          exactly N I/O, N CPUID, N hypercall
  *                                      (VMMCALL, VMCALL) and N HLT exits,
  *                                      16 nested page faults, then stop
@@ -68,6 +70,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +241,8 @@ struct vcpu_job {
 	int cpu;
 	uint64_t deadline_ms;
 	unsigned int hlt_sleep_us;
+	/* the vCPU thread SCHED_FIFO, priority 1 */
+	bool fifo;
 	uint64_t max_hlt;
 	/* > 0: written to at the first exit, deadline then go_run_ms on */
 	int go_fd;
@@ -420,17 +425,23 @@ static int vcpu_run_job(struct vcpu_job *job)
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu_job *job = arg;
+	struct sched_param fifo = { .sched_priority = 1 };
 	uint64_t t0 = vmlat_now_ms();
 	int ret;
 
 	job->tid = my_tid();
 	prctl(PR_SET_NAME, "vcpu0", 0, 0, 0);
 	ret = pin_self(job->cpu);
-	if (ret)
+	if (ret) {
 		job_fail(job, ret, "cannot pin to CPU %d: %s", job->cpu,
 			 strerror(-ret));
-	else
+	} else if (job->fifo && sched_setscheduler(0, SCHED_FIFO, &fifo)) {
+		ret = -errno;
+		job_fail(job, ret, "cannot become SCHED_FIFO: %s",
+			 strerror(-ret));
+	} else {
 		vcpu_run_job(job);
+	}
 	say("done vm_pid=%d vcpu_tid=%d runs=%llu io=%llu hlt=%llu intr=%llu ms=%llu",
 	    (int)getpid(), (int)my_tid(), (unsigned long long)job->runs,
 	    (unsigned long long)job->io, (unsigned long long)job->hlt,
@@ -576,6 +587,27 @@ static int scenario_wait(int cpu, uint64_t ms)
 	return with_hog(&job);
 }
 
+/* Whether the running kernel is PREEMPT_RT. */
+static bool kernel_is_rt(void)
+{
+	FILE *f = fopen("/sys/kernel/realtime", "r");
+	int rt = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &rt) != 1)
+			rt = 0;
+		fclose(f);
+	}
+	return rt == 1;
+}
+
+/*
+ * Every wake-up of the vCPU thread should find its CPU idle. PREEMPT_RT
+ * expires a normal task's sleep in the CPU's timer softirq thread
+ * (ktimers/N, on Debian's 6.12 RT), which is then current on the CPU at the
+ * wake-up, and the vCPU waits behind it; a SCHED_FIFO task's sleep expires
+ * in the timer interrupt, over the idle task.
+ */
 static int scenario_idle(int cpu, uint64_t ms)
 {
 	struct vcpu_job job = {
@@ -584,6 +616,7 @@ static int scenario_idle(int cpu, uint64_t ms)
 		.cpu = cpu,
 		.deadline_ms = vmlat_now_ms() + ms,
 		.hlt_sleep_us = 5000,
+		.fifo = kernel_is_rt(),
 	};
 
 	return run_vm(&job);
