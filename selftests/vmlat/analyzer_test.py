@@ -77,7 +77,7 @@ EVENTS = ["sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
 # microseconds on a quiet machine.
 BRACKET_EVENTS = ["sched/sched_stat_runtime", "timer/hrtimer_expire_entry"]
 STATES = ["guest", "kernel", "user", "preempted", "wait", "idle", "blocked"]
-QUEUED = ["preempted", "wait"]     # the states of intervals, preemptors'
+QUEUED = ["preempted", "wait"]     # the states the oracle lists intervals of
 RANK_TOL = 0.05     # percentiles: a 20th of the intervals either way
 PAUSE_NS = 10 * 10**6   # exit handling totals: one stall of a CPU
 IDLE_SLEEP_NS = 5 * 10**6   # scenario idle: the VMM's sleep after a HLT
@@ -530,8 +530,8 @@ def t_hog():
 
 
 def t_two_vms():
-    text, vm_json, ora, tmp = record("two-vms", ["two-vms", "2"],
-                                     BRACKET_EVENTS, intervals=True)
+    text, vm_json, ora, _ = record("two-vms", ["two-vms", "2"],
+                                   BRACKET_EVENTS, intervals=True)
     vcpus = scen_lines(text, "vcpu")
     if len(vcpus) != 2:
         tap(False, "two-vms.two_vcpus", text[-300:])
@@ -565,8 +565,8 @@ def t_two_vms():
 
 
 def t_wait():
-    text, vm_json, ora, tmp = record("wait", ["wait", "2"], BRACKET_EVENTS,
-                                     intervals=True)
+    text, vm_json, ora, _ = record("wait", ["wait", "2"], BRACKET_EVENTS,
+                                   intervals=True)
     vcpu = scen_lines(text, "vcpu")[0]
     pid, tid = int(vcpu["vm_pid"]), int(vcpu["vcpu_tid"])
     check_states("wait", vm_json, ora, [tid], ["wait", "idle", "preempted"])
