@@ -27,7 +27,8 @@
  *	limited, malformed, none.
  *   sync_guest steal ROUNDS SPIN_MS K
  *	the guest's own steal (version 4), once a line came on standard
- *	input (the test allowed the VM, or not): ROUNDS rounds, each a call
+ *	input (the test allowed the VM, or not; it printed "sync_guest
+ *	ready" before, as the other steal modes do): ROUNDS rounds, each a call
  *	for every page and for two past the last, with RDX, RSI and RDI set
  *	to markers; before each round, SPIN_MS of calls with another number
  *	(the vCPU in and out of the guest all the time, never asleep: a hog
@@ -507,6 +508,19 @@ static void steal_counts_print(const char *mode, const struct steal_counts *n,
 	       more);
 }
 
+/*
+ * The steal modes' start: says "sync_guest ready" (its VM made, its vCPU
+ * not run yet), then waits for a line on standard input. The test lets
+ * every VM go once all are ready: a VM made slowly (KASAN under TCG)
+ * would otherwise start its calls after another had ended its own.
+ */
+static int wait_for_go(void)
+{
+	printf("sync_guest ready\n");
+	fflush(stdout);
+	return getchar() == EOF ? -EPIPE : 0;
+}
+
 static int steal(int fd, struct kvm_run *run, long rounds, long spin_ms,
 		 long k_user)
 {
@@ -520,8 +534,9 @@ static int steal(int fd, struct kvm_run *run, long rounds, long spin_ms,
 
 	if (ioctl(fd, KVM_GET_SREGS, &sregs0) < 0)
 		return -errno;
-	if (getchar() == EOF)
-		return -EPIPE;
+	err = wait_for_go();
+	if (err)
+		return err;
 	for (r = 0; r < rounds; r++) {
 		if (k_user) {
 			err = enter_ring3(fd, &sregs0);
@@ -620,8 +635,9 @@ static int steal_vcpus(struct ksft_vm *vm, long rounds, long spin_ms,
 		v[i].rounds = rounds;
 		v[i].spin_ms = spin_ms;
 	}
-	if (getchar() == EOF)
-		return -EPIPE;
+	err = wait_for_go();
+	if (err)
+		return err;
 	for (i = 0; i < 2; i++) {
 		err = -pthread_create(&v[i].thread, NULL, steal_vcpu_fn, &v[i]);
 		if (err) {
@@ -657,10 +673,11 @@ static int steal_flood(int fd, struct kvm_run *run, long calls)
 	struct call c;
 	uint64_t t0;
 	long i;
-	int err = 0;
+	int err;
 
-	if (getchar() == EOF)
-		return -EPIPE;
+	err = wait_for_go();
+	if (err)
+		return err;
 	t0 = mono_ns();
 
 	for (i = 0; i < calls && !err; i++)

@@ -978,10 +978,15 @@ def steal_start(args, cpu=None):
 
 
 def steal_go(*ps):
-    """Let each of @ps make its calls."""
-    for p in ps:
-        p.stdin.write("\n")
-        p.stdin.flush()
+    """Let each of @ps make its calls, once all are ready (their VMs made):
+    a VM made slowly (KASAN under TCG: seconds) would otherwise start its
+    calls after the others had ended theirs. One that ended instead says
+    why in steal_finish()."""
+    ready = [p.stdout.readline().strip() == "sync_guest ready" for p in ps]
+    for p, ok in zip(ps, ready):
+        if ok:
+            p.stdin.write("\n")
+            p.stdin.flush()
 
 
 def steal_finish(p):
