@@ -114,6 +114,7 @@ import errno
 import glob
 import json
 import os
+import select
 import shutil
 import struct
 import subprocess
@@ -980,9 +981,11 @@ def steal_start(args, cpu=None):
 def steal_go(*ps):
     """Let each of @ps make its calls, once all are ready (their VMs made):
     a VM made slowly (KASAN under TCG: seconds) would otherwise start its
-    calls after the others had ended theirs. One that ended instead says
-    why in steal_finish()."""
-    ready = [p.stdout.readline().strip() == "sync_guest ready" for p in ps]
+    calls after the others had ended theirs. One that ended instead, or
+    said nothing in 300 s (as output() waits), says why in
+    steal_finish()."""
+    ready = [bool(select.select([p.stdout], [], [], 300)[0]) and
+             p.stdout.readline().strip() == "sync_guest ready" for p in ps]
     for p, ok in zip(ps, ready):
         if ok:
             p.stdin.write("\n")
