@@ -118,9 +118,9 @@ u64 vmlat_clock_mono(u64 ns)
 	if (!static_branch_likely(&vmlat_clock_tsc))
 		return ns;
 	for (i = 0; i < VMLAT_MONO_PAIRS && best > VMLAT_MONO_PAIR_NS; i++) {
-		a = vmlat_now_ns();
+		a = vmlat_now_ns_ordered();
 		mono = ktime_get_mono_fast_ns();
-		b = vmlat_now_ns();
+		b = vmlat_now_ns_ordered();
 		span = b - a;
 		if (span < best) {
 			best = span;

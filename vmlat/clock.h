@@ -64,8 +64,28 @@ static __always_inline u64 vmlat_clock_at_tsc(u64 tsc)
 	return vmlat_clock.ns0 + vmlat_tsc_ns(tsc - vmlat_clock.tsc0);
 }
 
-/* Now on vmlat's clock, safe in any context. */
+/*
+ * Now on vmlat's clock, safe in any context. The TSC is read as
+ * native_sched_clock() reads it, with RDTSC alone: no LFENCE or RDTSCP to
+ * wait for the instructions before it. A probe's instant may then be
+ * taken a few tens of cycles early, before loads of its own; what orders
+ * its events against other CPUs' (the runqueue lock, the VM exit or
+ * entry) still comes first, and an interval never goes negative
+ * (vmlat_span()). The scheduler measures run and wait times so. Three
+ * probes of every exit round trip stamp their event here.
+ */
 static __always_inline u64 vmlat_now_ns(void)
+{
+	if (static_branch_likely(&vmlat_clock_tsc))
+		return vmlat_clock_at_tsc(rdtsc());
+	return ktime_get_mono_fast_ns();
+}
+
+/*
+ * The same, the TSC read ordered after the instructions before it: for a
+ * reading that must bracket another clock's (vmlat_clock_mono()).
+ */
+static __always_inline u64 vmlat_now_ns_ordered(void)
 {
 	if (static_branch_likely(&vmlat_clock_tsc))
 		return vmlat_clock_at_tsc(rdtsc_ordered());
