@@ -328,30 +328,30 @@ static __always_inline void vmlat_owner_event(struct vmlat_vcpu *vc,
 					      int nslot)
 {
 	struct vmlat_nested_done *nd = &vc->nested_done;
+	u8 old = READ_ONCE(vc->acct.state);
 	struct vmlat_done done;
-	bool ok, count_nd = false;
+	bool count_nd;
 
-	if (likely(READ_ONCE(vc->acct.state) <= VMLAT_USER)) {
-		raw_write_seqcount_begin(&vc->seq);
-		vmlat_vcpu_catch_up(vc);
-		ok = vmlat_acct_owner(&vc->acct, ev, hlt, now, &done);
-		if (likely(ok)) {
-			if (done.kind == VMLAT_DONE_EXIT)
-				vmlat_vcpu_as_exit(vc, vc->exit_slot, done.ns);
-			count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin,
-						      nslot, now, nd);
-		}
-		raw_write_seqcount_end(&vc->seq);
-		if (likely(ok)) {
-			if (done.kind == VMLAT_DONE_EXIT)
-				vmlat_vcpu_done(vc, &done, vc->exit_slot, NULL,
-						now);
-			if (unlikely(count_nd))
-				vmlat_nested_done(vc, nd);
-			return;
-		}
+	/*
+	 * The states it takes are on CPU (up to VMLAT_USER): no other
+	 * writer then, and a reset (the catch-up) changes neither the state
+	 * nor the flags it reads.
+	 */
+	if (unlikely(!vmlat_acct_owner_takes(&vc->acct, old, ev))) {
+		vmlat_vcpu_event(vc, ev, hlt, now, NULL, nin, nslot);
+		return;
 	}
-	vmlat_vcpu_event(vc, ev, hlt, now, NULL, nin, nslot);
+	raw_write_seqcount_begin(&vc->seq);
+	vmlat_vcpu_catch_up(vc);
+	vmlat_acct_owner_step(&vc->acct, old, ev, hlt, now, &done);
+	if (done.kind == VMLAT_DONE_EXIT)
+		vmlat_vcpu_as_exit(vc, vc->exit_slot, done.ns);
+	count_nd = vmlat_nested_event(&vc->acct, ev, hlt, nin, nslot, now, nd);
+	raw_write_seqcount_end(&vc->seq);
+	if (done.kind == VMLAT_DONE_EXIT)
+		vmlat_vcpu_done(vc, &done, vc->exit_slot, NULL, now);
+	if (unlikely(count_nd))
+		vmlat_nested_done(vc, nd);
 }
 
 /*

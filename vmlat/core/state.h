@@ -90,6 +90,7 @@ struct vmlat_done {
  * @exit_pending: the guest left (vmlat_acct_left_guest()); its kvm_exit
  *		is to come
  * @ended:	the thread exited: the clock stopped at @since_ns
+ * @stops:	@exit_pending and @ended, for the fast path's one test
  */
 struct vmlat_vcpu_acct {
 	u64 first_ns;
@@ -112,8 +113,13 @@ struct vmlat_vcpu_acct {
 	u8 state;
 	bool in_user;
 	bool halted;
-	bool exit_pending;
-	bool ended;
+	union {
+		struct {
+			bool exit_pending;
+			bool ended;
+		};
+		u16 stops;
+	};
 };
 
 extern const char *const vmlat_state_names[VMLAT_NR_STATES];
@@ -147,53 +153,58 @@ void vmlat_acct_snapshot(const struct vmlat_vcpu_acct *a, u64 now_ns,
 			 u64 time_ns[VMLAT_NR_STATES], u64 *observed_ns);
 
 /**
- * vmlat_acct_owner() - the vCPU thread's own KVM events, the fast way
+ * vmlat_acct_owner_takes() - whether vmlat_acct_owner() takes an event
  * @a:		the vCPU's accounting
- * @ev:		VMLAT_EV_EXIT, VMLAT_EV_USER_EXIT or VMLAT_EV_ENTRY
- * @hlt:	for VMLAT_EV_EXIT: the exit reason is HLT
- * @now_ns:	time of the event
- * @done:	set to the interval the event completed, if it returns true
+ * @old:	its state, as read by the caller
+ * @ev:		the event
  *
  * The three events of every exit round trip, in the states they are
  * expected in (kvm_exit in guest, kvm_userspace_exit in kernel, kvm_entry
- * in kernel or user), accounted exactly as vmlat_acct_event() accounts
- * them (a KUnit test compares the two), without its table walk: this
- * runs three times per VM exit.
- *
- * Return: true if it accounted @ev; false, having changed nothing, for
- * anything else (another event or state, an exit pending, or the thread
- * ended): then
- * vmlat_acct_event() is the one to call.
+ * in kernel or user), with no exit pending and the thread not ended. The
+ * caller of vmlat_acct_owner_step() asks it first, before its write
+ * section: one test of the state serves both.
  */
-static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
-				    enum vmlat_event ev, bool hlt, u64 now_ns,
-				    struct vmlat_done *done)
+static inline bool vmlat_acct_owner_takes(const struct vmlat_vcpu_acct *a,
+					  u8 old, enum vmlat_event ev)
 {
-	u8 old = a->state, new;
-	u64 d;
+	bool ok;
 
 	switch (ev) {
 	case VMLAT_EV_EXIT:
-		if (old != VMLAT_GUEST)
-			return false;
-		new = VMLAT_KERNEL;
+		ok = old == VMLAT_GUEST;
 		break;
 	case VMLAT_EV_USER_EXIT:
-		if (old != VMLAT_KERNEL)
-			return false;
-		new = VMLAT_USER;
+		ok = old == VMLAT_KERNEL;
 		break;
 	case VMLAT_EV_ENTRY:
-		if (old != VMLAT_KERNEL && old != VMLAT_USER)
-			return false;
-		new = VMLAT_GUEST;
+		ok = old == VMLAT_KERNEL || old == VMLAT_USER;
 		break;
 	default:
 		return false;
 	}
 	/* An exit seen before its kvm_exit is the table's to finish. */
-	if (a->ended || a->exit_pending)
-		return false;
+	return ok && !a->stops;
+}
+
+/**
+ * vmlat_acct_owner_step() - the vCPU thread's own KVM event, the fast way
+ * @a:		the vCPU's accounting
+ * @old:	its state, which vmlat_acct_owner_takes() was asked with
+ * @ev:		VMLAT_EV_EXIT, VMLAT_EV_USER_EXIT or VMLAT_EV_ENTRY
+ * @hlt:	for VMLAT_EV_EXIT: the exit reason is HLT
+ * @now_ns:	time of the event
+ * @done:	set to the interval the event completed
+ *
+ * Accounts @ev exactly as vmlat_acct_event() accounts it (a KUnit test
+ * compares the two), without its table walk: this runs three times per VM
+ * exit. Only where vmlat_acct_owner_takes() said yes.
+ */
+static inline void vmlat_acct_owner_step(struct vmlat_vcpu_acct *a, u8 old,
+					 enum vmlat_event ev, bool hlt,
+					 u64 now_ns, struct vmlat_done *done)
+{
+	u8 new;
+	u64 d;
 
 	d = vmlat_span(a->since_ns, now_ns);
 	a->time_ns[old] += d;
@@ -201,15 +212,18 @@ static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
 	done->kind = VMLAT_DONE_NONE;
 	done->ns = 0;
 	if (ev == VMLAT_EV_EXIT) {
+		new = VMLAT_KERNEL;
 		a->exits++;
 		a->exit_host_ns = 0;
 		a->halted = hlt;
 		vmlat_halt_arm(&a->halt);
 		a->in_user = false;
 	} else if (ev == VMLAT_EV_USER_EXIT) {
+		new = VMLAT_USER;
 		a->exit_host_ns += d;
 		a->in_user = true;
 	} else {
+		new = VMLAT_GUEST;
 		a->exit_host_ns += d;
 		done->kind = VMLAT_DONE_EXIT;
 		done->ns = a->exit_host_ns;
@@ -219,6 +233,31 @@ static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
 	a->enters[new]++;
 	a->state = new;
 	a->entered_ns = a->since_ns;
+}
+
+/**
+ * vmlat_acct_owner() - the vCPU thread's own KVM events, the fast way
+ * @a:		the vCPU's accounting
+ * @ev:		VMLAT_EV_EXIT, VMLAT_EV_USER_EXIT or VMLAT_EV_ENTRY
+ * @hlt:	for VMLAT_EV_EXIT: the exit reason is HLT
+ * @now_ns:	time of the event
+ * @done:	set to the interval the event completed, if it returns true
+ *
+ * vmlat_acct_owner_takes() and vmlat_acct_owner_step() in one.
+ *
+ * Return: true if it accounted @ev; false, having changed nothing, for
+ * anything else (another event or state, an exit pending, or the thread
+ * ended): then vmlat_acct_event() is the one to call.
+ */
+static inline bool vmlat_acct_owner(struct vmlat_vcpu_acct *a,
+				    enum vmlat_event ev, bool hlt, u64 now_ns,
+				    struct vmlat_done *done)
+{
+	u8 old = a->state;
+
+	if (!vmlat_acct_owner_takes(a, old, ev))
+		return false;
+	vmlat_acct_owner_step(a, old, ev, hlt, now_ns, done);
 	return true;
 }
 
