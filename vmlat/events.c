@@ -26,6 +26,7 @@
 #include "records.h"
 #include "threshold.h"
 #include "vmlat_hypercall.h"
+#include "vmlat.h"
 #include "vmlat_trace.h"
 
 /*
@@ -573,13 +574,11 @@ static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
 	raw_spin_unlock_irqrestore(&vc->lock, flags);
 }
 
-/**
- * vmlat_on_kvm_entry() - a vCPU enters guest mode
- * @vcpu:	the vCPU; current is its thread
- *
+/*
+ * A vCPU enters guest mode: @vcpu, current its thread.
  * Context: kvm_entry tracepoint, preemption disabled.
  */
-void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
+static __always_inline void vmlat_kvm_entry(struct kvm_vcpu *vcpu)
 {
 	u64 now = vmlat_now_ns();
 	struct vmlat_vcpu *vc = vmlat_vcpu_get(vcpu, VMLAT_EV_ENTRY, now);
@@ -602,7 +601,7 @@ void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu)
  * number and CPL are read where the hardware left them, as
  * vmlat_on_kvm_hypercall() takes them for a call of the host's own guests.
  *
- * Context: vmlat_on_kvm_exit() of @vc, an exit of L2 or of L1's VMRUN
+ * Context: vmlat_kvm_exit() of @vc, an exit of L2 or of L1's VMRUN
  * (VMLAUNCH, VMRESUME); this thread alone writes @vc's nested state.
  */
 static int vmlat_l2_sync_slot(struct vmlat_vcpu *vc, struct kvm_vcpu *vcpu,
@@ -643,7 +642,7 @@ static noinline int vmlat_exit_rare(struct vmlat_vcpu *vc,
 }
 
 /*
- * A vCPU leaves guest mode (vmlat_on_kvm_exit()): with the raw exit code
+ * A vCPU leaves guest mode (its probe): with the raw exit code
  * @given when the tracepoint passes it (@have), else read from the VMCB
  * or VMCS.
  */
@@ -708,37 +707,11 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 	vmlat_exit_stats_count(&vc->vm->exits, slot);
 }
 
-/**
- * vmlat_on_kvm_exit() - a vCPU leaves guest mode
- * @vcpu:	the vCPU; current is its thread
- * @isa:	KVM_ISA_SVM or KVM_ISA_VMX
- *
- * Context: kvm_exit tracepoint, on the vCPU's CPU, preemption disabled.
+/*
+ * The current vCPU thread returns to its VMM.
+ * Context: kvm_userspace_exit tracepoint, preemption disabled.
  */
-void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa)
-{
-	vmlat_kvm_exit(vcpu, isa, false, 0);
-}
-
-/**
- * vmlat_on_kvm_exit_reason() - the same, where kvm_exit passes the code
- * @vcpu:	the vCPU; current is its thread
- * @isa:	KVM_ISA_SVM or KVM_ISA_VMX
- * @reason:	the raw exit code, as KVM's kvm_exit records it
- *
- * Context: as vmlat_on_kvm_exit(); the older kvm_exit (5.10's).
- */
-void vmlat_on_kvm_exit_reason(struct kvm_vcpu *vcpu, u32 isa, u32 reason)
-{
-	vmlat_kvm_exit(vcpu, isa, true, reason);
-}
-
-/**
- * vmlat_on_userspace_exit() - the current vCPU thread returns to its VMM
- *
- * Context: kvm_userspace_exit tracepoint.
- */
-void vmlat_on_userspace_exit(void)
+static __always_inline void vmlat_userspace_exit(void)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
 
@@ -749,6 +722,61 @@ void vmlat_on_userspace_exit(void)
 		vmlat_vcpu_ran(vc);
 	vmlat_owner_event(vc, VMLAT_EV_USER_EXIT, false, vmlat_now_ns(), 0,
 			  VMLAT_SLOT_UNDECODED);
+}
+
+/*
+ * The probes of kvm_entry, kvm_exit and kvm_userspace_exit, the three
+ * events of every exit round trip: here, with the events' code inlined,
+ * one call less per event than probes.c's way. probes.c's table names
+ * them; what its comment says of probes holds for them.
+ *
+ * Context: kvm_entry and kvm_exit are traced with preemption disabled
+ * (probes.c), kvm_userspace_exit not from 7.x on.
+ */
+void vmlat_probe_kvm_entry(void *data, struct kvm_vcpu *vcpu,
+			   bool force_immediate_exit)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
+	vmlat_kvm_entry(vcpu);
+}
+
+/* kvm_entry before "force_immediate_exit" (upstream 6.9, 6.1.y in 2025). */
+void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
+	vmlat_kvm_entry(vcpu);
+}
+
+void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
+	vmlat_kvm_exit(vcpu, isa, false, 0);
+}
+
+/* The older kvm_exit (5.10's), which passes the raw exit code first. */
+void vmlat_probe_kvm_exit_v0(void *data, unsigned int exit_reason,
+			     struct kvm_vcpu *vcpu, u32 isa)
+{
+	if (VMLAT_FLOOR)
+		return;
+	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
+	vmlat_kvm_exit(vcpu, isa, true, exit_reason);
+}
+
+void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
+{
+	if (VMLAT_FLOOR)
+		return;
+	preempt_disable_notrace();
+	vmlat_hit(VMLAT_HOOK_KVM_USERSPACE_EXIT);
+	vmlat_userspace_exit();
+	preempt_enable_notrace();
 }
 
 /**

@@ -20,10 +20,18 @@ struct vmlat_vcpu;
 int vmlat_events_init(void);
 void vmlat_vcpu_report(struct vmlat_vcpu *vc, struct vmlat_report *r,
 		       u64 start, u64 now);
-void vmlat_on_kvm_entry(struct kvm_vcpu *vcpu);
-void vmlat_on_kvm_exit(struct kvm_vcpu *vcpu, u32 isa);
-void vmlat_on_kvm_exit_reason(struct kvm_vcpu *vcpu, u32 isa, u32 reason);
-void vmlat_on_userspace_exit(void);
+/*
+ * The probes of the three events of every exit round trip, with their
+ * events' code inlined (events.c): prototypes exactly as the tracepoints
+ * declare them, as probes.c's.
+ */
+void vmlat_probe_kvm_entry(void *data, struct kvm_vcpu *vcpu,
+			   bool force_immediate_exit);
+void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu);
+void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa);
+void vmlat_probe_kvm_exit_v0(void *data, unsigned int exit_reason,
+			     struct kvm_vcpu *vcpu, u32 isa);
+void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno);
 void vmlat_on_halt_poll_ns(bool grow, unsigned int vcpu_id, unsigned int old);
 void vmlat_on_vcpu_wakeup(u64 ns, bool waited, bool valid);
 void vmlat_on_mmu_get_page(void);

@@ -38,62 +38,12 @@
 DEFINE_PER_CPU(struct vmlat_pcpu, vmlat_pcpu);
 
 /*
- * tools/bench's floor: built with VMLAT_FLOOR=1 (make VMLAT_FLOOR=1),
- * every probe is attached and returns at once. What that build costs is
- * the kernel's part of vmlat's overhead (calling an attached probe); the
- * rest is vmlat's.
+ * The probes of kvm_entry, kvm_exit and kvm_userspace_exit, the three
+ * events of every exit round trip, are in events.c, their events' code
+ * inlined into them (events.h).
  */
-#ifndef VMLAT_FLOOR
-#define VMLAT_FLOOR 0
-#endif
 
 struct kvm_mmu_page;
-
-static void vmlat_probe_kvm_entry(void *data, struct kvm_vcpu *vcpu,
-				  bool force_immediate_exit)
-{
-	if (VMLAT_FLOOR)
-		return;
-	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
-	vmlat_on_kvm_entry(vcpu);
-}
-
-/* kvm_entry before "force_immediate_exit" (upstream 6.9, 6.1.y in 2025). */
-static void vmlat_probe_kvm_entry_v1(void *data, struct kvm_vcpu *vcpu)
-{
-	if (VMLAT_FLOOR)
-		return;
-	vmlat_hit(VMLAT_HOOK_KVM_ENTRY);
-	vmlat_on_kvm_entry(vcpu);
-}
-
-static void vmlat_probe_kvm_exit(void *data, struct kvm_vcpu *vcpu, u32 isa)
-{
-	if (VMLAT_FLOOR)
-		return;
-	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
-	vmlat_on_kvm_exit(vcpu, isa);
-}
-
-/* The older kvm_exit (5.10's), which passes the raw exit code first. */
-static void vmlat_probe_kvm_exit_v0(void *data, unsigned int exit_reason,
-				    struct kvm_vcpu *vcpu, u32 isa)
-{
-	if (VMLAT_FLOOR)
-		return;
-	vmlat_hit(VMLAT_HOOK_KVM_EXIT);
-	vmlat_on_kvm_exit_reason(vcpu, isa, exit_reason);
-}
-
-static void vmlat_probe_kvm_userspace_exit(void *data, __u32 reason, int errno)
-{
-	if (VMLAT_FLOOR)
-		return;
-	preempt_disable_notrace();
-	vmlat_hit(VMLAT_HOOK_KVM_USERSPACE_EXIT);
-	vmlat_on_userspace_exit();
-	preempt_enable_notrace();
-}
 
 static void vmlat_probe_kvm_hypercall(void *data, unsigned long nr,
 				      unsigned long a0, unsigned long a1,

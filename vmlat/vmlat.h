@@ -77,6 +77,16 @@ struct vmlat_pcpu {
 
 DECLARE_PER_CPU(struct vmlat_pcpu, vmlat_pcpu);
 
+/*
+ * tools/bench's floor: built with VMLAT_FLOOR=1 (make VMLAT_FLOOR=1),
+ * every probe is attached and returns at once. What that build costs is
+ * the kernel's part of vmlat's overhead (calling an attached probe); the
+ * rest is vmlat's.
+ */
+#ifndef VMLAT_FLOOR
+#define VMLAT_FLOOR 0
+#endif
+
 static __always_inline void vmlat_hit(enum vmlat_hook_id id)
 {
 	this_cpu_inc(vmlat_pcpu.hits[id]);
