@@ -58,7 +58,8 @@ vmlat_vcpu_get(struct kvm_vcpu *vcpu, enum vmlat_event ev, u64 now)
  * A completed exit of @vm to one histogram: its reason's, or the VM's
  * (records.h, @hist).
  */
-static void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot, u64 ns)
+static __always_inline void vmlat_vm_exit_done(struct vmlat_vm *vm, int slot,
+					       u64 ns)
 {
 	if (!vmlat_exit_stats_done(&vm->exits, slot, ns, &vmlat_hist_src))
 		vmlat_vm_hist_add(&vm->hist[VMLAT_HIST_EXIT], ns);
