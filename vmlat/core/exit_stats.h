@@ -116,16 +116,16 @@ static inline void vmlat_exit_stats_count(struct vmlat_exit_stats *s,
  * has one: the first VMLAT_EXIT_REASON_HISTS reasons seen take one each,
  * lock-free (a sample for which no histogram could be had is lost).
  *
- * Inline: kvm_entry's probe calls it at every exit handled, as
- * vmlat_ahist_add().
+ * Always inline: kvm_entry's probe calls it at every exit handled, as
+ * vmlat_ahist_add(); gcc 12 (Debian 6.1's) kept it out of line.
  *
  * Context: any context.
  * Return: true if a histogram of @s took @ns; false if the caller keeps
  * it (an undecoded exit, or a reason past the first ones).
  */
-static inline bool vmlat_exit_stats_done(struct vmlat_exit_stats *s,
-					 int slot, u64 ns,
-					 const struct vmlat_ahist_src *src)
+static __always_inline bool
+vmlat_exit_stats_done(struct vmlat_exit_stats *s, int slot, u64 ns,
+		      const struct vmlat_ahist_src *src)
 {
 	unsigned int i;
 

@@ -90,6 +90,9 @@ typedef int64_t s64;
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
 
 static inline unsigned int vmlat_fls64(u64 x)
 {
