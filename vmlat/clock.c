@@ -43,44 +43,21 @@ bool vmlat_tsc_usable(void)
 				    !check_tsc_unstable());
 }
 
-/**
- * vmlat_tsc_time_ns() - when the host's TSC read @tsc, on vmlat's clock
- * @tsc:	a host TSC reading, from before now
- * @since_ns:	the earliest instant it may be
- * @now_ns:	vmlat_now_ns() of the caller, just before
- *
- * Where vmlat's clock is the TSC, exactly as vmlat_now_ns() would have
- * read it then; else the mono clock now less the TSC's advance since, the
- * two read back to back. Not from @now_ns: the caller's own time between
- * reading it and the TSC (tens of microseconds under an emulator) would
- * move the instant that much.
- *
- * Context: any, preemption off (the TSC read is this CPU's).
- * Return: the instant, or 0 if the TSC's rate is not known, the TSC is not
- * trusted (where vmlat's clock is not the TSC), or the instant falls
- * outside [@since_ns, @now_ns].
+/*
+ * vmlat_tsc_time_ns() where vmlat's clock is not the TSC: the mono clock
+ * now less the TSC's advance since, the two read back to back.
  */
-u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns)
+u64 vmlat_tsc_time_ns_mono(u64 tsc, u64 since_ns, u64 now_ns)
 {
 	u64 ns, mono, d;
 
-	/*
-	 * vmlat's clock is the TSC itself: the reading is an instant of it,
-	 * even where the kernel stopped trusting the TSC since.
-	 */
-	if (static_branch_likely(&vmlat_clock_tsc)) {
-		if ((s64)(tsc - vmlat_clock.tsc0) < 0)	/* before load */
-			return 0;
-		ns = vmlat_clock_at_tsc(tsc);
-	} else {
-		if (!vmlat_tsc_usable())
-			return 0;
-		mono = ktime_get_mono_fast_ns();
-		d = rdtsc_ordered() - tsc;
-		if (d > vmlat_tsc_max)	/* negative too: after now */
-			return 0;
-		ns = mono - vmlat_tsc_ns(d);
-	}
+	if (!vmlat_tsc_usable())
+		return 0;
+	mono = ktime_get_mono_fast_ns();
+	d = rdtsc_ordered() - tsc;
+	if (d > vmlat_tsc_max)	/* negative too: after now */
+		return 0;
+	ns = mono - vmlat_tsc_ns(d);
 	if (ns < since_ns || ns > now_ns)
 		return 0;
 	return ns;

@@ -93,7 +93,44 @@ static __always_inline u64 vmlat_now_ns_ordered(void)
 }
 
 bool vmlat_tsc_usable(void);
-u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns, u64 now_ns);
+u64 vmlat_tsc_time_ns_mono(u64 tsc, u64 since_ns, u64 now_ns);
+
+/**
+ * vmlat_tsc_time_ns() - when the host's TSC read @tsc, on vmlat's clock
+ * @tsc:	a host TSC reading, from before now
+ * @since_ns:	the earliest instant it may be
+ * @now_ns:	vmlat_now_ns() of the caller, just before
+ *
+ * Where vmlat's clock is the TSC, exactly as vmlat_now_ns() would have
+ * read it then, inline: every exit traced late (exit_late.h) reads one.
+ * Else the mono clock now less the TSC's advance since, the two read back
+ * to back (vmlat_tsc_time_ns_mono()). Not from @now_ns: the caller's own
+ * time between reading it and the TSC (tens of microseconds under an
+ * emulator) would move the instant that much.
+ *
+ * Context: any, preemption off (the TSC read is this CPU's).
+ * Return: the instant, or 0 if the TSC's rate is not known, the TSC is not
+ * trusted (where vmlat's clock is not the TSC), or the instant falls
+ * outside [@since_ns, @now_ns].
+ */
+static __always_inline u64 vmlat_tsc_time_ns(u64 tsc, u64 since_ns,
+					     u64 now_ns)
+{
+	u64 ns;
+
+	if (!static_branch_likely(&vmlat_clock_tsc))
+		return vmlat_tsc_time_ns_mono(tsc, since_ns, now_ns);
+	/*
+	 * vmlat's clock is the TSC itself: the reading is an instant of it,
+	 * even where the kernel stopped trusting the TSC since.
+	 */
+	if ((s64)(tsc - vmlat_clock.tsc0) < 0)	/* before load */
+		return 0;
+	ns = vmlat_clock_at_tsc(tsc);
+	if (ns < since_ns || ns > now_ns)
+		return 0;
+	return ns;
+}
 u64 vmlat_clock_mono(u64 ns);
 const char *vmlat_clock_name(void);
 int vmlat_clock_init(void);

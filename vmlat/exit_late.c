@@ -28,7 +28,7 @@ static atomic_t vmlat_exit_trace = ATOMIC_INIT(VMLAT_EXIT_TRACE_UNKNOWN);
  * Per CPU: where the TSC is not usable (or KVM scales it), every late
  * exit counts here, on every CPU at once.
  */
-static DEFINE_PER_CPU(u64, vmlat_exit_unread);
+DEFINE_PER_CPU(u64, vmlat_exit_unread);
 
 /* Static keys change under a mutex: not from the probe. */
 static void vmlat_exit_trace_work_fn(struct work_struct *work)
@@ -63,34 +63,6 @@ void vmlat_exit_trace_learn(bool irqs_off)
 	if (atomic_cmpxchg(&vmlat_exit_trace, VMLAT_EXIT_TRACE_UNKNOWN,
 			   mode) == VMLAT_EXIT_TRACE_UNKNOWN)
 		schedule_work(&vmlat_exit_trace_work);
-}
-
-/**
- * vmlat_exit_time_ns() - when the vCPU's guest last left, in vmlat's time
- * @vcpu:	the vCPU; current is its thread, on the CPU it exited on
- * @since_ns:	when its guest time began (the kvm_entry)
- * @now_ns:	vmlat_now_ns() of the caller, just before
- *
- * The host TSC KVM recorded right after the exit, taken to vmlat's clock
- * (vmlat_tsc_time_ns()): not @now_ns, which would end guest time early by
- * the probe's own time, and refuse a guest interval shorter than it. A
- * reading that is not one (scaled TSC, a TSC of unknown rate, or a time
- * outside [@since_ns, @now_ns]: KVM wrote the TSC offset since) is
- * counted in vmlat_exit_time_unread().
- *
- * Context: kvm_exit or sched_switch tracepoint of @vcpu's thread, after a
- * VM exit and before its kvm_exit.
- * Return: the time of the exit, or 0 if unknown.
- */
-u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns, u64 now_ns)
-{
-	u64 exit_tsc, exit_ns = 0;
-
-	if (!vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
-		exit_ns = vmlat_tsc_time_ns(exit_tsc, since_ns, now_ns);
-	if (!exit_ns)
-		this_cpu_inc(vmlat_exit_unread);
-	return exit_ns;
 }
 
 /**

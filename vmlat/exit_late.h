@@ -22,7 +22,11 @@
 
 #include <linux/irqflags.h>
 #include <linux/jump_label.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
+
+#include "clock.h"
+#include "kvm_x86.h"
 
 /* How this kernel traces kvm_exit, as the status file names it. */
 enum vmlat_exit_trace {
@@ -55,10 +59,38 @@ static __always_inline bool vmlat_exit_traced_late(void)
 	return static_branch_unlikely(&vmlat_exit_trace_late);
 }
 
-struct kvm_vcpu;
+DECLARE_PER_CPU(u64, vmlat_exit_unread);
 
-u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu, u64 since_ns,
-		       u64 now_ns);
+/**
+ * vmlat_exit_time_ns() - when the vCPU's guest last left, in vmlat's time
+ * @vcpu:	the vCPU; current is its thread, on the CPU it exited on
+ * @since_ns:	when its guest time began (the kvm_entry)
+ * @now_ns:	vmlat_now_ns() of the caller, just before
+ *
+ * The host TSC KVM recorded right after the exit, taken to vmlat's clock
+ * (vmlat_tsc_time_ns()): not @now_ns, which would end guest time early by
+ * the probe's own time, and refuse a guest interval shorter than it. A
+ * reading that is not one (scaled TSC, a TSC of unknown rate, or a time
+ * outside [@since_ns, @now_ns]: KVM wrote the TSC offset since) is
+ * counted in vmlat_exit_time_unread(). Inline: every exit traced late
+ * reads one.
+ *
+ * Context: kvm_exit or sched_switch tracepoint of @vcpu's thread, after a
+ * VM exit and before its kvm_exit.
+ * Return: the time of the exit, or 0 if unknown.
+ */
+static __always_inline u64 vmlat_exit_time_ns(const struct kvm_vcpu *vcpu,
+					      u64 since_ns, u64 now_ns)
+{
+	u64 exit_tsc, exit_ns = 0;
+
+	if (!vmlat_kvm_exit_tsc(vcpu, &exit_tsc))
+		exit_ns = vmlat_tsc_time_ns(exit_tsc, since_ns, now_ns);
+	if (!exit_ns)
+		this_cpu_inc(vmlat_exit_unread);
+	return exit_ns;
+}
+
 enum vmlat_exit_trace vmlat_exit_trace_mode(void);
 u64 vmlat_exit_time_unread(void);
 void vmlat_exit_late_exit(void);
