@@ -385,7 +385,7 @@ static noinline u64 vmlat_late_exit_acct(struct vmlat_vcpu_acct *a,
  * Context: @vc's thread, preemption off.
  * Return: when the exit began.
  */
-static noinline u64 vmlat_late_exit_event(struct vmlat_vcpu *vc,
+static __always_inline u64 vmlat_late_exit_event(struct vmlat_vcpu *vc,
 					  struct kvm_vcpu *vcpu, bool hlt,
 					  u64 now, unsigned int nin, int nslot)
 {
