@@ -474,8 +474,8 @@ static void vmlat_acct_noop_writes_nothing(struct kunit *test)
 /*
  * The guest leaves only from guest mode: elsewhere (or once the thread
  * ended) vmlat_acct_left_guest() refuses and writes nothing. While its
- * kvm_exit is pending, the lock-free fast path leaves the vCPU to the
- * table.
+ * kvm_exit is pending, or once its thread ended, the lock-free fast path
+ * leaves the vCPU to the table (the two flags it tests as one word).
  */
 static void vmlat_acct_left_guest_only_from_guest(struct kunit *test)
 {
@@ -507,6 +507,9 @@ static void vmlat_acct_left_guest_only_from_guest(struct kunit *test)
 	vmlat_acct_end(&a, 160);
 	memcpy(&before, &a, sizeof(a));
 	KUNIT_EXPECT_FALSE(test, vmlat_acct_left_guest(&a, 170, false));
+	KUNIT_EXPECT_FALSE_MSG(test, vmlat_acct_owner(&a, VMLAT_EV_EXIT,
+						      false, 170, &done),
+			       "fast path after the thread ended");
 	KUNIT_EXPECT_EQ(test, memcmp(&a, &before, sizeof(a)), 0);
 }
 
