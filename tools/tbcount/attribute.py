@@ -8,8 +8,8 @@ exit round trips the workload made. Prints the instructions vmlat's own
 code executed per round trip, in all and by function (those of at least
 0.5 a trip), on one line:
 
-  vmlat's own code (tools/tbcount): 501 instructions an exit round trip: \
-vmlat_on_kvm_exit 216, ...
+  vmlat's own code (tools/tbcount): 436 instructions an exit round trip: \
+vmlat_probe_kvm_exit 203, ...
 """
 import bisect
 import re
