@@ -386,8 +386,9 @@ static noinline u64 vmlat_late_exit_acct(struct vmlat_vcpu_acct *a,
  * Return: when the exit began.
  */
 static __always_inline u64 vmlat_late_exit_event(struct vmlat_vcpu *vc,
-					  struct kvm_vcpu *vcpu, bool hlt,
-					  u64 now, unsigned int nin, int nslot)
+						 struct kvm_vcpu *vcpu,
+						 bool hlt, u64 now,
+						 unsigned int nin, int nslot)
 {
 	struct vmlat_nested_done *nd = &vc->nested_done;
 	u8 state = READ_ONCE(vc->acct.state);
