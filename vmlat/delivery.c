@@ -239,7 +239,8 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 		src = VMLAT_IRQ_OTHER;
 	}
 	added = vmlat_irq_pend_add(&target->irq, vec, src, at, ns, wait,
-				   vmlat_irq_tag(sender), &pushed);
+				   vmlat_irq_tag(sender),
+				   vmlat_marker_exits(target), &pushed);
 	raw_spin_unlock_irqrestore(&target->lock, flags);
 	if (likely(added == VMLAT_IRQ_ADDED))
 		return;
@@ -259,9 +260,10 @@ void vmlat_on_apic_accept_irq(u32 vcpu_id, u16 dm, u8 vec)
 void vmlat_on_inj_virq(unsigned int vec, bool reinjected)
 {
 	struct vmlat_vcpu *vc = vmlat_vcpu_current();
+	enum vmlat_irq_match match;
+	struct vmlat_irq_done co;
 	struct vmlat_vm_irq *q;
 	unsigned long flags;
-	bool found;
 
 	/*
 	 * The interrupt injected before, again: no new one. Its entry is
@@ -271,19 +273,30 @@ void vmlat_on_inj_virq(unsigned int vec, bool reinjected)
 	 */
 	if (reinjected)
 		return;
-	if (!vc || !READ_ONCE(vc->irq.nr))
-		goto unmatched;
-	raw_spin_lock_irqsave(&vc->lock, flags);
-	found = vmlat_irq_pend_inject(&vc->irq, vec);
-	raw_spin_unlock_irqrestore(&vc->lock, flags);
-	if (found)
-		return;
-unmatched:
 	if (!vc)
 		return;
+	if (!READ_ONCE(vc->irq.nr) && !READ_ONCE(vc->irq.has_co)) {
+		match = VMLAT_IRQ_UNMATCHED;
+	} else {
+		raw_spin_lock_irqsave(&vc->lock, flags);
+		match = vmlat_irq_pend_inject(&vc->irq, vec,
+					      vmlat_marker_exits(vc), &co);
+		raw_spin_unlock_irqrestore(&vc->lock, flags);
+		if (match == VMLAT_IRQ_MATCHED)
+			return;
+	}
 	/* Pairs with the cmpxchg of vmlat_vm_irq(). */
 	q = smp_load_acquire(&vc->vm->irq);
-	if (q)
+	if (!q)
+		return;
+	/*
+	 * An accept counted coalesced whose sender set the IRR only after
+	 * this vCPU injected the vector (core/irq.h): a delivery of its own.
+	 * The block is there: the accept was counted in it.
+	 */
+	if (match == VMLAT_IRQ_UNCOALESCED)
+		atomic64_dec_if_positive(&q->cell[co.src][co.at].coalesced);
+	else
 		atomic64_inc(&q->unmatched);
 }
 

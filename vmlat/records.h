@@ -65,7 +65,8 @@ struct vmlat_vm_nested_exits {
  * @lost:	given up (core/irq.h): pushed out by newer ones, or never
  *		injected
  * @coalesced:	made pending while their vector already was (one
- *		interrupt to the guest)
+ *		interrupt to the guest); less those found apart after
+ *		(core/irq.h)
  */
 struct vmlat_irq_cell {
 	atomic64_t count;

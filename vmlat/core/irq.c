@@ -39,19 +39,22 @@ static void vmlat_irq_remove(struct vmlat_irq_pend *p, unsigned int i)
  * @ns:		when
  * @wait:	its target's time waiting for a CPU until then
  * @tag:	the caller's, given back to vmlat_irq_pend_entry()'s @held
+ * @exits:	its target's VM exits until then
  * @pushed:	the entry pushed out, for VMLAT_IRQ_PUSHED
  *
  * An interrupt whose vector is already pending and not yet injected is
  * the same interrupt to the guest (one bit of its APIC's IRR): the entry
- * keeps its earlier time. Otherwise it takes a new entry; if there is
- * none, the oldest entry not injected yet (or else the oldest) makes room.
+ * keeps its earlier time, and this one is remembered (irq.h says why).
+ * Otherwise it takes a new entry; if there is none, the oldest entry not
+ * injected yet (or else the oldest) makes room.
  *
  * Return: what became of it.
  */
 enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 					enum vmlat_irq_src src,
 					enum vmlat_irq_at at, u64 ns, u64 wait,
-					u64 tag, struct vmlat_irq_done *pushed)
+					u64 tag, u64 exits,
+					struct vmlat_irq_done *pushed)
 {
 	enum vmlat_irq_added ret = VMLAT_IRQ_ADDED;
 	struct vmlat_irq_entry *e;
@@ -59,7 +62,17 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 
 	for (i = 0; i < p->nr; i++)
 		if (p->e[i].vec == vec && !p->e[i].injected)
-			return VMLAT_IRQ_COALESCED;
+			break;
+	if (i < p->nr) {
+		e = &p->co;
+		p->co_exits = exits;
+		p->has_co = 1;
+		ret = VMLAT_IRQ_COALESCED;
+		goto fill;
+	}
+	/* A new one of its vector comes after it in KVM too. */
+	if (p->has_co && p->co.vec == vec)
+		p->has_co = 0;
 	if (p->nr == VMLAT_IRQ_PEND) {
 		for (i = 0; i < p->nr; i++)
 			if (!p->e[i].injected) {
@@ -76,6 +89,7 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 		ret = VMLAT_IRQ_PUSHED;
 	}
 	e = &p->e[p->nr];
+fill:
 	e->ns = ns;
 	e->wait = wait;
 	e->tag = tag;
@@ -84,7 +98,8 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 	e->at = at;
 	e->injected = 0;
 	e->entries = 0;
-	WRITE_ONCE(p->nr, p->nr + 1);
+	if (ret != VMLAT_IRQ_COALESCED)
+		WRITE_ONCE(p->nr, p->nr + 1);
 	return ret;
 }
 
@@ -92,11 +107,19 @@ enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
  * vmlat_irq_pend_inject() - KVM injected @vec for the next VM entry
  * @p:		the vCPU's pending interrupts
  * @vec:	the vector
+ * @exits:	the vCPU's VM exits until now
+ * @co:		the one no longer coalesced, for VMLAT_IRQ_UNCOALESCED: its
+ *		@src and @at
  *
- * The oldest pending entry of @vec, not injected yet, is.
- * Return: whether there was one.
+ * The oldest pending entry of @vec, not injected yet, is. With none, the
+ * last interrupt counted coalesced is, if it was of @vec, within
+ * VMLAT_IRQ_MAX_ENTRIES exits, and there is room for it (irq.h).
+ *
+ * Return: what the injection matched.
  */
-bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec)
+enum vmlat_irq_match vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec,
+					   u64 exits,
+					   struct vmlat_irq_done *co)
 {
 	unsigned int i;
 
@@ -105,9 +128,20 @@ bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec)
 			continue;
 		p->e[i].injected = 1;
 		p->injected++;
-		return true;
+		return VMLAT_IRQ_MATCHED;
 	}
-	return false;
+	if (p->has_co && exits - p->co_exits > VMLAT_IRQ_MAX_ENTRIES)
+		p->has_co = 0;
+	if (!p->has_co || p->co.vec != vec || p->nr == VMLAT_IRQ_PEND)
+		return VMLAT_IRQ_UNMATCHED;
+	p->has_co = 0;
+	p->e[p->nr] = p->co;
+	p->e[p->nr].injected = 1;
+	p->injected++;
+	WRITE_ONCE(p->nr, p->nr + 1);
+	co->src = p->co.src;
+	co->at = p->co.at;
+	return VMLAT_IRQ_UNCOALESCED;
 }
 
 /**

@@ -21,6 +21,21 @@
  * after), counted as not injected: it would otherwise hold a place and
  * lend its old time to a later interrupt of its vector.
  *
+ * An interrupt made pending while its vector already is (and not yet
+ * injected) is the same interrupt to the guest, counted coalesced. The
+ * caller sees an accept before KVM sets the IRR, and an injection after
+ * KVM cleared it: a sender stalled between its accept and its IRR store
+ * while the target injected the vector (an emulated CPU descheduled,
+ * under load) made a separate interrupt of one it saw coalesced. KVM
+ * injects it later with nothing pending of its vector. The last
+ * interrupt counted coalesced is remembered for that: an injection of
+ * its vector that matches nothing, within VMLAT_IRQ_MAX_ENTRIES VM exits
+ * of its target, is taken for that one's, pending from its accept (and
+ * no longer coalesced). The other way round cannot happen: an accept
+ * seen after an injection comes after it in KVM too. What else leaves an
+ * injection unmatched (an accept vmlat could not attribute) in that
+ * window is taken for it as well.
+ *
  * The caller serialises everything on one struct vmlat_irq_pend.
  */
 #ifndef _VMLAT_IRQ_H
@@ -76,7 +91,10 @@ struct vmlat_irq_entry {
  * @timer_entries: VM entries since
  * @nr:		entries in @e, the oldest first
  * @injected:	of which injected
+ * @has_co:	@co holds the last interrupt counted coalesced
  * @e:		the pending interrupts
+ * @co:		that interrupt, as it would have been added
+ * @co_exits:	its target's VM exits when it was
  */
 struct vmlat_irq_pend {
 	u64 timer_ns;
@@ -85,7 +103,10 @@ struct vmlat_irq_pend {
 	u8 timer_entries;
 	u8 nr;
 	u8 injected;
+	u8 has_co;
 	struct vmlat_irq_entry e[VMLAT_IRQ_PEND];
+	struct vmlat_irq_entry co;
+	u64 co_exits;
 };
 
 /**
@@ -120,6 +141,13 @@ enum vmlat_irq_added {
 	VMLAT_IRQ_PUSHED,	/* a new entry, the oldest one pushed out */
 };
 
+/* What vmlat_irq_pend_inject() matched an injection with. */
+enum vmlat_irq_match {
+	VMLAT_IRQ_UNMATCHED,	/* nothing pending of its vector */
+	VMLAT_IRQ_MATCHED,	/* its vector's oldest entry not injected */
+	VMLAT_IRQ_UNCOALESCED,	/* the last one counted coalesced */
+};
+
 /**
  * vmlat_irq_at() - where a vCPU is, for an interrupt made pending then
  * @state:	its state (enum vmlat_state)
@@ -147,8 +175,11 @@ static inline enum vmlat_irq_at vmlat_irq_at(u8 state, bool hlt)
 enum vmlat_irq_added vmlat_irq_pend_add(struct vmlat_irq_pend *p, u8 vec,
 					enum vmlat_irq_src src,
 					enum vmlat_irq_at at, u64 ns, u64 wait,
-					u64 tag, struct vmlat_irq_done *pushed);
-bool vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec);
+					u64 tag, u64 exits,
+					struct vmlat_irq_done *pushed);
+enum vmlat_irq_match vmlat_irq_pend_inject(struct vmlat_irq_pend *p, u8 vec,
+					   u64 exits,
+					   struct vmlat_irq_done *co);
 unsigned int vmlat_irq_pend_entry(struct vmlat_irq_pend *p, u64 now,
 				  u64 wait, vmlat_irq_held_fn held,
 				  const void *arg, struct vmlat_irq_done *out);
@@ -189,8 +220,9 @@ bool vmlat_irq_deadline(const struct vmlat_irq_waits *w, u64 deadline,
 
 /*
  * Whether a VM entry of the vCPU has anything to do: one load, for
- * kvm_entry's fast path. Racy reads are fine: what another CPU adds
- * meanwhile waits for the next entry.
+ * kvm_entry's fast path (a remembered coalesced interrupt is not: it is
+ * bounded by exits, not entries). Racy reads are fine: what another CPU
+ * adds meanwhile waits for the next entry.
  */
 static inline bool vmlat_irq_pend_busy(const struct vmlat_irq_pend *p)
 {

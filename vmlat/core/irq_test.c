@@ -19,6 +19,14 @@ static unsigned int pend_entry(u64 now, u64 wait, struct vmlat_irq_done *out)
 	return vmlat_irq_pend_entry(&p, now, wait, NULL, NULL, out);
 }
 
+/* KVM injects @vec into @p's vCPU, at no VM exits yet. */
+static enum vmlat_irq_match inject(u8 vec)
+{
+	struct vmlat_irq_done co;
+
+	return vmlat_irq_pend_inject(&p, vec, 0, &co);
+}
+
 /* Pending, entries without its injection, then injected and delivered. */
 static void vmlat_irq_delivered_after_injection(struct kunit *test)
 {
@@ -27,13 +35,13 @@ static void vmlat_irq_delivered_after_injection(struct kunit *test)
 	memset(&p, 0, sizeof(p));
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0xec, VMLAT_IRQ_IPI,
 						 VMLAT_AT_PREEMPTED, 100, 40,
-						 0, &pushed), VMLAT_IRQ_ADDED);
+						 0, 0, &pushed), VMLAT_IRQ_ADDED);
 	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_busy(&p));
 	/* A VM entry before the injection delivers nothing. */
 	KUNIT_EXPECT_EQ(test, pend_entry(150, 60, out), 0U);
 	/* Another vector's injection is not this one's. */
-	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xed));
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0xec));
+	KUNIT_EXPECT_EQ(test, inject(0xed), VMLAT_IRQ_UNMATCHED);
+	KUNIT_EXPECT_EQ(test, inject(0xec), VMLAT_IRQ_MATCHED);
 	KUNIT_EXPECT_EQ(test, pend_entry(350, 130, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 250ULL);
 	/* It waited for a CPU what the vCPU's waiting grew by meanwhile. */
@@ -43,7 +51,7 @@ static void vmlat_irq_delivered_after_injection(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)0);
 	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_busy(&p));
 	/* Injected again (KVM's reinjection): nothing pending to match. */
-	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0xec));
+	KUNIT_EXPECT_EQ(test, inject(0xec), VMLAT_IRQ_UNMATCHED);
 	KUNIT_EXPECT_EQ(test, pend_entry(400, 130, out), 0U);
 }
 
@@ -54,18 +62,18 @@ static void vmlat_irq_wait_bounded(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x20, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 100,
-			   500, 0, &pushed);
+			   500, 0, 0, &pushed);
 	vmlat_irq_pend_add(&p, 0x21, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 100,
-			   500, 0, &pushed);
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x20));
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x21));
+			   500, 0, 0, &pushed);
+	KUNIT_EXPECT_EQ(test, inject(0x20), VMLAT_IRQ_MATCHED);
+	KUNIT_EXPECT_EQ(test, inject(0x21), VMLAT_IRQ_MATCHED);
 	/* Waited longer than pending (a wait that began before): capped. */
 	KUNIT_EXPECT_EQ(test, pend_entry(200, 900, out), 2U);
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 100ULL);
 	/* Waiting time that went back (the vCPU's times were reset): none. */
 	vmlat_irq_pend_add(&p, 0x22, VMLAT_IRQ_IPI, VMLAT_AT_PREEMPTED, 300,
-			   900, 0, &pushed);
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x22));
+			   900, 0, 0, &pushed);
+	KUNIT_EXPECT_EQ(test, inject(0x22), VMLAT_IRQ_MATCHED);
 	KUNIT_EXPECT_EQ(test, pend_entry(400, 50, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 100ULL);
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 0ULL);
@@ -78,25 +86,107 @@ static void vmlat_irq_coalesced(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE, VMLAT_AT_HALTED, 100,
-			   10, 0, &pushed);
+			   10, 0, 0, &pushed);
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
-						 VMLAT_AT_GUEST, 200, 50, 0, &pushed),
+						 VMLAT_AT_GUEST, 200, 50, 0, 0, &pushed),
 			VMLAT_IRQ_COALESCED);
 	KUNIT_EXPECT_EQ(test, p.nr, (u8)1);
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
+	KUNIT_EXPECT_EQ(test, inject(0x30), VMLAT_IRQ_MATCHED);
 	/* Pending after its injection: the guest takes it again later. */
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x30, VMLAT_IRQ_DEVICE,
-						 VMLAT_AT_HOST, 300, 100, 0, &pushed),
+						 VMLAT_AT_HOST, 300, 100, 0, 0, &pushed),
 			VMLAT_IRQ_ADDED);
 	KUNIT_EXPECT_EQ(test, pend_entry(400, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 300ULL);
 	/* Timed from the first, its wait too */
 	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 90ULL);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HALTED);
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x30));
+	KUNIT_EXPECT_EQ(test, inject(0x30), VMLAT_IRQ_MATCHED);
 	KUNIT_EXPECT_EQ(test, pend_entry(450, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 150ULL);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HOST);
+}
+
+/* @p's vCPU: KVM injects @vec at @exits VM exits; @co as it returns it */
+static enum vmlat_irq_match inject_at(u8 vec, u64 exits,
+				      struct vmlat_irq_done *co)
+{
+	return vmlat_irq_pend_inject(&p, vec, exits, co);
+}
+
+/* @vec accepted at @ns, at @exits, once and again before its injection */
+static void add_twice(u8 vec, u64 ns, u64 exits)
+{
+	struct vmlat_irq_done pushed;
+
+	vmlat_irq_pend_add(&p, vec, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, ns, 0, 0,
+			   exits, &pushed);
+	vmlat_irq_pend_add(&p, vec, VMLAT_IRQ_DEVICE, VMLAT_AT_PREEMPTED,
+			   ns + 100, 20, 0, exits, &pushed);
+}
+
+/*
+ * Seen coalesced, set in the IRR after the first's injection: KVM
+ * injects it again with nothing pending of its vector. That injection is
+ * the coalesced one's, timed from its accept, once; and only its
+ * vector's, within the limit's VM exits, before a new accept of the
+ * vector, with room for it.
+ */
+static void vmlat_irq_uncoalesced(struct kunit *test)
+{
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], co, pushed;
+	unsigned int i;
+
+	memset(&p, 0, sizeof(p));
+	add_twice(0x30, 1000, 5);
+	KUNIT_EXPECT_EQ(test, inject_at(0x30, 6, &co), VMLAT_IRQ_MATCHED);
+	KUNIT_EXPECT_EQ(test, pend_entry(1300, 0, out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 300ULL);
+	/* Another vector's unmatched injection is not its. */
+	KUNIT_EXPECT_EQ(test, inject_at(0x31, 7, &co), VMLAT_IRQ_UNMATCHED);
+	KUNIT_EXPECT_EQ(test, inject_at(0x30, 8, &co), VMLAT_IRQ_UNCOALESCED);
+	KUNIT_EXPECT_EQ(test, co.src, (u8)VMLAT_IRQ_DEVICE);
+	KUNIT_EXPECT_EQ(test, co.at, (u8)VMLAT_AT_PREEMPTED);
+	KUNIT_EXPECT_EQ(test, p.injected, (u8)1);
+	KUNIT_EXPECT_EQ(test, pend_entry(1600, 70, out), 1U);
+	KUNIT_EXPECT_EQ(test, out[0].ns, 500ULL);
+	KUNIT_EXPECT_EQ(test, out[0].wait_ns, 50ULL);
+	KUNIT_EXPECT_EQ(test, out[0].src, (u8)VMLAT_IRQ_DEVICE);
+	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_PREEMPTED);
+	/* Once. */
+	KUNIT_EXPECT_EQ(test, inject_at(0x30, 9, &co), VMLAT_IRQ_UNMATCHED);
+
+	/* The limit's exits after its accept: still; one more: no more. */
+	add_twice(0x32, 2000, 10);
+	KUNIT_EXPECT_EQ(test, inject_at(0x32, 10, &co), VMLAT_IRQ_MATCHED);
+	KUNIT_EXPECT_EQ(test, inject_at(0x32, 10 + VMLAT_IRQ_MAX_ENTRIES, &co),
+			VMLAT_IRQ_UNCOALESCED);
+	memset(&p, 0, sizeof(p));
+	add_twice(0x32, 2000, 10);
+	KUNIT_EXPECT_EQ(test, inject_at(0x32, 10, &co), VMLAT_IRQ_MATCHED);
+	KUNIT_EXPECT_EQ(test, inject_at(0x32, 11 + VMLAT_IRQ_MAX_ENTRIES, &co),
+			VMLAT_IRQ_UNMATCHED);
+
+	/* A new accept of its vector: that one is the injection's. */
+	memset(&p, 0, sizeof(p));
+	add_twice(0x33, 3000, 20);
+	KUNIT_EXPECT_EQ(test, inject_at(0x33, 20, &co), VMLAT_IRQ_MATCHED);
+	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x33, VMLAT_IRQ_IPI,
+						 VMLAT_AT_HOST, 3500, 0, 0, 20,
+						 &pushed), VMLAT_IRQ_ADDED);
+	KUNIT_EXPECT_EQ(test, inject_at(0x33, 21, &co), VMLAT_IRQ_MATCHED);
+	KUNIT_EXPECT_EQ(test, inject_at(0x33, 21, &co), VMLAT_IRQ_UNMATCHED);
+
+	/* No room for it: unmatched, and nothing given up for it. */
+	memset(&p, 0, sizeof(p));
+	add_twice(0x34, 4000, 30);
+	for (i = 1; i < VMLAT_IRQ_PEND; i++)
+		vmlat_irq_pend_add(&p, 0x40 + i, VMLAT_IRQ_IPI, VMLAT_AT_GUEST,
+				   4000, 0, 0, 30, &pushed);
+	KUNIT_EXPECT_EQ(test, inject_at(0x34, 30, &co), VMLAT_IRQ_MATCHED);
+	KUNIT_EXPECT_EQ(test, inject_at(0x34, 30, &co), VMLAT_IRQ_UNMATCHED);
+	KUNIT_EXPECT_EQ(test, p.nr, (u8)VMLAT_IRQ_PEND);
+	KUNIT_EXPECT_EQ(test, p.injected, (u8)1);
 }
 
 /* No room: the oldest not injected makes it, and is given up, counted. */
@@ -111,17 +201,17 @@ static void vmlat_irq_pushed_out(struct kunit *test)
 							 VMLAT_IRQ_OTHER,
 							 VMLAT_AT_GUEST,
 							 10 * (i + 1), 0,
-							 0, &pushed),
+							 0, 0, &pushed),
 				VMLAT_IRQ_ADDED);
 	/* 0x40 injected: 0x41, the oldest waiting, goes. */
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x40));
+	KUNIT_EXPECT_EQ(test, inject(0x40), VMLAT_IRQ_MATCHED);
 	KUNIT_EXPECT_EQ(test, vmlat_irq_pend_add(&p, 0x50, VMLAT_IRQ_TIMER,
 						 VMLAT_AT_HALTED, 100, 0,
-						 0, &pushed), VMLAT_IRQ_PUSHED);
+						 0, 0, &pushed), VMLAT_IRQ_PUSHED);
 	KUNIT_EXPECT_EQ(test, pushed.lost, (u8)1);
 	KUNIT_EXPECT_EQ(test, p.nr, (u8)VMLAT_IRQ_PEND);
-	KUNIT_EXPECT_FALSE(test, vmlat_irq_pend_inject(&p, 0x41));
-	KUNIT_EXPECT_TRUE(test, vmlat_irq_pend_inject(&p, 0x50));
+	KUNIT_EXPECT_EQ(test, inject(0x41), VMLAT_IRQ_UNMATCHED);
+	KUNIT_EXPECT_EQ(test, inject(0x50), VMLAT_IRQ_MATCHED);
 	n = pend_entry(200, 0, out);
 	KUNIT_ASSERT_EQ(test, n, 2U);
 	/* Oldest first. */
@@ -142,7 +232,7 @@ static void vmlat_irq_never_injected(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, 0,
-			   0, &pushed);
+			   0, 0, &pushed);
 	vmlat_irq_timer_expired(&p, 7, VMLAT_AT_GUEST, 0);
 	for (i = 1; i < VMLAT_IRQ_MAX_ENTRIES; i++)
 		KUNIT_ASSERT_EQ(test, pend_entry(10 * i, 0, out), 0U);
@@ -186,17 +276,17 @@ static void vmlat_irq_held_waits(struct kunit *test)
 
 	memset(&p, 0, sizeof(p));
 	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 5, 0,
-			   0x1234, &pushed);
+			   0x1234, 0, &pushed);
 	/* The same vector again: one interrupt, the first's tag */
 	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_IPI, VMLAT_AT_GUEST, 7, 0,
-			   0x5678, &pushed);
+			   0x5678, 0, &pushed);
 	for (i = 1; i <= 3 * VMLAT_IRQ_MAX_ENTRIES; i++)
 		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 10 * i, 0,
 							   held_fn, &h, out),
 				0U);
 	KUNIT_EXPECT_EQ(test, h.asked, 3U);
 	KUNIT_EXPECT_EQ(test, h.tag, 0x1234ULL);
-	KUNIT_ASSERT_TRUE(test, vmlat_irq_pend_inject(&p, 0x60));
+	KUNIT_ASSERT_EQ(test, inject(0x60), VMLAT_IRQ_MATCHED);
 	KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 5000, 0, held_fn, &h,
 						   out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].lost, (u8)0);
@@ -205,7 +295,7 @@ static void vmlat_irq_held_waits(struct kunit *test)
 
 	/* Held a while, then no longer (the CPU delivered it: APICv) */
 	vmlat_irq_pend_add(&p, 0x60, VMLAT_IRQ_DEVICE, VMLAT_AT_HOST, 6000, 0,
-			   0, &pushed);
+			   0, 0, &pushed);
 	for (i = 1; i <= 2 * VMLAT_IRQ_MAX_ENTRIES; i++)
 		KUNIT_ASSERT_EQ(test, vmlat_irq_pend_entry(&p, 6000 + i, 0,
 							   held_fn, &h, out),
@@ -266,10 +356,12 @@ static void vmlat_irq_at_states(struct kunit *test)
  */
 static void vmlat_irq_random_conserved(struct kunit *test)
 {
-	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed;
-	u64 seed = 39, now = 1000, first = 0, wait = 0;
+	struct vmlat_irq_done out[VMLAT_IRQ_PEND], pushed, co;
+	u64 seed = 39, now = 1000, first = 0, wait = 0, exits = 0;
 	u64 taken = 0, delivered = 0, lost = 0, injections = 0;
+	u64 coalesced = 0, uncoalesced = 0;
 	enum vmlat_irq_added added;
+	enum vmlat_irq_match match;
 	unsigned int round, i, n;
 	u8 vec;
 
@@ -283,9 +375,11 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 		case 0:
 			added = vmlat_irq_pend_add(&p, vec, VMLAT_IRQ_IPI,
 						   VMLAT_AT_GUEST, now, wait,
-						   0, &pushed);
-			if (added == VMLAT_IRQ_COALESCED)
+						   0, exits, &pushed);
+			if (added == VMLAT_IRQ_COALESCED) {
+				coalesced++;
 				break;
+			}
 			if (added == VMLAT_IRQ_PUSHED) {
 				KUNIT_ASSERT_EQ(test, pushed.lost, (u8)1);
 				lost++;
@@ -295,9 +389,16 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 				first = now;
 			break;
 		case 1:
-			injections += vmlat_irq_pend_inject(&p, vec);
+			match = vmlat_irq_pend_inject(&p, vec, exits, &co);
+			injections += match != VMLAT_IRQ_UNMATCHED;
+			/* A coalesced one no longer is: it takes an entry. */
+			if (match == VMLAT_IRQ_UNCOALESCED) {
+				uncoalesced++;
+				taken++;
+			}
 			break;
 		default:
+			exits++;
 			n = pend_entry(now, wait, out);
 			KUNIT_ASSERT_LE(test, n, (unsigned int)VMLAT_IRQ_PEND);
 			for (i = 0; i < n; i++) {
@@ -318,6 +419,8 @@ static void vmlat_irq_random_conserved(struct kunit *test)
 	KUNIT_EXPECT_GT(test, delivered, 1000ULL);
 	KUNIT_EXPECT_GT(test, lost, 0ULL);
 	KUNIT_EXPECT_LE(test, delivered, injections);
+	KUNIT_EXPECT_GT(test, uncoalesced, 0ULL);
+	KUNIT_EXPECT_LT(test, uncoalesced, coalesced);
 }
 
 /*
@@ -417,6 +520,7 @@ static struct kunit_case vmlat_irq_cases[] = {
 	KUNIT_CASE(vmlat_irq_delivered_after_injection),
 	KUNIT_CASE(vmlat_irq_wait_bounded),
 	KUNIT_CASE(vmlat_irq_coalesced),
+	KUNIT_CASE(vmlat_irq_uncoalesced),
 	KUNIT_CASE(vmlat_irq_pushed_out),
 	KUNIT_CASE(vmlat_irq_never_injected),
 	KUNIT_CASE(vmlat_irq_held_waits),
