@@ -19,12 +19,19 @@ static unsigned int pend_entry(u64 now, u64 wait, struct vmlat_irq_done *out)
 	return vmlat_irq_pend_entry(&p, now, wait, NULL, NULL, out);
 }
 
+/* @p's vCPU: KVM injects @vec at @exits VM exits; @co as it returns it */
+static enum vmlat_irq_match inject_at(u8 vec, u64 exits,
+				      struct vmlat_irq_done *co)
+{
+	return vmlat_irq_pend_inject(&p, vec, exits, co);
+}
+
 /* KVM injects @vec into @p's vCPU, at no VM exits yet. */
 static enum vmlat_irq_match inject(u8 vec)
 {
 	struct vmlat_irq_done co;
 
-	return vmlat_irq_pend_inject(&p, vec, 0, &co);
+	return inject_at(vec, 0, &co);
 }
 
 /* Pending, entries without its injection, then injected and delivered. */
@@ -105,13 +112,6 @@ static void vmlat_irq_coalesced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pend_entry(450, 100, out), 1U);
 	KUNIT_EXPECT_EQ(test, out[0].ns, 150ULL);
 	KUNIT_EXPECT_EQ(test, out[0].at, (u8)VMLAT_AT_HOST);
-}
-
-/* @p's vCPU: KVM injects @vec at @exits VM exits; @co as it returns it */
-static enum vmlat_irq_match inject_at(u8 vec, u64 exits,
-				      struct vmlat_irq_done *co)
-{
-	return vmlat_irq_pend_inject(&p, vec, exits, co);
 }
 
 /* @vec accepted at @ns, at @exits, once and again before its injection */
