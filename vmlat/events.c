@@ -180,13 +180,20 @@ static __always_inline bool vmlat_nested_event(struct vmlat_vcpu_acct *a,
 {
 	if (!nin)
 		return false;
+	/* Tested first: else the compiler reads the arguments before. */
+	if (likely(ev == VMLAT_EV_EXIT ?
+		   vmlat_nested_skips_exit(&a->nested, nin & VMLAT_NIN_L2, hlt,
+					   nin & VMLAT_NIN_VMENTER) :
+		   vmlat_nested_skips_entry(&a->nested, nin & VMLAT_NIN_L2)))
+		return false;
 	if (ev == VMLAT_EV_EXIT) {
 		vmlat_nested_exit(&a->nested, nin & VMLAT_NIN_L2, slot, hlt,
-				  nin & VMLAT_NIN_VMENTER, now);
+				  nin & VMLAT_NIN_VMENTER, now,
+				  a->time_ns[VMLAT_GUEST]);
 		return false;
 	}
 	return vmlat_nested_entry(&a->nested, nin & VMLAT_NIN_L2, a->woken_ns,
-				  now, nd);
+				  now, nd, a->time_ns[VMLAT_GUEST]);
 }
 
 /* Count what a kvm_entry completed in the nested state machine. */

@@ -817,7 +817,7 @@ again:
 	vmlat_acct_init(&vc->acct, ev, now);
 	if (ev == VMLAT_EV_ENTRY)
 		vmlat_nested_entry(&vc->acct.nested, vmlat_kvm_in_l2(vcpu), 0,
-				   now, &vc->nested_done);
+				   now, &vc->nested_done, 0);
 	/* Counts from now: no reset to catch up with. */
 	vc->acct.reset_gen = smp_load_acquire(&vmlat_reset_gen);
 	raw_write_seqcount_end(&vc->seq);

@@ -48,7 +48,8 @@ static __attribute__((noinline)) void on_kvm_exit(void)
 	if (!vmlat_acct_owner(&acct, VMLAT_EV_EXIT, hlt, t, &done))
 		abort();
 	vmlat_nested_exit(&acct.nested, false, slot, hlt,
-			  vmlat_exit_slot_is_vmenter(slot), t);
+			  vmlat_exit_slot_is_vmenter(slot), t,
+			  acct.time_ns[VMLAT_GUEST]);
 	exit_slot = slot;
 }
 
@@ -72,7 +73,8 @@ static __attribute__((noinline)) void on_kvm_entry(void)
 		vmlat_as_cursor_exit(&acct.as, exit_slot, done.ns);
 		vmlat_ahist_add(&hist, done.ns);
 	}
-	if (vmlat_nested_entry(&acct.nested, false, acct.woken_ns, t, &nd))
+	if (vmlat_nested_entry(&acct.nested, false, acct.woken_ns, t, &nd,
+			       acct.time_ns[VMLAT_GUEST]))
 		abort();
 }
 

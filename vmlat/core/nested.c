@@ -39,6 +39,18 @@ void vmlat_nested_reset(struct vmlat_nested *n)
 	memset(n->heur, 0, sizeof(n->heur));
 }
 
+/*
+ * A dormant vCPU becomes active (nested.h): its L1 time is its guest time
+ * so far, @guest_ns, whose intervals it did not add up itself; @level:
+ * the level the last entry entered, L1 where it entered before.
+ */
+static void wake(struct vmlat_nested *n, u64 guest_ns, u8 level)
+{
+	n->active = true;
+	n->l1_ns = guest_ns;
+	n->level = level;
+}
+
 static u64 later(u64 a, u64 b)
 {
 	return a > b ? a : b;
@@ -63,12 +75,15 @@ static void add_iv(struct vmlat_nested_done *done, u8 hist, int slot, u64 ns)
  * @hlt:	the exit is a HLT
  * @vmenter:	the exit is VMRUN, VMLAUNCH or VMRESUME
  * @now_ns:	time of the exit
+ * @guest_ns:	as for vmlat_nested_exit()
  */
 void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
-			    bool hlt, bool vmenter, u64 now_ns)
+			    bool hlt, bool vmenter, u64 now_ns, u64 guest_ns)
 {
+	/* By an exit of L2 only where vmlat came while L2 ran. */
+	if (!n->active && (l2 || vmenter))
+		wake(n, guest_ns, l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1);
 	if (l2) {
-		n->active = true;
 		n->l2_exit_open = true;
 		n->bounced = false;
 		n->sync_resumed = false;
@@ -88,10 +103,8 @@ void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
 	if (slot == VMLAT_SLOT_L2_SYNC)
 		n->sync_resumed = true;
 	/* L1 enters its guest: [P1] Algorithm 4, seen from L0. */
-	if (vmenter) {
-		n->active = true;
+	if (vmenter)
 		n->heur_state = VMLAT_HEUR_WAITING;
-	}
 }
 
 /* An entry into L2 after an L2 exit: the exit's round trip is done. */
@@ -125,18 +138,21 @@ static void l2_exit_done(struct vmlat_nested *n, u64 now_ns,
  * @woken_ns:	when its thread was last woken up by the host
  * @now_ns:	time of the entry
  * @done:	set to the exit classified and the intervals completed
+ * @guest_ns:	as for vmlat_nested_entry()
  *
  * Context: called before @n's level and entry time are updated.
  * Return: whether @done holds anything.
  */
 bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
-			     u64 now_ns, struct vmlat_nested_done *done)
+			     u64 now_ns, struct vmlat_nested_done *done,
+			     u64 guest_ns)
 {
 	done->handled = VMLAT_LEVEL_NONE;
 	done->slot = VMLAT_SLOT_UNDECODED;
 	done->nr = 0;
-	if (l2)
-		n->active = true;
+	if (l2 && !n->active)
+		wake(n, guest_ns,
+		     guest_ns ? VMLAT_LEVEL_L1 : VMLAT_LEVEL_NONE);
 	if (n->active)
 		n->heur[l2][n->heur_state == VMLAT_HEUR_READY]++;
 

@@ -31,6 +31,18 @@
  * the agreement figure says how much of it still holds.
  *
  * Only the vCPU's own thread feeds it (every event here runs in it).
+ *
+ * Dormant until the vCPU first runs L2 or executes VMRUN (VMLAUNCH,
+ * VMRESUME), which makes it active: before, at every exit round trip, it
+ * takes only the HLT exits and the entries after them (the L1 wake-ups,
+ * which every VM has) and keeps no L1 time, a few instructions at each
+ * kvm_exit and kvm_entry of the VMs that never run L2 (most). Its L1 time
+ * then starts from the vCPU's guest time so far, which the caller gives
+ * (@guest_ns): the same intervals, kvm_entry to the exit, that an active
+ * vCPU adds up itself, where kvm_exit is prompt. (Where it is traced late,
+ * exit_late.h, the vCPU's guest time ends at the exit itself, the nested
+ * time at kvm_exit: the L1 time of the intervals before the vCPU became
+ * active is shorter by their late part.)
  */
 #ifndef _VMLAT_NESTED_H
 #define _VMLAT_NESTED_H
@@ -86,7 +98,8 @@ struct vmlat_nested_done {
 
 /**
  * struct vmlat_nested - nested accounting of one vCPU
- * @l1_ns:	time in L1 guest mode (every vCPU has some)
+ * @l1_ns:	time in L1 guest mode (every vCPU has some), from when the
+ *		vCPU became active on, which starts it at its guest time
  * @l2_ns:	time in L2 guest mode
  * @l2_exit_l0_ns: L2 exit round trips handled by L0 (the vCPU's
  *		preemptions and sleeps inside them included)
@@ -110,7 +123,9 @@ struct vmlat_nested_done {
  * @l2_exit_slot: the open L2 exit's reason slot
  * @level:	the level the last kvm_entry entered
  * @heur_state:	enum vmlat_heur_state
- * @active:	the vCPU ran L2 or executed VMRUN (an L1 hypervisor)
+ * @active:	the vCPU ran L2 or executed VMRUN (an L1 hypervisor); until
+ *		then the machine is dormant (above) and keeps none of
+ *		@l1_ns, @entry_ns, @level and @in_guest
  * @in_guest:	between a kvm_entry and its kvm_exit
  * @l2_exit_open: an L2 exit awaits the next L2 entry
  * @bounced:	... and L1 ran since (it was reflected)
@@ -156,9 +171,10 @@ void vmlat_nested_reset(struct vmlat_nested *n);
 void vmlat_nested_snapshot(struct vmlat_nested *n, u64 now_ns);
 
 void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
-			    bool hlt, bool vmenter, u64 now_ns);
+			    bool hlt, bool vmenter, u64 now_ns, u64 guest_ns);
 bool vmlat_nested_entry_slow(struct vmlat_nested *n, bool l2, u64 woken_ns,
-			     u64 now_ns, struct vmlat_nested_done *done);
+			     u64 now_ns, struct vmlat_nested_done *done,
+			     u64 guest_ns);
 
 /* The guest time from the last kvm_entry to @now_ns, at its level. */
 static inline void vmlat_nested_guest_time(struct vmlat_nested *n,
@@ -174,8 +190,23 @@ static inline void vmlat_nested_guest_time(struct vmlat_nested *n,
 
 /*
  * The two events of every exit round trip of every vCPU, nested or not,
- * inline: a VM that never runs L2 pays a few instructions for them.
+ * inline: a vCPU that never ran L2 (dormant) pays a few instructions for
+ * them.
  */
+
+/* Whether a kvm_exit (of L2 @l2, HLT @hlt, VMRUN @vmenter) finds @n dormant. */
+static inline bool vmlat_nested_skips_exit(const struct vmlat_nested *n,
+					   bool l2, bool hlt, bool vmenter)
+{
+	return !n->active && !l2 && !hlt && !vmenter;
+}
+
+/* Whether a kvm_entry (into L2 @l2) finds @n dormant, no wake-up due. */
+static inline bool vmlat_nested_skips_entry(const struct vmlat_nested *n,
+					    bool l2)
+{
+	return !n->active && !l2 && !n->l1_halted;
+}
 
 /**
  * vmlat_nested_exit() - kvm_exit of the vCPU
@@ -185,11 +216,15 @@ static inline void vmlat_nested_guest_time(struct vmlat_nested *n,
  * @hlt:	the exit is a HLT
  * @vmenter:	the exit is VMRUN, VMLAUNCH or VMRESUME
  * @now_ns:	time of the exit
+ * @guest_ns:	the vCPU's guest time so far, this exit's interval included
+ *		(read only when it makes the vCPU active)
  */
 static inline void vmlat_nested_exit(struct vmlat_nested *n, bool l2,
 				     int slot, bool hlt, bool vmenter,
-				     u64 now_ns)
+				     u64 now_ns, u64 guest_ns)
 {
+	if (vmlat_nested_skips_exit(n, l2, hlt, vmenter))
+		return;
 	if (n->in_guest) {
 		u64 d = vmlat_span(n->entry_ns, now_ns);
 
@@ -201,7 +236,8 @@ static inline void vmlat_nested_exit(struct vmlat_nested *n, bool l2,
 		n->in_guest = false;
 	}
 	if (l2 || hlt || vmenter)
-		vmlat_nested_exit_slow(n, l2, slot, hlt, vmenter, now_ns);
+		vmlat_nested_exit_slow(n, l2, slot, hlt, vmenter, now_ns,
+				       guest_ns);
 }
 
 /**
@@ -212,20 +248,29 @@ static inline void vmlat_nested_exit(struct vmlat_nested *n, bool l2,
  * @now_ns:	time of the entry
  * @done:	set to the exit classified and the intervals completed, if
  *		it returns true (else left as it was)
+ * @guest_ns:	the vCPU's guest time so far (read only when the entry
+ *		makes the vCPU active)
  *
  * Return: whether the entry completed something to count in @done.
  */
 static inline bool vmlat_nested_entry(struct vmlat_nested *n, bool l2,
 				      u64 woken_ns, u64 now_ns,
-				      struct vmlat_nested_done *done)
+				      struct vmlat_nested_done *done,
+				      u64 guest_ns)
 {
 	bool ret = false;
 
+	if (vmlat_nested_skips_entry(n, l2))
+		return false;
+	if (!n->active && !l2)	/* dormant: an L1 wake-up */
+		return vmlat_nested_entry_slow(n, false, woken_ns, now_ns,
+					       done, guest_ns);
 	/* A re-entry without kvm_exit (6.1's fastpath): the time counts. */
 	if (n->in_guest)
 		vmlat_nested_guest_time(n, now_ns);
 	if (l2 || n->active || n->l1_halted)
-		ret = vmlat_nested_entry_slow(n, l2, woken_ns, now_ns, done);
+		ret = vmlat_nested_entry_slow(n, l2, woken_ns, now_ns, done,
+					      guest_ns);
 	n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
 	n->in_guest = true;
 	n->entry_ns = now_ns;

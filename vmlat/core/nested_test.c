@@ -18,17 +18,48 @@
 #define SLOT_VMMCALL	VMLAT_EXIT_SVM_VMMCALL
 #define SLOT_VMRUN	VMLAT_EXIT_SVM_VMRUN
 
+/*
+ * The vCPU's guest time, kvm_entry to kvm_exit (a re-entry without an exit
+ * goes on), as its state machine gives it to a dormant machine that
+ * becomes active: kept here apart from the machine, which does not add it
+ * up itself before then.
+ */
+static struct {
+	u64 ns;
+	u64 since;
+	bool in;
+} guest;
+
+static void init(struct vmlat_nested *n)
+{
+	vmlat_nested_init(n);
+	memset(&guest, 0, sizeof(guest));
+}
+
+static void exit_full(struct vmlat_nested *n, bool l2, int slot, bool hlt,
+		      bool vmenter, u64 t)
+{
+	if (guest.in)
+		guest.ns += t - guest.since;
+	guest.in = false;
+	vmlat_nested_exit(n, l2, slot, hlt, vmenter, t, guest.ns);
+}
+
 static void exit_at(struct vmlat_nested *n, bool l2, int slot, u64 t)
 {
-	vmlat_nested_exit(n, l2, slot, vmlat_exit_slot_is_hlt(slot),
-			  vmlat_exit_slot_is_vmenter(slot), t);
+	exit_full(n, l2, slot, vmlat_exit_slot_is_hlt(slot),
+		  vmlat_exit_slot_is_vmenter(slot), t);
 }
 
 /* @d: what the entry completed (nothing if it says so). */
 static void entry_at(struct vmlat_nested *n, bool l2, u64 woken, u64 t,
 		     struct vmlat_nested_done *d)
 {
-	if (!vmlat_nested_entry(n, l2, woken, t, d)) {
+	if (guest.in)
+		guest.ns += t - guest.since;
+	guest.in = true;
+	guest.since = t;
+	if (!vmlat_nested_entry(n, l2, woken, t, d, guest.ns)) {
 		d->handled = VMLAT_LEVEL_NONE;
 		d->nr = 0;
 	}
@@ -52,7 +83,7 @@ static void vmlat_nested_reflected_and_handled(struct kunit *test)
 	struct vmlat_nested n;
 	struct vmlat_nested_done d;
 
-	vmlat_nested_init(&n);
+	init(&n);
 	entry_at(&n, false, 0, 0, &d);
 	KUNIT_EXPECT_EQ(test, d.nr, 0U);
 	KUNIT_EXPECT_FALSE(test, n.active);
@@ -106,7 +137,7 @@ static void vmlat_nested_sync_apart(struct kunit *test)
 	struct vmlat_nested n;
 	struct vmlat_nested_done d;
 
-	vmlat_nested_init(&n);
+	init(&n);
 	entry_at(&n, true, 0, 0, &d);
 	exit_at(&n, true, VMLAT_SLOT_L2_SYNC, 10);
 	KUNIT_EXPECT_FALSE(test, vmlat_nested_resumes_sync(&n));
@@ -118,7 +149,7 @@ static void vmlat_nested_sync_apart(struct kunit *test)
 	entry_at(&n, false, 0, 16, &d);
 	KUNIT_EXPECT_TRUE(test, vmlat_nested_resumes_sync(&n));
 	/* events.c gives L1's VMRUN exit the sync slot now */
-	vmlat_nested_exit(&n, false, VMLAT_SLOT_L2_SYNC, false, true, 20);
+	exit_full(&n, false, VMLAT_SLOT_L2_SYNC, false, true, 20);
 	entry_at(&n, true, 0, 22, &d);
 	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_NONE);
 	KUNIT_EXPECT_EQ(test, d.nr, 0U);
@@ -142,7 +173,7 @@ static void vmlat_nested_sync_apart(struct kunit *test)
 	exit_at(&n, true, VMLAT_SLOT_L2_SYNC, 60);
 	entry_at(&n, false, 0, 62, &d);
 	KUNIT_EXPECT_TRUE(test, vmlat_nested_resumes_sync(&n));
-	vmlat_nested_exit(&n, false, VMLAT_SLOT_L2_SYNC, false, true, 65);
+	exit_full(&n, false, VMLAT_SLOT_L2_SYNC, false, true, 65);
 	entry_at(&n, false, 0, 66, &d);
 	KUNIT_EXPECT_FALSE(test, vmlat_nested_resumes_sync(&n));
 	exit_at(&n, false, SLOT_VMRUN, 70);
@@ -170,7 +201,7 @@ static void vmlat_nested_wakeups(struct kunit *test)
 	struct vmlat_nested n;
 	struct vmlat_nested_done d;
 
-	vmlat_nested_init(&n);
+	init(&n);
 	entry_at(&n, true, 0, 90, &d);
 	exit_at(&n, true, SLOT_HLT, 100);
 	entry_at(&n, true, 180, 183, &d);
@@ -210,7 +241,7 @@ static void vmlat_nested_heuristic(struct kunit *test)
 	struct vmlat_nested n;
 	struct vmlat_nested_done d;
 
-	vmlat_nested_init(&n);
+	init(&n);
 	/* Not a hypervisor: no verdict counted. */
 	entry_at(&n, false, 0, 0, &d);
 	exit_at(&n, false, SLOT_IO, 1);
@@ -248,7 +279,7 @@ static void vmlat_nested_reset_keeps_state(struct kunit *test)
 	struct vmlat_nested n;
 	struct vmlat_nested_done d;
 
-	vmlat_nested_init(&n);
+	init(&n);
 	entry_at(&n, true, 0, 0, &d);
 	exit_at(&n, true, SLOT_IO, 10);
 	vmlat_nested_reset(&n);
@@ -270,7 +301,7 @@ static void vmlat_nested_snapshot_counts_current(struct kunit *test)
 	struct vmlat_nested n, copy;
 	struct vmlat_nested_done d;
 
-	vmlat_nested_init(&n);
+	init(&n);
 	entry_at(&n, true, 0, 100, &d);
 	copy = n;
 	vmlat_nested_snapshot(&copy, 150);
@@ -286,6 +317,76 @@ static void vmlat_nested_snapshot_counts_current(struct kunit *test)
 	entry_at(&n, false, 0, 610, &d);
 	exit_at(&n, false, SLOT_IO, 615);
 	KUNIT_EXPECT_EQ(test, n.l1_ns, 15ULL);
+}
+
+/*
+ * A vCPU that has not run L2 nor executed VMRUN: the machine is dormant,
+ * writes nothing at an exit round trip (0-10, 12-20 I/O), takes the L1
+ * wake-up of a HLT (L1 runs 22-40, entry at 45: 5). L1's VMRUN at 50
+ * wakes it with the guest time so far, 10 + 8 + 18 + 5 = 41; from then
+ * on it counts: L2 runs 52-60, L1 62-65 (41 + 3).
+ */
+static void vmlat_nested_dormant(struct kunit *test)
+{
+	struct vmlat_nested n, fresh;
+	struct vmlat_nested_done d;
+
+	init(&n);
+	fresh = n;
+	entry_at(&n, false, 0, 0, &d);
+	exit_at(&n, false, SLOT_IO, 10);
+	entry_at(&n, false, 0, 12, &d);
+	exit_at(&n, false, SLOT_IO, 20);
+	KUNIT_EXPECT_EQ(test, memcmp(&n, &fresh, sizeof(n)), 0);
+
+	entry_at(&n, false, 0, 22, &d);
+	exit_at(&n, false, SLOT_HLT, 40);
+	entry_at(&n, false, 30, 45, &d);
+	KUNIT_EXPECT_EQ(test, d.nr, 1U);
+	expect_iv(test, &d, 0, VMLAT_NH_WAKEUP_L1, -1, 5);
+	KUNIT_EXPECT_FALSE(test, n.active);
+	KUNIT_EXPECT_FALSE(test, n.l1_halted);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 0ULL);
+
+	exit_at(&n, false, SLOT_VMRUN, 50);
+	KUNIT_EXPECT_TRUE(test, n.active);
+	KUNIT_EXPECT_EQ(test, n.heur_state, VMLAT_HEUR_WAITING);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 41ULL);
+	entry_at(&n, true, 0, 52, &d);
+	KUNIT_EXPECT_EQ(test, n.l1_to_l2, 1ULL);
+	KUNIT_EXPECT_EQ(test, vmlat_nested_heur_judged(&n), 1ULL);
+	exit_at(&n, true, SLOT_VMMCALL, 60);
+	entry_at(&n, false, 0, 62, &d);
+	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_L1);
+	exit_at(&n, false, SLOT_IO, 65);
+	KUNIT_EXPECT_EQ(test, n.l2_ns, 8ULL);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 44ULL);
+}
+
+/*
+ * Woken by its first entry into L2 (vmlat came after L1's VMRUN): L1 ran
+ * 0-10, L2 enters at 20; before any entry, an L2 entry knows no level.
+ */
+static void vmlat_nested_woken_by_l2(struct kunit *test)
+{
+	struct vmlat_nested n;
+	struct vmlat_nested_done d;
+
+	init(&n);
+	entry_at(&n, false, 0, 0, &d);
+	exit_at(&n, false, SLOT_IO, 10);
+	entry_at(&n, true, 0, 20, &d);
+	KUNIT_EXPECT_TRUE(test, n.active);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 10ULL);
+	KUNIT_EXPECT_EQ(test, n.l1_to_l2, 1ULL);
+	exit_at(&n, true, SLOT_IO, 25);
+	KUNIT_EXPECT_EQ(test, n.l2_ns, 5ULL);
+
+	init(&n);
+	entry_at(&n, true, 0, 0, &d);
+	KUNIT_EXPECT_TRUE(test, n.active);
+	KUNIT_EXPECT_EQ(test, n.l1_to_l2, 0ULL);
+	KUNIT_EXPECT_EQ(test, n.l2_entries, 1ULL);
 }
 
 static u32 rnd_state;
@@ -306,7 +407,8 @@ static void vmlat_nested_random_walk(struct kunit *test)
 {
 	static const int slots[] = { SLOT_IO, SLOT_HLT, SLOT_VMMCALL,
 				     SLOT_VMRUN, -1 };
-	u64 t = 0, guest = 0, l2_exits = 0, classified = 0, trips = 0;
+	u64 t = 0, guest_ns = 0, l2_exits = 0, classified = 0, trips = 0;
+	u64 entered;
 	u64 trip_ns = 0, open_since = 0;
 	struct vmlat_nested_done d;
 	struct vmlat_nested n;
@@ -315,10 +417,11 @@ static void vmlat_nested_random_walk(struct kunit *test)
 	bool l2;
 
 	rnd_state = 42;
-	vmlat_nested_init(&n);
+	init(&n);
 	for (i = 0; i < 5000; i++) {
 		l2 = rnd() & 1;
 		entry_at(&n, l2, t - (rnd() % 50), t, &d);
+		entered = t;
 		if (d.handled) {
 			classified++;
 			KUNIT_EXPECT_TRUE_MSG(test, unclassified,
@@ -344,7 +447,7 @@ static void vmlat_nested_random_walk(struct kunit *test)
 					       "step %u: L2 entry, exit open",
 					       i);
 		t += 1 + rnd() % 100;
-		guest += t - n.entry_ns;
+		guest_ns += t - entered;
 		exit_at(&n, l2, slots[rnd() % ARRAY_SIZE(slots)], t);
 		if (l2) {
 			l2_exits++;
@@ -354,7 +457,7 @@ static void vmlat_nested_random_walk(struct kunit *test)
 		}
 		t += rnd() % 100;
 	}
-	KUNIT_EXPECT_EQ(test, n.l1_ns + n.l2_ns, guest);
+	KUNIT_EXPECT_EQ(test, n.l1_ns + n.l2_ns, guest_ns);
 	KUNIT_EXPECT_EQ(test, n.l2_exits_l0 + n.l2_exits_l1, classified);
 	KUNIT_EXPECT_EQ(test, classified + unclassified, l2_exits);
 	KUNIT_EXPECT_EQ(test, n.l2_exit_l0_ns + n.l2_exit_l1_ns, trip_ns);
@@ -368,6 +471,8 @@ static struct kunit_case vmlat_nested_cases[] = {
 	KUNIT_CASE(vmlat_nested_heuristic),
 	KUNIT_CASE(vmlat_nested_reset_keeps_state),
 	KUNIT_CASE(vmlat_nested_snapshot_counts_current),
+	KUNIT_CASE(vmlat_nested_dormant),
+	KUNIT_CASE(vmlat_nested_woken_by_l2),
 	KUNIT_CASE(vmlat_nested_random_walk),
 	{}
 };
