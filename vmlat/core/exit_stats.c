@@ -81,7 +81,7 @@ void vmlat_exit_stats_release(struct vmlat_exit_stats *s,
 
 /**
  * vmlat_exit_stats_hist_find() - vmlat_exit_stats_done() for a reason
- * whose histogram it does not know yet
+ * whose histogram it does not know yet (or that could not be had)
  * @s:		the VM's statistics
  * @slot:	the exit's reason slot, >= 0
  * @ns:		its handling time
@@ -106,10 +106,12 @@ bool vmlat_exit_stats_hist_find(struct vmlat_exit_stats *s, int slot, u64 ns,
 			cur = slot;
 		if (cur == slot) {
 			WRITE_ONCE(s->hist_of[slot], i + 1);
-			vmlat_ahist_add_lazy(&s->hist[i], src, ns);
+			if (!vmlat_ahist_add_lazy(&s->hist[i], src, ns))
+				vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
 			return true;
 		}
 	}
+	vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
 	return false;
 }
 
@@ -143,11 +145,21 @@ void vmlat_exit_stats_read(const struct vmlat_exit_stats *s, int slot,
 			   struct vmlat_exit_row *row)
 {
 	const vmlat_atomic64_t *c = (const vmlat_atomic64_t *)&s->cell[slot];
+	const struct vmlat_ahist *h;
 	u64 *r = (u64 *)row;
-	unsigned int f;
+	unsigned int f, i;
 
 	for (f = 0; f < VMLAT_EXIT_NR_FIELDS; f++)
 		r[f] = (u64)vmlat_atomic64_read(&c[f]);
+	/* The handling time its histogram took (vmlat_exit_stats_done()) */
+	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
+		if (vmlat_exit_stats_hist_slot(s, i) != slot)
+			continue;
+		h = vmlat_ptr_load_acquire(&s->hist[i]);
+		if (h)
+			row->total_ns += (u64)vmlat_atomic64_read(&h->sum_ns);
+		break;
+	}
 }
 
 /* The exits whose reason could not be read or is unknown. */

@@ -28,7 +28,9 @@
 /*
  * The per-reason statistics, all 64-bit, X(name) each:
  *   count:	exits of the reason
- *   total_ns:	their handling time (kvm_exit to the next kvm_entry)
+ *   total_ns:	their handling time (kvm_exit to the next kvm_entry); a
+ *		reason with a histogram keeps it there, as its sum
+ *		(vmlat_exit_stats_read() adds the two)
  */
 #define VMLAT_EXIT_FIELDS(X)	\
 	X(count)		\
@@ -112,9 +114,10 @@ static inline void vmlat_exit_stats_count(struct vmlat_exit_stats *s,
  * @ns:		its handling time
  * @src:	where a reason's histogram comes from, at its first sample
  *
- * The time is added to the reason's total and to its histogram, if it
- * has one: the first VMLAT_EXIT_REASON_HISTS reasons seen take one each,
- * lock-free (a sample for which no histogram could be had is lost).
+ * The time is added to the reason's histogram, if it has one (the first
+ * VMLAT_EXIT_REASON_HISTS reasons seen take one each, lock-free), whose
+ * sum is the reason's total; else, or if no histogram could be had for
+ * it (the sample is lost to the histograms), to the reason's total.
  *
  * Always inline: kvm_entry's probe calls it at every exit handled, as
  * vmlat_ahist_add(); gcc 12 (Debian 6.1's) kept it out of line.
@@ -131,12 +134,10 @@ vmlat_exit_stats_done(struct vmlat_exit_stats *s, int slot, u64 ns,
 
 	if (slot < 0)
 		return false;
-	vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
 	i = READ_ONCE(s->hist_of[slot]);
-	if (likely(i && vmlat_atomic64_read(&s->hist_slot[i - 1]) == slot)) {
-		vmlat_ahist_add_lazy(&s->hist[i - 1], src, ns);
+	if (likely(i && vmlat_atomic64_read(&s->hist_slot[i - 1]) == slot &&
+		   vmlat_ahist_add_lazy(&s->hist[i - 1], src, ns)))
 		return true;
-	}
 	return vmlat_exit_stats_hist_find(s, slot, ns, src);
 }
 
