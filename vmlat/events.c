@@ -518,7 +518,8 @@ static noinline void vmlat_vcpu_as_user(struct vmlat_vcpu *vc)
  * its kvm_exit.
  */
 static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
-					      struct kvm_vcpu *vcpu, u32 isa)
+					      struct kvm_vcpu *vcpu, u32 isa,
+					      const struct vmcb *vmcb)
 {
 	const struct vmlat_as_cursor *c = &vc->acct.as;
 	struct vmlat_as_names *names = &vc->vm->names;
@@ -529,7 +530,7 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 	if (!static_branch_likely(&vmlat_gta_on))
 		return;
 	if (unlikely(vmlat_kvm_read_guest_cr3(vcpu, isa, &vc->vmcb_checked,
-					      &cr3, &cpl)))
+					      vmcb, &cr3, &cpl)))
 		return;
 	key = vmlat_as_key(cr3, !vmlat_as_names_whole(names));
 	if (likely(key == c->key && c->user))
@@ -571,7 +572,7 @@ static noinline void vmlat_switched_in_guest(struct vmlat_vcpu *vc, u64 now)
 		if (static_branch_likely(&vmlat_gta_on) && vc->exit_isa &&
 		    !vmlat_kvm_in_l2(vc->kvm_vcpu))
 			vmlat_vcpu_aspace(vc, (struct kvm_vcpu *)vc->kvm_vcpu,
-					  vc->exit_isa);
+					  vc->exit_isa, NULL);
 		exit_ns = vmlat_exit_time_ns(vc->kvm_vcpu,
 					     READ_ONCE(vc->acct.since_ns), now);
 	}
@@ -660,6 +661,7 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 {
 	u64 now = vmlat_now_ns(), code = given, exit_ns = now;
 	struct vmlat_vcpu *vc, *created;
+	const struct vmcb *vmcb;
 	int slot = VMLAT_SLOT_UNDECODED;
 	unsigned int sf = 0;
 	bool hlt, decoded;
@@ -671,8 +673,14 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 	if (!vc && !created)
 		return;
 
-	decoded = have || !vmlat_read_exit_code(vcpu, isa, &code,
-						&(vc ?: created)->vmcb_checked);
+	/* SVM: one VMCB for the code, CR3 and CPL; else each its own way. */
+	vmcb = isa == VMLAT_ISA_SVM ?
+	       vmlat_svm_exit_vmcb(vcpu, &(vc ?: created)->vmcb_checked) : NULL;
+	if (!have && likely(vmcb))
+		code = READ_ONCE(vmcb->control.exit_code);
+	decoded = have || vmcb ||
+		  !vmlat_read_exit_code(vcpu, isa, &code,
+					&(vc ?: created)->vmcb_checked);
 	if (decoded) {
 		slot = vmlat_exit_slot(isa, code);
 		sf = vmlat_exit_slot_flags(slot);
@@ -686,7 +694,7 @@ static __always_inline void vmlat_kvm_exit(struct kvm_vcpu *vcpu, u32 isa,
 
 		/* An L2 guest's time is its L1 process's, who runs it. */
 		if (!(nin & VMLAT_NIN_L2))
-			vmlat_vcpu_aspace(vc, vcpu, isa);
+			vmlat_vcpu_aspace(vc, vcpu, isa, vmcb);
 		if (unlikely((nin & VMLAT_NIN_L2) || (sf & VMLAT_EXITF_RARE)))
 			slot = vmlat_exit_rare(vc, vcpu, isa, slot, nin, sf);
 		/*

@@ -397,6 +397,32 @@ static __always_inline int vmlat_read_exit_code(struct kvm_vcpu *vcpu, u32 isa,
 	}
 }
 
+/* Every group an SVM exit reads from the VMCB: its code, CR3 and CPL. */
+#define VMLAT_LAYOUT_SVM_AT_EXIT					\
+	(VMLAT_LAYOUT_SVM_VMCB | VMLAT_LAYOUT_SVM_EXIT |		\
+	 VMLAT_LAYOUT_GUEST_CR3 | VMLAT_LAYOUT_SVM_CR3 |		\
+	 VMLAT_LAYOUT_SVM_CPL)
+
+/**
+ * vmlat_svm_exit_vmcb() - the VMCB of an SVM exit, for all it reads there
+ * @vcpu:	kvm_exit's vcpu, of an SVM guest
+ * @checked:	as for vmlat_read_exit_code()
+ *
+ * kvm_exit's probe reads the exit code, and the guest's CR3 and CPL, from
+ * one VMCB: one pointer and one test of the layouts for the three (they
+ * are confirmed together on every kernel vmlat runs on), not one each.
+ *
+ * Context: as vmlat_read_exit_code().
+ * Return: the VMCB, or NULL if one of the groups is refused or the pointer
+ * is not plausible: then each read goes its own way (vmlat_read_exit_code(),
+ * vmlat_kvm_read_guest_cr3() with no VMCB).
+ */
+static __always_inline const struct vmcb *
+vmlat_svm_exit_vmcb(struct kvm_vcpu *vcpu, const void **checked)
+{
+	return vmlat_svm_vmcb(vcpu, checked, VMLAT_LAYOUT_SVM_AT_EXIT);
+}
+
 /**
  * vmlat_kvm_in_l2() - whether @vcpu runs its L2 guest
  * @vcpu:	a vCPU, in its thread's kvm_entry or kvm_exit probe
@@ -519,6 +545,8 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
  * @isa:	kvm_exit's isa
  * @checked:	the caller's memory of the last VMCB pointer found plausible
  *		(as for vmlat_read_exit_code())
+ * @vmcb:	for SVM, the exit's VMCB from vmlat_svm_exit_vmcb() (its
+ *		layouts confirmed), or NULL to look for it here
  * @cr3:	set to the guest's CR3 on success
  * @cpl:	set to its CPL too where the same read gives it (SVM's VMCB,
  *		as vmlat_kvm_read_cpl() reads it), else left as it was
@@ -546,16 +574,21 @@ static __always_inline int vmlat_kvm_read_cpl(struct kvm_vcpu *vcpu, u32 isa,
 static __always_inline int vmlat_kvm_read_guest_cr3(struct kvm_vcpu *vcpu,
 						    u32 isa,
 						    const void **checked,
+						    const struct vmcb *vmcb,
 						    u64 *cr3, int *cpl)
 {
-	const struct vmcb *vmcb;
 	unsigned long v;
 
-	if (unlikely(!vmlat_layout_ok(VMLAT_LAYOUT_GUEST_CR3) ||
+	if (unlikely((!vmcb && !vmlat_layout_ok(VMLAT_LAYOUT_GUEST_CR3)) ||
 		     vmlat_kvm_state_protected(vcpu)))
 		return -EOPNOTSUPP;
 	if (unlikely(!vmlat_kvm_mmu_direct(vcpu))) {
 		*cr3 = READ_ONCE(vcpu->arch.cr3);
+		return 0;
+	}
+	if (likely(vmcb)) {
+		*cr3 = READ_ONCE(vmcb->save.cr3);
+		*cpl = vmlat_svm_cpl(vmcb);
 		return 0;
 	}
 	switch (isa) {
