@@ -533,7 +533,8 @@ static __always_inline void vmlat_vcpu_aspace(struct vmlat_vcpu *vc,
 					      vmcb, &cr3, &cpl)))
 		return;
 	key = vmlat_as_key(cr3, !vmlat_as_names_whole(names));
-	if (likely(key == c->key && c->user))
+	/* Its CPL only matters while not seen at 3 and if it is 3 now. */
+	if (likely(key == c->key && (c->user || (unsigned int)cpl < 3)))
 		return;
 	if (cpl < 0)	/* not read with the CR3: VMX's VMREAD, only now */
 		cpl = vmlat_kvm_read_cpl(vcpu, isa, &vc->vmcb_checked);
