@@ -37,7 +37,9 @@ void vmlat_exit_stats_init(struct vmlat_exit_stats *s)
  *
  * The histograms made stay, emptied, free for the next reasons seen.
  * Probes may update @s meanwhile: what they add during the reset may be
- * kept or not, counter by counter, as with every other reset of vmlat's.
+ * kept or not, counter by counter, as with every other reset of vmlat's
+ * (a reason's handling time, which its histogram holds, may then go to
+ * the reason that takes the histogram next).
  *
  * Context: any context.
  */
@@ -151,15 +153,16 @@ void vmlat_exit_stats_read(const struct vmlat_exit_stats *s, int slot,
 
 	for (f = 0; f < VMLAT_EXIT_NR_FIELDS; f++)
 		r[f] = (u64)vmlat_atomic64_read(&c[f]);
-	/* The handling time its histogram took (vmlat_exit_stats_done()) */
-	for (i = 0; i < VMLAT_EXIT_REASON_HISTS; i++) {
-		if (vmlat_exit_stats_hist_slot(s, i) != slot)
-			continue;
-		h = vmlat_ptr_load_acquire(&s->hist[i]);
-		if (h)
-			row->total_ns += (u64)vmlat_atomic64_read(&h->sum_ns);
-		break;
-	}
+	/*
+	 * The handling time its histogram took (vmlat_exit_stats_done()):
+	 * found by the hint, which is set before the first sample goes in.
+	 */
+	i = READ_ONCE(s->hist_of[slot]);
+	if (!i || vmlat_exit_stats_hist_slot(s, i - 1) != slot)
+		return;
+	h = vmlat_ptr_load_acquire(&s->hist[i - 1]);
+	if (h)
+		row->total_ns += (u64)vmlat_atomic64_read(&h->sum_ns);
 }
 
 /* The exits whose reason could not be read or is unknown. */

@@ -135,9 +135,11 @@ vmlat_exit_stats_done(struct vmlat_exit_stats *s, int slot, u64 ns,
 	if (slot < 0)
 		return false;
 	i = READ_ONCE(s->hist_of[slot]);
-	if (likely(i && vmlat_atomic64_read(&s->hist_slot[i - 1]) == slot &&
-		   vmlat_ahist_add_lazy(&s->hist[i - 1], src, ns)))
+	if (likely(i && vmlat_atomic64_read(&s->hist_slot[i - 1]) == slot)) {
+		if (unlikely(!vmlat_ahist_add_lazy(&s->hist[i - 1], src, ns)))
+			vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
 		return true;
+	}
 	return vmlat_exit_stats_hist_find(s, slot, ns, src);
 }
 

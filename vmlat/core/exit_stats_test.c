@@ -29,7 +29,7 @@ struct exit_ctx {
 	struct vmlat_hist_snap h;
 	/* the histograms' source: hands out @made in order */
 	struct vmlat_ahist made[VMLAT_EXIT_REASON_HISTS];
-	unsigned int taken, given_back;
+	unsigned int taken, given_back, asked;
 	bool none;		/* take finds none */
 };
 
@@ -38,6 +38,7 @@ static struct exit_ctx *cur;
 
 static struct vmlat_ahist *test_take(void)
 {
+	cur->asked++;
 	if (cur->none || cur->taken == VMLAT_EXIT_REASON_HISTS)
 		return NULL;
 	vmlat_ahist_init(&cur->made[cur->taken]);
@@ -251,6 +252,16 @@ static void vmlat_exit_stats_no_histogram(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, vmlat_exit_stats_hist(&c->s, slot, &c->h));
 	KUNIT_EXPECT_EQ(test, c->h.count, 0ULL);
 	KUNIT_EXPECT_EQ(test, c->taken, 0U);
+	KUNIT_EXPECT_EQ(test, c->asked, 1U);
+
+	/* Its histogram known, still none: asked once more, in the total. */
+	vmlat_exit_stats_count(&c->s, slot);
+	KUNIT_EXPECT_TRUE(test, vmlat_exit_stats_done(&c->s, slot, 150,
+						      &test_src));
+	c->count[3] = 2;
+	c->total[3] = 250;
+	expect_as_model(test, c, "no histogram, known");
+	KUNIT_EXPECT_EQ(test, c->asked, 2U);
 
 	c->none = false;
 	vmlat_exit_stats_count(&c->s, slot);
@@ -259,6 +270,9 @@ static void vmlat_exit_stats_no_histogram(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->h.count, 1ULL);
 	KUNIT_EXPECT_EQ(test, c->h.min_ns, 300ULL);
 	KUNIT_EXPECT_EQ(test, c->taken, 1U);
+	c->count[3] = 3;
+	c->total[3] = 550;
+	expect_as_model(test, c, "a histogram at last");
 }
 
 /*
