@@ -80,7 +80,7 @@ static void add_iv(struct vmlat_nested_done *done, u8 hist, int slot, u64 ns)
 void vmlat_nested_exit_slow(struct vmlat_nested *n, bool l2, int slot,
 			    bool hlt, bool vmenter, u64 now_ns, u64 guest_ns)
 {
-	/* By an exit of L2 only where vmlat came while L2 ran. */
+	/* By an exit of L2 only where its entry into L2 went unseen. */
 	if (!n->active && (l2 || vmenter))
 		wake(n, guest_ns, l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1);
 	if (l2) {

@@ -332,7 +332,7 @@ static void vmlat_nested_dormant(struct kunit *test)
 	struct vmlat_nested_done d;
 
 	init(&n);
-	fresh = n;
+	vmlat_nested_init(&fresh);
 	entry_at(&n, false, 0, 0, &d);
 	exit_at(&n, false, SLOT_IO, 10);
 	entry_at(&n, false, 0, 12, &d);
@@ -366,6 +366,7 @@ static void vmlat_nested_dormant(struct kunit *test)
 /*
  * Woken by its first entry into L2 (vmlat came after L1's VMRUN): L1 ran
  * 0-10, L2 enters at 20; before any entry, an L2 entry knows no level.
+ * Or by an exit of L2.
  */
 static void vmlat_nested_woken_by_l2(struct kunit *test)
 {
@@ -387,6 +388,20 @@ static void vmlat_nested_woken_by_l2(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, n.active);
 	KUNIT_EXPECT_EQ(test, n.l1_to_l2, 0ULL);
 	KUNIT_EXPECT_EQ(test, n.l2_entries, 1ULL);
+
+	/*
+	 * By an exit of L2 whose entry went unseen: that interval counts as
+	 * L1's (the guest time given), the exit is L2's, reflected at 15.
+	 */
+	init(&n);
+	entry_at(&n, false, 0, 0, &d);
+	exit_at(&n, true, SLOT_VMMCALL, 10);
+	KUNIT_EXPECT_TRUE(test, n.active);
+	KUNIT_EXPECT_EQ(test, n.l1_ns, 10ULL);
+	KUNIT_EXPECT_EQ(test, n.level, VMLAT_LEVEL_L2);
+	entry_at(&n, false, 0, 15, &d);
+	KUNIT_EXPECT_EQ(test, d.handled, VMLAT_LEVEL_L1);
+	KUNIT_EXPECT_EQ(test, d.slot, SLOT_VMMCALL);
 }
 
 static u32 rnd_state;
