@@ -80,9 +80,8 @@ static int __init vmlat_init(void)
 		}
 	}
 	pr_info("version %s loaded\n", VMLAT_VERSION);
-#ifdef VMLAT_FLOOR
-	pr_warn("floor build (tools/bench): the probes return at once, nothing is measured\n");
-#endif
+	if (VMLAT_FLOOR)
+		pr_warn("floor build (tools/bench): the probes return at once, nothing is measured\n");
 	return 0;
 }
 

@@ -109,8 +109,15 @@ def test_load_args():
     if rmmod():
         raise RuntimeError("rmmod vmlat failed")
     try:
+        dmesg(clear=True)
         rc, err = insmod(KO, "threshold_exit_us=7", "snapshot=event",
                          "snapshot_interval_ms=250")
+        # A build that measures says only that it loaded: no warning of
+        # tools/bench's floor build, whose probes measure nothing.
+        log = dmesg()
+        tap(rc == 0 and "vmlat: version " in log and "floor" not in log,
+            "load-args.log_says_loaded",
+            "kernel log: %r" % log.strip()[-300:])
         got = {k: rd(PARAMS + "/" + k).strip() if rc == 0 else None
                for k in ("threshold_exit_us", "snapshot",
                          "snapshot_interval_ms", "threshold_wait_us")}
