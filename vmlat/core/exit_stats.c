@@ -153,12 +153,9 @@ void vmlat_exit_stats_read(const struct vmlat_exit_stats *s, int slot,
 
 	for (f = 0; f < VMLAT_EXIT_NR_FIELDS; f++)
 		r[f] = (u64)vmlat_atomic64_read(&c[f]);
-	/*
-	 * The handling time its histogram took (vmlat_exit_stats_done()):
-	 * found by the hint, which is set before the first sample goes in.
-	 */
-	i = READ_ONCE(s->hist_of[slot]);
-	if (!i || vmlat_exit_stats_hist_slot(s, i - 1) != slot)
+	/* The handling time its histogram took (vmlat_exit_stats_done()) */
+	i = vmlat_exit_stats_hinted(s, slot);
+	if (!i)
 		return;
 	h = vmlat_ptr_load_acquire(&s->hist[i - 1]);
 	if (h)

@@ -107,6 +107,19 @@ static inline void vmlat_exit_stats_count(struct vmlat_exit_stats *s,
 		vmlat_atomic64_inc(&s->undecoded);
 }
 
+/*
+ * 1 + the index of the histogram reason @slot (>= 0) holds, as its hint
+ * says and its histogram confirms, or 0: the hint is set before the
+ * histogram's first sample.
+ */
+static __always_inline unsigned int
+vmlat_exit_stats_hinted(const struct vmlat_exit_stats *s, int slot)
+{
+	unsigned int i = READ_ONCE(s->hist_of[slot]);
+
+	return i && vmlat_atomic64_read(&s->hist_slot[i - 1]) == slot ? i : 0;
+}
+
 /**
  * vmlat_exit_stats_done() - an exit was handled: its time
  * @s:		the VM's statistics
@@ -134,8 +147,8 @@ vmlat_exit_stats_done(struct vmlat_exit_stats *s, int slot, u64 ns,
 
 	if (slot < 0)
 		return false;
-	i = READ_ONCE(s->hist_of[slot]);
-	if (likely(i && vmlat_atomic64_read(&s->hist_slot[i - 1]) == slot)) {
+	i = vmlat_exit_stats_hinted(s, slot);
+	if (likely(i)) {
 		if (unlikely(!vmlat_ahist_add_lazy(&s->hist[i - 1], src, ns)))
 			vmlat_atomic64_add(ns, &s->cell[slot].total_ns);
 		return true;
