@@ -258,7 +258,7 @@ static inline bool vmlat_nested_entry(struct vmlat_nested *n, bool l2,
 				      struct vmlat_nested_done *done,
 				      u64 guest_ns)
 {
-	bool ret = false;
+	bool ret;
 
 	if (vmlat_nested_skips_entry(n, l2))
 		return false;
@@ -268,9 +268,8 @@ static inline bool vmlat_nested_entry(struct vmlat_nested *n, bool l2,
 	/* A re-entry without kvm_exit (6.1's fastpath): the time counts. */
 	if (n->in_guest)
 		vmlat_nested_guest_time(n, now_ns);
-	if (l2 || n->active || n->l1_halted)
-		ret = vmlat_nested_entry_slow(n, l2, woken_ns, now_ns, done,
-					      guest_ns);
+	/* Active, or entering L2: the slow part always has its say. */
+	ret = vmlat_nested_entry_slow(n, l2, woken_ns, now_ns, done, guest_ns);
 	n->level = l2 ? VMLAT_LEVEL_L2 : VMLAT_LEVEL_L1;
 	n->in_guest = true;
 	n->entry_ns = now_ns;

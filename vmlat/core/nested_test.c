@@ -36,11 +36,18 @@ static void init(struct vmlat_nested *n)
 	memset(&guest, 0, sizeof(guest));
 }
 
-static void exit_full(struct vmlat_nested *n, bool l2, int slot, bool hlt,
-		      bool vmenter, u64 t)
+/* The guest time up to @t, an event of the vCPU's. */
+static void guest_to(u64 t)
 {
 	if (guest.in)
 		guest.ns += t - guest.since;
+	guest.since = t;
+}
+
+static void exit_full(struct vmlat_nested *n, bool l2, int slot, bool hlt,
+		      bool vmenter, u64 t)
+{
+	guest_to(t);
 	guest.in = false;
 	vmlat_nested_exit(n, l2, slot, hlt, vmenter, t, guest.ns);
 }
@@ -55,10 +62,8 @@ static void exit_at(struct vmlat_nested *n, bool l2, int slot, u64 t)
 static void entry_at(struct vmlat_nested *n, bool l2, u64 woken, u64 t,
 		     struct vmlat_nested_done *d)
 {
-	if (guest.in)
-		guest.ns += t - guest.since;
+	guest_to(t);
 	guest.in = true;
-	guest.since = t;
 	if (!vmlat_nested_entry(n, l2, woken, t, d, guest.ns)) {
 		d->handled = VMLAT_LEVEL_NONE;
 		d->nr = 0;
