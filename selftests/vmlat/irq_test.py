@@ -189,7 +189,7 @@ EVENTS = ["timer/hrtimer_expire_entry", "kvm/kvm_apic_accept_irq",
           "sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup",
           "vmlat/vmlat_irq", "kvm/kvm_vcpu_wakeup", "kvm/kvm_halt_poll_ns",
           "kvm/kvm_wait_lapic_expire", "vmlat/vmlat_lock_holder",
-          "kvm/kvm_hv_hypercall"]
+          "kvm/kvm_hv_hypercall", "sched/sched_process_exit"]
 # Before 5.18 sched_switch reads prev's state when traced: a task woken on
 # its way to sleep (TASK_WAKING) shows "R"; since, the state __schedule()
 # read, "S", and "R" is a task that was running (woken before schedule())
@@ -463,7 +463,17 @@ def oracle(trace, tids, target, sender, vector, khz=None):
                         w + (t - since if waiting else 0))
         return "host", 0
     unmatched = 0           # its injections of a vector not accepted
-    foreign = 0             # accepts outside the VM's threads
+    foreign = 0             # accepts vmlat cannot tell the target of
+    gone = set()            # the VM's threads that exited
+
+    def for_gone(body):
+        """An accept for a vCPU (apicid = its index in @tids) whose thread
+        exited: vmlat ends a vCPU at its thread's sched_process_exit, and
+        an accept then has no target (a device's last interrupt, sent
+        while the guest's vCPUs exit)."""
+        m = ACCEPT.search(body)
+        a = int(m.group(1), 16) if m else -1
+        return 0 <= a < len(tids) and tids[a] in gone
     recent = []             # the last events of the target, for a human
     for pid, cpu, t, ev, body, lo, in_irq in events(trace):
         if ev == "sched_switch":
@@ -538,9 +548,15 @@ def oracle(trace, tids, target, sender, vector, khz=None):
                     at = "guest"
                 stamp = (t, at, min(t, int(m.group(1))) if m else lo,
                          waited(t), None)
-        elif ev == "kvm_apic_accept_irq" and (pid not in th or in_irq):
-            # Accepted outside the VM's threads, or in an interrupt: vmlat
-            # cannot tell whose (a vector's delivery modes only)
+        elif ev == "sched_process_exit":
+            if pid in th:
+                gone.add(pid)
+            continue
+        elif ev == "kvm_apic_accept_irq" and (pid not in th or in_irq or
+                                              for_gone(body)):
+            # Accepted outside the VM's threads, or in an interrupt, or
+            # for a vCPU whose thread exited: vmlat cannot tell whose (a
+            # vector's delivery modes only)
             if VECTOR_DM.search(body):
                 foreign += 1
             continue
