@@ -61,11 +61,13 @@ BENIGN_PATTERNS=(
 # try_stop_module() drops the module's references before it marks the
 # module GOING, and full_proxy_open(), finding no reference to take and
 # the module not GOING yet, WARNs that the owner "did not clean up at
-# exit" and refuses the open (-ENXIO), as it does when it finds it GOING. fuzz_test's readers open vmlat's files
-# while it unloads. That WARN is the kernel's race, not a splat, when the
-# same WARN's module list shows vmlat GOING ("vmlat(OE-)"): set by then,
-# and a module that did leave a file behind would be gone from the list.
-# Its call trace goes with it; any other splat line inside it still counts.
+# exit" and refuses the open (-ENXIO), as it does when it finds it GOING.
+# fuzz_test's readers open vmlat's files while it unloads. That WARN is
+# the kernel's race, not a splat, when the same WARN's module list shows
+# vmlat GOING ("vmlat(OE-)"): set by then, and a module that did leave a
+# file behind would be gone from the list. Its call trace (the first one
+# after, or none past its end marker) goes with it; any other splat line
+# inside it still counts.
 DEBUGFS_RACE='debugfs file owner did not clean up at exit: '
 DEBUGFS_RACE_GOING='Modules linked in:.* vmlat\([A-Z]*-\)'
 
@@ -128,7 +130,10 @@ scan() {
 			flush()
 		}
 		quiet && /---\[ end trace/ { quiet = 0 }
-		quiet && /Call Trace:/ { next }
+		quiet && /Call Trace:/ {
+			quiet = 0
+			next
+		}
 		$0 ~ re && $0 !~ benign {
 			print FILENAME ":" FNR ": " $0
 			found = 1
